@@ -1,0 +1,64 @@
+package chat
+
+// DeltaKind says what a MessageDelta carries.
+type DeltaKind uint8
+
+const (
+	DeltaText          DeltaKind = iota + 1 // Text holds a chunk of answer text
+	DeltaReasoning                          // Text holds a chunk of reasoning
+	DeltaReasoningSig                       // Text holds (part of) a thinking signature
+	DeltaToolCallStart                      // ToolIndex, ToolCallID and ToolName are set
+	DeltaToolCallArgs                       // ToolIndex and Text (an arguments fragment)
+	DeltaToolCallEnd                        // ToolIndex
+	DeltaUsage                              // Usage is set
+	DeltaDone                               // the model finished; StopReason may be set
+	DeltaReset                              // a retry diverged from what was streamed: discard the partial message
+)
+
+func (k DeltaKind) String() string {
+	switch k {
+	case DeltaText:
+		return "text"
+	case DeltaReasoning:
+		return "reasoning"
+	case DeltaReasoningSig:
+		return "reasoning_signature"
+	case DeltaToolCallStart:
+		return "tool_call_start"
+	case DeltaToolCallArgs:
+		return "tool_call_args"
+	case DeltaToolCallEnd:
+		return "tool_call_end"
+	case DeltaUsage:
+		return "usage"
+	case DeltaDone:
+		return "done"
+	case DeltaReset:
+		return "reset"
+	}
+	return "unknown"
+}
+
+// MessageDelta is one normalised piece of a streamed model response. Every
+// provider turns its wire format into these; nothing above the llm package
+// sees a provider's raw stream. Errors are not deltas: Provider.Stream returns
+// them.
+type MessageDelta struct {
+	RunID          string
+	ModelCallIndex int
+	// Seq increases by one per delta within one attempt of one model call; a
+	// retried attempt starts again at 1, so a replayed delta has the same
+	// (RunID, ModelCallIndex, Seq) as the original and is dropped.
+	Seq  int
+	Kind DeltaKind
+
+	Text string
+
+	// ToolIndex is the position of the tool call within the message.
+	ToolIndex  int
+	ToolCallID string
+	ToolName   string
+
+	Usage      Usage
+	StopReason string
+}

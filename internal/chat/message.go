@@ -1,0 +1,74 @@
+// Package chat holds the provider-neutral conversation types: messages, tool
+// calls, usage and the streaming MessageDelta every provider normalises into.
+// It imports nothing internal, so every other layer can depend on it.
+package chat
+
+import "encoding/json"
+
+// Role is who wrote a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of a conversation history. System prompts are not
+// messages: they are built per request (see llm.Request.System).
+type Message struct {
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+
+	// Reasoning is the model's visible thinking. ReasoningSignature is the
+	// opaque signature Anthropic requires to send thinking back in a tool loop.
+	Reasoning          string `json:"reasoning,omitempty"`
+	ReasoningSignature string `json:"reasoning_signature,omitempty"`
+
+	// ToolCalls are set on assistant messages.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+
+	// ToolCallID and ToolName are set on tool messages.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	// IsError marks a tool result that reports a failure.
+	IsError bool `json:"is_error,omitempty"`
+
+	// Interrupted marks an assistant message whose stream was cut by a cancel.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// ToolCall is one tool invocation requested by the model. Arguments is the raw
+// JSON text the model produced; it may be malformed and is validated by the
+// tool layer, never trusted.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Usage is token accounting for one or more model calls.
+type Usage struct {
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CacheReadTokens  int `json:"cache_read_input_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_creation_input_tokens,omitempty"`
+}
+
+// Add accumulates o into u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CacheReadTokens += o.CacheReadTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
+}
+
+// IsZero reports whether no tokens were counted.
+func (u Usage) IsZero() bool { return u == Usage{} }

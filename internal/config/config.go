@@ -1,0 +1,173 @@
+// Package config loads coder's configuration: built-in defaults, then the user
+// file, the project file, environment variables and flags, later winning.
+// It is the single home of every default; no other package keeps a copy.
+package config
+
+// Config is the whole configuration. Keys are snake_case as in the files.
+type Config struct {
+	Provider   Provider   `json:"provider"`
+	Runtime    Runtime    `json:"runtime"`
+	Safety     Safety     `json:"safety"`
+	Compaction Compaction `json:"compaction"`
+	Workflow   Workflow   `json:"workflow"`
+	Permission Permission `json:"permission"`
+	Approval   Approval   `json:"approval"`
+	Agents     Agents     `json:"agents"`
+	MCP        MCP        `json:"mcp"`
+	Skills     Skills     `json:"skills"`
+	Storage    Storage    `json:"storage"`
+	UI         UI         `json:"ui"`
+}
+
+// Provider says which model endpoint to use.
+type Provider struct {
+	// Type is "openai" (any OpenAI-compatible Chat Completions endpoint) or "anthropic".
+	Type    string `json:"type,omitempty"`
+	BaseURL string `json:"base_url,omitempty"`
+	// APIKey is the key itself; prefer APIKeyEnv, the name of a variable holding it.
+	APIKey     string            `json:"api_key,omitempty"`
+	APIKeyEnv  string            `json:"api_key_env,omitempty"`
+	Model      string            `json:"model,omitempty"`
+	TimeoutMS  int               `json:"timeout_ms,omitempty"`
+	MaxRetries *int              `json:"max_retries,omitempty"`
+	MaxTokens  int               `json:"max_tokens,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	Reasoning  Reasoning         `json:"reasoning,omitempty"`
+	// Profile selects one of Profiles; its fields fill what this section leaves empty.
+	Profile  string              `json:"profile,omitempty"`
+	Profiles map[string]Provider `json:"profiles,omitempty"`
+}
+
+// Reasoning options, passed to providers that support them.
+type Reasoning struct {
+	// Effort is "low", "medium" or "high" (OpenAI-style reasoning_effort).
+	Effort string `json:"effort,omitempty"`
+	// BudgetTokens enables Anthropic extended thinking with this budget.
+	BudgetTokens int `json:"budget_tokens,omitempty"`
+}
+
+type Runtime struct {
+	WorkspaceRoot     string `json:"workspace_root,omitempty"`
+	MaxSteps          int    `json:"max_steps"`
+	ContextTokenLimit int    `json:"context_token_limit"`
+}
+
+type Safety struct {
+	CommandTimeoutMS int `json:"command_timeout_ms"`
+	OutputLimitBytes int `json:"output_limit_bytes"`
+}
+
+type Compaction struct {
+	Auto           bool    `json:"auto"`
+	Prune          bool    `json:"prune"`
+	Threshold      float64 `json:"threshold"`
+	RecentMessages int     `json:"recent_messages"`
+}
+
+type Workflow struct {
+	RequireTodoForComplex bool     `json:"require_todo_for_complex"`
+	AutoVerifyAfterEdit   bool     `json:"auto_verify_after_edit"`
+	MaxVerifyAttempts     int      `json:"max_verify_attempts"`
+	VerifyCommands        []string `json:"verify_commands"`
+}
+
+// Permission holds the policy: a default action, per-tool actions, bash
+// sub-rules and the allowlist written by "always".
+type Permission struct {
+	Preset           string            `json:"preset,omitempty"`
+	Default          string            `json:"default,omitempty"`
+	Tools            map[string]string `json:"tools,omitempty"`
+	Bash             []BashRule        `json:"bash,omitempty"`
+	CommandAllowlist []string          `json:"command_allowlist,omitempty"`
+}
+
+// BashRule matches a command pattern (on the parsed argv) to an action.
+type BashRule struct {
+	Pattern string `json:"pattern"`
+	Action  string `json:"action"`
+}
+
+type Approval struct {
+	Interactive    bool `json:"interactive"`
+	AutoApproveAsk bool `json:"auto_approve_ask"`
+	// AllowDanger lets non-interactive runs approve danger requests.
+	AllowDanger bool `json:"allow_danger,omitempty"`
+}
+
+type Agents struct {
+	Default     string            `json:"default"`
+	Definitions []AgentDefinition `json:"definitions,omitempty"`
+}
+
+type AgentDefinition struct {
+	Name             string   `json:"name"`
+	Mode             string   `json:"mode,omitempty"`
+	Tools            []string `json:"tools,omitempty"`
+	PermissionPreset string   `json:"permission_preset,omitempty"`
+	MaxSteps         int      `json:"max_steps,omitempty"`
+	Prompt           string   `json:"prompt,omitempty"`
+}
+
+type MCP struct {
+	Servers map[string]MCPServer `json:"servers,omitempty"`
+}
+
+// MCPServer is a stdio server (Command) or a streamable-HTTP one (URL).
+type MCPServer struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+type Skills struct {
+	Paths []string `json:"paths"`
+}
+
+type Storage struct {
+	Dir        string `json:"dir"`
+	SQLitePath string `json:"sqlite_path,omitempty"`
+}
+
+type UI struct {
+	Timezone string `json:"timezone"`
+	Color    string `json:"color"`
+}
+
+// Defaults returns the built-in configuration. This is the only place defaults live.
+func Defaults() Config {
+	return Config{
+		Provider: Provider{
+			TimeoutMS:  600_000,
+			MaxRetries: intPtr(4),
+		},
+		Runtime: Runtime{
+			MaxSteps:          50,
+			ContextTokenLimit: 128_000,
+		},
+		Safety: Safety{
+			CommandTimeoutMS: 120_000,
+			OutputLimitBytes: 64 * 1024,
+		},
+		Compaction: Compaction{
+			Auto:           true,
+			Prune:          true,
+			Threshold:      0.8,
+			RecentMessages: 10,
+		},
+		Workflow: Workflow{
+			RequireTodoForComplex: true,
+			AutoVerifyAfterEdit:   true,
+			MaxVerifyAttempts:     2,
+		},
+		Permission: Permission{Preset: "balanced"},
+		Approval:   Approval{Interactive: true},
+		Agents:     Agents{Default: "build"},
+		Skills:     Skills{Paths: []string{".coder/skills", "~/.config/coder/skills"}},
+		Storage:    Storage{Dir: ".coder"},
+		UI:         UI{Timezone: "Asia/Shanghai", Color: "auto"},
+	}
+}
+
+func intPtr(v int) *int { return &v }

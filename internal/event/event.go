@@ -1,0 +1,169 @@
+// Package event holds everything the core reports and the Sink that receives
+// it. The orchestrator never writes to a terminal: the REPL renderer, the
+// headless printers and tests are sinks.
+package event
+
+import (
+	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
+)
+
+// Event is one thing that happened. Kind is its stable name, used as the
+// "type" field of stream-json output.
+type Event interface{ Kind() string }
+
+// Sink receives events in order. Emit is called from the orchestrator's
+// goroutines (tool calls may run concurrently), so a Sink must be safe for
+// concurrent use; Emit must not block for long.
+type Sink interface{ Emit(Event) }
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc func(Event)
+
+func (f SinkFunc) Emit(e Event) { f(e) }
+
+// Discard drops every event.
+var Discard Sink = SinkFunc(func(Event) {})
+
+// RunState is a state of the run state machine (seed 03).
+type RunState string
+
+const (
+	StateIdle          RunState = "idle"
+	StatePreparing     RunState = "preparing"
+	StateModelRunning  RunState = "model_running"
+	StateToolRunning   RunState = "tool_running"
+	StateAwaitingHuman RunState = "awaiting_human"
+	StateCompleted     RunState = "completed"
+	StateFailed        RunState = "failed"
+	StateAborted       RunState = "aborted"
+)
+
+// StateChanged: the run moved from one state to another.
+type StateChanged struct {
+	RunID string   `json:"run_id"`
+	From  RunState `json:"from"`
+	To    RunState `json:"to"`
+}
+
+// SessionStarted: the session the following events belong to.
+type SessionStarted struct {
+	SessionID string   `json:"session_id"`
+	Model     string   `json:"model"`
+	Mode      string   `json:"mode"`
+	Cwd       string   `json:"cwd"`
+	Tools     []string `json:"tools"`
+	Resumed   bool     `json:"resumed,omitempty"`
+}
+
+// TextDelta: a chunk of answer text, as it streamed.
+type TextDelta struct {
+	Text string `json:"text"`
+}
+
+// ReasoningDelta: a chunk of reasoning, as it streamed.
+type ReasoningDelta struct {
+	Text string `json:"text"`
+}
+
+// StreamReset: a retried model call streamed something different from the
+// failed attempt; what was shown of this call is void.
+type StreamReset struct {
+	ModelCallIndex int `json:"model_call_index"`
+}
+
+// AssistantMessage: the committed assistant message of one model call.
+type AssistantMessage struct {
+	ModelCallIndex int          `json:"model_call_index"`
+	Message        chat.Message `json:"message"`
+	Usage          chat.Usage   `json:"usage"`
+}
+
+// ToolStarted: a tool call begins (after approval).
+type ToolStarted struct {
+	CallID  string `json:"call_id"`
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	Args    string `json:"args"`
+}
+
+// ToolFinished: a tool call ended (also for denied or failed calls).
+type ToolFinished struct {
+	CallID   string        `json:"call_id"`
+	Name     string        `json:"name"`
+	OK       bool          `json:"ok"`
+	Summary  string        `json:"summary"`
+	Diff     string        `json:"diff,omitempty"`
+	Result   string        `json:"result"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// ApprovalRequested: a tool call needs a person's decision.
+type ApprovalRequested struct {
+	CallID   string   `json:"call_id"`
+	Tool     string   `json:"tool"`
+	Subject  string   `json:"subject"`
+	Reasons  []string `json:"reasons"`
+	Danger   bool     `json:"danger"`
+	Decision string   `json:"decision,omitempty"`
+}
+
+// ContextUpdated: the size of what the next model call would send.
+type ContextUpdated struct {
+	Tokens int `json:"tokens"`
+	Limit  int `json:"limit"`
+}
+
+// UsageUpdated: token usage of the latest model call and the session total.
+type UsageUpdated struct {
+	Call  chat.Usage `json:"call"`
+	Total chat.Usage `json:"total"`
+}
+
+// Notice: something a person should know (retries, fallbacks, mode changes).
+type Notice struct {
+	Text string `json:"text"`
+}
+
+// Error: something failed; the run may or may not go on.
+type Error struct {
+	Message string `json:"message"`
+}
+
+// CommandOutput: the result of a / or ! command, already formatted.
+type CommandOutput struct {
+	Command string `json:"command"`
+	Text    string `json:"text"`
+	Block   string `json:"block,omitempty"` // "COMMAND" for ! blocks
+}
+
+// TurnFinished: a turn ended, successfully or not.
+type TurnFinished struct {
+	RunID    string        `json:"run_id"`
+	State    RunState      `json:"state"`
+	Result   string        `json:"result"`
+	Reason   string        `json:"reason,omitempty"`
+	Steps    int           `json:"num_turns"`
+	Usage    chat.Usage    `json:"usage"`
+	Duration time.Duration `json:"duration_ns"`
+	// Verification is the orchestrator's own verification line (SPEC §11),
+	// empty when nothing was edited.
+	Verification string `json:"verification,omitempty"`
+}
+
+func (StateChanged) Kind() string      { return "state" }
+func (SessionStarted) Kind() string    { return "session" }
+func (TextDelta) Kind() string         { return "text" }
+func (ReasoningDelta) Kind() string    { return "reasoning" }
+func (StreamReset) Kind() string       { return "stream_reset" }
+func (AssistantMessage) Kind() string  { return "assistant" }
+func (ToolStarted) Kind() string       { return "tool_start" }
+func (ToolFinished) Kind() string      { return "tool_done" }
+func (ApprovalRequested) Kind() string { return "approval" }
+func (ContextUpdated) Kind() string    { return "context" }
+func (UsageUpdated) Kind() string      { return "usage" }
+func (Notice) Kind() string            { return "notice" }
+func (Error) Kind() string             { return "error" }
+func (CommandOutput) Kind() string     { return "command" }
+func (TurnFinished) Kind() string      { return "turn_done" }

@@ -1,0 +1,102 @@
+package llm
+
+import (
+	"strings"
+
+	"github.com/coder-agent/coder/internal/chat"
+)
+
+// Accumulator builds the assistant message from deltas. Deltas whose Seq is
+// not beyond the last one seen are duplicates and are dropped; a DeltaReset
+// discards everything accumulated for the call (a retry that streamed
+// something different). The zero value is ready to use.
+type Accumulator struct {
+	lastSeq   int
+	text      strings.Builder
+	reasoning strings.Builder
+	signature strings.Builder
+	calls     []toolCallBuf
+	usage     chat.Usage
+	stop      string
+	done      bool
+}
+
+type toolCallBuf struct {
+	id, name string
+	args     strings.Builder
+}
+
+// Add consumes one delta and reports whether it was new (not a duplicate).
+func (a *Accumulator) Add(d chat.MessageDelta) bool {
+	if d.Kind == chat.DeltaReset {
+		*a = Accumulator{lastSeq: d.Seq}
+		return true
+	}
+	if d.Seq != 0 && d.Seq <= a.lastSeq {
+		return false
+	}
+	if d.Seq != 0 {
+		a.lastSeq = d.Seq
+	}
+	switch d.Kind {
+	case chat.DeltaText:
+		a.text.WriteString(d.Text)
+	case chat.DeltaReasoning:
+		a.reasoning.WriteString(d.Text)
+	case chat.DeltaReasoningSig:
+		a.signature.WriteString(d.Text)
+	case chat.DeltaToolCallStart:
+		c := a.call(d.ToolIndex)
+		if d.ToolCallID != "" {
+			c.id = d.ToolCallID
+		}
+		if d.ToolName != "" {
+			c.name = d.ToolName
+		}
+	case chat.DeltaToolCallArgs:
+		a.call(d.ToolIndex).args.WriteString(d.Text)
+	case chat.DeltaUsage:
+		a.usage = d.Usage
+	case chat.DeltaDone:
+		a.done = true
+		a.stop = d.StopReason
+	}
+	return true
+}
+
+func (a *Accumulator) call(i int) *toolCallBuf {
+	for len(a.calls) <= i {
+		a.calls = append(a.calls, toolCallBuf{})
+	}
+	return &a.calls[i]
+}
+
+// Done reports whether the stream finished.
+func (a *Accumulator) Done() bool { return a.done }
+
+// Usage is the usage the provider reported for this call.
+func (a *Accumulator) Usage() chat.Usage { return a.usage }
+
+// StopReason is the provider's stop reason, if it gave one.
+func (a *Accumulator) StopReason() string { return a.stop }
+
+// Text is the answer text so far (a cheap snapshot for a UI).
+func (a *Accumulator) Text() string { return a.text.String() }
+
+// Message returns the assistant message accumulated so far. Tool calls with no
+// name (a stream cut in the middle of one) are left out.
+func (a *Accumulator) Message() chat.Message {
+	m := chat.Message{
+		Role:               chat.RoleAssistant,
+		Content:            a.text.String(),
+		Reasoning:          a.reasoning.String(),
+		ReasoningSignature: a.signature.String(),
+	}
+	for _, c := range a.calls {
+		if c.name == "" {
+			continue
+		}
+		m.ToolCalls = append(m.ToolCalls, chat.ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String()})
+	}
+	return m
+}
