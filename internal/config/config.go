@@ -114,6 +114,9 @@ type MCP struct {
 
 // MCPServer is a stdio server (Command) or a streamable-HTTP one (URL).
 type MCPServer struct {
+	// Type is optional ("stdio", "http", "sse"): accepted so entries copied from a
+	// Claude Code .mcp.json load unchanged; the transport follows Command/URL.
+	Type    string            `json:"type,omitempty"`
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`

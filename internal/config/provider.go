@@ -1,0 +1,237 @@
+package config
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ResolvedProvider is everything a provider client needs to connect. Its String,
+// Format, GoString and MarshalJSON never reveal APIKey (see secret.go).
+type ResolvedProvider struct {
+	// Name is the known preset the endpoint belongs to ("deepseek", "ollama", …),
+	// or "" for a custom endpoint.
+	Name       string
+	Type       string // "openai" or "anthropic": the wire protocol
+	BaseURL    string // normalised: OpenAI-style ends in /vN, Anthropic without /v1
+	APIKey     string // "" when the endpoint needs none
+	Model      string
+	Headers    map[string]string
+	Timeout    time.Duration // 0 = none
+	MaxRetries int
+	MaxTokens  int // 0 = the provider's default
+	Reasoning  Reasoning
+	// Source says where the provider came from, for messages: "env
+	// ANTHROPIC_API_KEY", "config", "config /path/config.json", "ollama", …
+	Source string
+}
+
+// ResolveProvider decides which endpoint, key and model to use (SPEC §2):
+//
+//  1. a provider in the config (type, base_url, api_key or api_key_env set in
+//     the main section or the selected profile; the CODER_* variables were
+//     applied to the main section by Load);
+//  2. else the first known preset whose API key variable is set;
+//  3. else a local Ollama, if probe finds one;
+//  4. else ErrNoProvider.
+//
+// env nil means os.LookupEnv; probe nil means ProbeOllama. Nothing else in
+// coder needs a provider, so `coder --help` never calls this.
+func ResolveProvider(ctx context.Context, c Config, env EnvFunc, probe ProbeFunc) (ResolvedProvider, error) {
+	if env == nil {
+		env = os.LookupEnv
+	}
+	if probe == nil {
+		probe = ProbeOllama
+	}
+	p, err := withProfile(c.Provider)
+	if err != nil {
+		return ResolvedProvider{}, err
+	}
+	var rp ResolvedProvider
+	if p.Type != "" || p.BaseURL != "" || p.APIKey != "" || p.APIKeyEnv != "" {
+		rp, err = fromConfig(p, env)
+	} else {
+		rp, err = autodetect(ctx, p, env, probe)
+	}
+	if err != nil {
+		return ResolvedProvider{}, err
+	}
+	rp.Headers = maps.Clone(p.Headers)
+	rp.Timeout = time.Duration(p.TimeoutMS) * time.Millisecond
+	if p.MaxRetries != nil {
+		rp.MaxRetries = *p.MaxRetries
+	}
+	rp.MaxTokens, rp.Reasoning = p.MaxTokens, p.Reasoning
+	if rp.Model == "" {
+		return ResolvedProvider{}, fmt.Errorf("no model set for %s: set CODER_MODEL=<name>, pass --model <name>, "+
+			`or add "model" to the "provider" section of ./.coder/config.json`, rp.BaseURL)
+	}
+	return rp, nil
+}
+
+// withProfile fills what the main section leaves empty from the selected profile.
+// Timeout and retries count as empty while they hold the built-in default, so a
+// profile can change them.
+func withProfile(p Provider) (Provider, error) {
+	if p.Profile == "" {
+		return p, nil
+	}
+	prof, ok := p.Profiles[p.Profile]
+	if !ok {
+		return p, &FileError{Key: "provider.profile", Problem: fmt.Sprintf("no profile %q in provider.profiles", p.Profile)}
+	}
+	def := Defaults().Provider
+	fill(&p.Type, prof.Type)
+	fill(&p.BaseURL, prof.BaseURL)
+	fill(&p.Model, prof.Model)
+	if p.APIKey == "" && p.APIKeyEnv == "" { // the key and its variable are one choice
+		p.APIKey, p.APIKeyEnv = prof.APIKey, prof.APIKeyEnv
+	}
+	if (p.TimeoutMS == 0 || p.TimeoutMS == def.TimeoutMS) && prof.TimeoutMS != 0 {
+		p.TimeoutMS = prof.TimeoutMS
+	}
+	if (p.MaxRetries == nil || *p.MaxRetries == *def.MaxRetries) && prof.MaxRetries != nil {
+		p.MaxRetries = prof.MaxRetries
+	}
+	if p.MaxTokens == 0 {
+		p.MaxTokens = prof.MaxTokens
+	}
+	fill(&p.Reasoning.Effort, prof.Reasoning.Effort)
+	if p.Reasoning.BudgetTokens == 0 {
+		p.Reasoning.BudgetTokens = prof.Reasoning.BudgetTokens
+	}
+	headers := maps.Clone(prof.Headers)
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	maps.Copy(headers, p.Headers)
+	p.Headers = headers
+	return p, nil
+}
+
+func fill(dst *string, v string) {
+	if *dst == "" {
+		*dst = v
+	}
+}
+
+// fromConfig resolves an explicitly configured provider. The key comes from
+// api_key, else the variable api_key_env names, else the default variable of the
+// endpoint's preset (by host) or of the type (OpenAI SDK convention: any base URL
+// gets OPENAI_API_KEY).
+func fromConfig(p Provider, env EnvFunc) (ResolvedProvider, error) {
+	typ := p.Type
+	if typ == "" {
+		typ = inferType(p.BaseURL, p.APIKey)
+	}
+	if !slices.Contains(providerTypes, typ) {
+		return ResolvedProvider{}, &FileError{Key: "provider.type",
+			Problem: fmt.Sprintf(`must be "openai" or "anthropic", got %q`, typ)}
+	}
+	def := presetNamed(typ)
+	base, err := baseURL(p.BaseURL, def, env)
+	if err != nil {
+		return ResolvedProvider{}, err
+	}
+	base = normalizeBaseURL(typ, base)
+	keyEnv, model := def.KeyEnv, p.Model
+	pr, known := presetForURL(base)
+	if known {
+		keyEnv = pr.KeyEnv
+		fill(&model, pr.Model)
+	}
+	key, source, err := configKey(p, keyEnv, env)
+	if err != nil {
+		return ResolvedProvider{}, err
+	}
+	if known && pr.KeyEnv != "" && key == "" {
+		return ResolvedProvider{}, fmt.Errorf("no API key for %s (%s): set %s, or set provider.api_key_env "+
+			"to the name of the variable holding it", pr.Label, base, pr.KeyEnv)
+	}
+	return ResolvedProvider{Name: pr.Name, Type: typ, BaseURL: base, APIKey: key, Model: model, Source: source}, nil
+}
+
+// inferType guesses the wire type when only a base URL or key is configured.
+func inferType(base, key string) string {
+	if pr, ok := presetForURL(base); ok {
+		return pr.Type
+	}
+	if strings.Contains(base, "anthropic") || (base == "" && strings.HasPrefix(key, "sk-ant-")) {
+		return "anthropic"
+	}
+	return "openai"
+}
+
+// baseURL is the configured base URL, else the preset's *_BASE_URL variable,
+// else the preset's default.
+func baseURL(configured string, pr preset, env EnvFunc) (string, error) {
+	if configured != "" {
+		return configured, nil
+	}
+	if pr.BaseEnv != "" && pr.Name != "ollama" {
+		if v, _ := env(pr.BaseEnv); strings.TrimSpace(v) != "" {
+			if err := checkHTTPURL(strings.TrimSpace(v)); err != nil {
+				return "", &EnvError{Var: pr.BaseEnv, Problem: err.Error()}
+			}
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return pr.BaseURL, nil
+}
+
+func configKey(p Provider, keyEnv string, env EnvFunc) (key, source string, err error) {
+	switch {
+	case p.APIKey != "":
+		return p.APIKey, "config", nil
+	case p.APIKeyEnv != "":
+		v, _ := env(p.APIKeyEnv)
+		if v = strings.TrimSpace(v); v == "" {
+			return "", "", fmt.Errorf("provider.api_key_env names %s, but that variable is not set", p.APIKeyEnv)
+		}
+		return v, "env " + p.APIKeyEnv, nil
+	case keyEnv != "":
+		if v, _ := env(keyEnv); strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v), "env " + keyEnv, nil
+		}
+	}
+	return "", "config", nil
+}
+
+// autodetect picks the first preset whose key variable is set, else a local
+// Ollama. p may still carry a model (CODER_MODEL, --model, a config file).
+func autodetect(ctx context.Context, p Provider, env EnvFunc, probe ProbeFunc) (ResolvedProvider, error) {
+	for _, pr := range presets {
+		if pr.KeyEnv == "" {
+			continue
+		}
+		key, _ := env(pr.KeyEnv)
+		if key = strings.TrimSpace(key); key == "" {
+			continue
+		}
+		base, err := baseURL("", pr, env)
+		if err != nil {
+			return ResolvedProvider{}, err
+		}
+		model := p.Model
+		fill(&model, pr.Model)
+		return ResolvedProvider{Name: pr.Name, Type: pr.Type, BaseURL: normalizeBaseURL(pr.Type, base),
+			APIKey: key, Model: model, Source: "env " + pr.KeyEnv}, nil
+	}
+	host := ollamaHost(env)
+	found, ok := probe(ctx, host)
+	if !ok {
+		return ResolvedProvider{}, ErrNoProvider
+	}
+	model := p.Model
+	fill(&model, found)
+	if model == "" {
+		return ResolvedProvider{}, fmt.Errorf("the Ollama server at %s has no models: run `ollama pull qwen2.5-coder` "+
+			"(or another model), or set CODER_MODEL", host)
+	}
+	return ResolvedProvider{Name: "ollama", Type: "openai", BaseURL: host + "/v1", Model: model, Source: "ollama"}, nil
+}
