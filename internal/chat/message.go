@@ -54,7 +54,10 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// Usage is token accounting for one or more model calls.
+// Usage is token accounting for one or more model calls. InputTokens is the
+// input neither read from nor written to the prompt cache (Anthropic's
+// meaning; OpenAI's prompt_tokens minus cached tokens), so the full prompt
+// size is PromptTokens().
 type Usage struct {
 	InputTokens      int `json:"input_tokens"`
 	OutputTokens     int `json:"output_tokens"`
@@ -69,6 +72,9 @@ func (u *Usage) Add(o Usage) {
 	u.CacheReadTokens += o.CacheReadTokens
 	u.CacheWriteTokens += o.CacheWriteTokens
 }
+
+// PromptTokens is the whole prompt size, cached parts included.
+func (u Usage) PromptTokens() int { return u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens }
 
 // IsZero reports whether no tokens were counted.
 func (u Usage) IsZero() bool { return u == Usage{} }

@@ -28,12 +28,12 @@ type toolCallBuf struct {
 
 // Add consumes one delta and reports whether it was new (not a duplicate).
 func (a *Accumulator) Add(d chat.MessageDelta) bool {
+	if d.Seq != 0 && d.Seq <= a.lastSeq {
+		return false // a duplicate; a replayed Reset must not wipe newer deltas
+	}
 	if d.Kind == chat.DeltaReset {
 		*a = Accumulator{lastSeq: d.Seq}
 		return true
-	}
-	if d.Seq != 0 && d.Seq <= a.lastSeq {
-		return false
 	}
 	if d.Seq != 0 {
 		a.lastSeq = d.Seq
@@ -65,6 +65,9 @@ func (a *Accumulator) Add(d chat.MessageDelta) bool {
 }
 
 func (a *Accumulator) call(i int) *toolCallBuf {
+	if i < 0 {
+		return &toolCallBuf{} // a provider bug: dropped, not a panic
+	}
 	for len(a.calls) <= i {
 		a.calls = append(a.calls, toolCallBuf{})
 	}

@@ -101,7 +101,7 @@ func sameDelta(a, b chat.MessageDelta) bool {
 }
 
 // backoff is the wait before retry number attempt+1: the server's Retry-After
-// when given (capped by MaxDelay), else base·2^attempt with ±50% jitter.
+// when given (capped by MaxDelay), else base·2^attempt with ±25% jitter.
 func backoff(pol RetryPolicy, attempt int, err error) time.Duration {
 	var e *Error
 	if errors.As(err, &e) && e.RetryAfter > 0 {

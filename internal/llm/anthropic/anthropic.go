@@ -1,0 +1,167 @@
+// Package anthropic is the provider for the Anthropic Messages API (text,
+// extended thinking and tool_use blocks), streamed over SSE and normalised
+// into chat.MessageDeltas.
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/llm/sse"
+)
+
+// name is the provider type, and the prefix of its errors.
+const name = "anthropic"
+
+// apiVersion is the anthropic-version header this wire format follows.
+const apiVersion = "2023-06-01"
+
+const (
+	// DefaultMaxTokens is max_tokens when neither Config nor the request
+	// sets one (the API requires it).
+	DefaultMaxTokens = 8192
+	// DefaultIdleTimeout is the longest silence tolerated inside a stream
+	// when Config.IdleTimeout is zero. The API pings every few seconds.
+	DefaultIdleTimeout = 120 * time.Second
+)
+
+// Config configures a Provider.
+type Config struct {
+	// BaseURL is the API root without /v1 (e.g. https://api.anthropic.com);
+	// the provider appends /v1/messages.
+	BaseURL string
+	// APIKey is sent as x-api-key when non-empty. It never appears in an
+	// error.
+	APIKey string
+	// Model is used when the request names none.
+	Model string
+	// Headers are added to every request (e.g. anthropic-beta) and may
+	// override the defaults.
+	Headers map[string]string
+	// HTTPClient sends requests; nil uses a client with no total timeout.
+	HTTPClient *http.Client
+	// Timeout bounds the wait for the response headers and the first byte;
+	// zero falls back to IdleTimeout.
+	Timeout time.Duration
+	// IdleTimeout bounds the silence between stream data; zero means
+	// DefaultIdleTimeout. A stall is a retryable stream cut.
+	IdleTimeout time.Duration
+	// MaxTokens is max_tokens when the request sets none; zero means
+	// DefaultMaxTokens.
+	MaxTokens int
+	// ThinkingBudget > 0 enables extended thinking with this many tokens.
+	// max_tokens is raised above it when needed, as the API requires.
+	ThinkingBudget int
+	// KeyHint names where the key comes from, for 401/403 messages; empty
+	// means "ANTHROPIC_API_KEY or CODER_API_KEY".
+	KeyHint string
+}
+
+// Provider streams Messages API calls. It makes one attempt per Stream
+// call; wrap it with llm.WithRetry.
+type Provider struct {
+	cfg Config
+}
+
+var _ llm.Provider = (*Provider)(nil)
+
+// New returns a Provider for cfg.
+func New(cfg Config) *Provider {
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = cfg.IdleTimeout
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = DefaultMaxTokens
+	}
+	if cfg.KeyHint == "" {
+		cfg.KeyHint = "ANTHROPIC_API_KEY or CODER_API_KEY"
+	}
+	return &Provider{cfg: cfg}
+}
+
+// Name returns "anthropic".
+func (p *Provider) Name() string { return name }
+
+// Stream makes one streaming call and emits its deltas. It returns nil only
+// after emitting DeltaDone.
+func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) error {
+	body, err := p.encode(req)
+	if err != nil {
+		return &llm.Error{Provider: name, Message: "cannot encode the request: " + err.Error(), Err: err}
+	}
+	s, err := llm.OpenStream(ctx, llm.StreamRequest{
+		Provider:         name,
+		URL:              p.cfg.BaseURL + "/v1/messages",
+		Header:           p.header(),
+		Body:             body,
+		Client:           p.cfg.HTTPClient,
+		Secret:           p.cfg.APIKey,
+		KeyHint:          p.cfg.KeyHint,
+		FirstByteTimeout: p.cfg.Timeout,
+		IdleTimeout:      p.cfg.IdleTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	d := newDecoder(req, emit, p.cfg.APIKey)
+	r := sse.NewReader(s)
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return s.Fail(err) // EOF included: message_stop never came
+		}
+		if done, err := d.event(ev); err != nil || done {
+			return err
+		}
+	}
+}
+
+func (p *Provider) header() http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	h.Set("Anthropic-Version", apiVersion)
+	if p.cfg.APIKey != "" {
+		h.Set("X-Api-Key", p.cfg.APIKey)
+	}
+	for k, v := range p.cfg.Headers {
+		h.Set(k, v)
+	}
+	return h
+}
+
+// emitter stamps deltas with the request's identity and a fresh Seq.
+type emitter struct {
+	emit  llm.Emit
+	runID string
+	call  int
+	seq   int
+}
+
+func (e *emitter) send(d chat.MessageDelta) {
+	e.seq++
+	d.RunID, d.ModelCallIndex, d.Seq = e.runID, e.call, e.seq
+	e.emit(d)
+}
+
+// marshal encodes v without HTML escaping (code is full of < > &).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

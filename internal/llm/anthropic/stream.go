@@ -1,0 +1,207 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/llm/sse"
+)
+
+// event is the union of the stream events' fields we read; the struct is
+// reused between events. Unknown events and block types are ignored, as the
+// API's versioning policy asks.
+type event struct {
+	Type    string `json:"type"`
+	Index   int    `json:"index"`
+	Message struct {
+		Usage usage `json:"usage"`
+	} `json:"message"`
+	ContentBlock struct {
+		Type     string `json:"type"`
+		ID       string `json:"id"`
+		Name     string `json:"name"`
+		Text     string `json:"text"`
+		Thinking string `json:"thinking"`
+	} `json:"content_block"`
+	Delta struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
+		PartialJSON string `json:"partial_json"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	Usage usage `json:"usage"`
+}
+
+type usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+// maxBlocks bounds the content block index a server may use.
+const maxBlocks = 4096
+
+// block is what is known about one content block, by its wire index.
+type block struct {
+	kind string // "text", "thinking", "tool_use", …
+	tool int    // for tool_use: the ToolIndex (position among tool_use blocks)
+	open bool   // tool_use started and not yet ended
+}
+
+// decoder turns events into deltas for one Stream call.
+type decoder struct {
+	out    emitter
+	secret string
+	ev     event
+	blocks []block
+	tools  int
+	usage  usage
+	stop   string
+}
+
+func newDecoder(req llm.Request, emit llm.Emit, secret string) *decoder {
+	return &decoder{out: emitter{emit: emit, runID: req.RunID, call: req.ModelCallIndex}, secret: secret}
+}
+
+// event applies one SSE event and reports whether the message is complete.
+func (d *decoder) event(ev sse.Event) (done bool, err error) {
+	d.ev = event{}
+	if err := json.Unmarshal(ev.Data, &d.ev); err != nil && !typeError(err) {
+		return false, &llm.Error{Provider: name, Message: "malformed stream event: " + err.Error(), Retryable: true, Err: err}
+	}
+	e := &d.ev
+	if e.Type == "" {
+		e.Type = ev.Name
+	}
+	switch e.Type {
+	case "message_start":
+		d.usage = e.Message.Usage
+	case "content_block_start":
+		return false, d.blockStart(e)
+	case "content_block_delta":
+		d.blockDelta(e)
+	case "content_block_stop":
+		if b := d.block(e.Index); b != nil {
+			d.endTool(b)
+		}
+	case "message_delta":
+		d.messageDelta(e)
+	case "message_stop":
+		return true, d.done()
+	case "error":
+		return false, llm.StreamError(name, ev.Data, d.secret)
+	}
+	return false, nil
+}
+
+// block returns the block at wire index i, or nil if none was started.
+func (d *decoder) block(i int) *block {
+	if i < 0 || i >= len(d.blocks) || d.blocks[i].kind == "" {
+		return nil
+	}
+	return &d.blocks[i]
+}
+
+func (d *decoder) blockStart(e *event) error {
+	if e.Index < 0 || e.Index >= maxBlocks {
+		return &llm.Error{Provider: name, Message: fmt.Sprintf("malformed stream event: content block index %d", e.Index), Retryable: true}
+	}
+	for len(d.blocks) <= e.Index {
+		d.blocks = append(d.blocks, block{})
+	}
+	cb := &e.ContentBlock
+	b := &d.blocks[e.Index]
+	*b = block{kind: cb.Type}
+	switch cb.Type {
+	case "text":
+		d.text(chat.DeltaText, cb.Text)
+	case "thinking":
+		d.text(chat.DeltaReasoning, cb.Thinking)
+	case "tool_use":
+		b.tool, b.open = d.tools, true
+		d.tools++
+		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: b.tool, ToolCallID: cb.ID, ToolName: cb.Name})
+	}
+	return nil
+}
+
+func (d *decoder) blockDelta(e *event) {
+	switch e.Delta.Type {
+	case "text_delta":
+		d.text(chat.DeltaText, e.Delta.Text)
+	case "thinking_delta":
+		d.text(chat.DeltaReasoning, e.Delta.Thinking)
+	case "signature_delta":
+		d.text(chat.DeltaReasoningSig, e.Delta.Signature)
+	case "input_json_delta":
+		if b := d.block(e.Index); b != nil && b.kind == "tool_use" && e.Delta.PartialJSON != "" {
+			d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: e.Delta.PartialJSON})
+		}
+	}
+}
+
+func (d *decoder) text(kind chat.DeltaKind, s string) {
+	if s != "" {
+		d.out.send(chat.MessageDelta{Kind: kind, Text: s})
+	}
+}
+
+func (d *decoder) endTool(b *block) {
+	if b.kind == "tool_use" && b.open {
+		b.open = false
+		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: b.tool})
+	}
+}
+
+// messageDelta records the stop reason and the final usage; its counts are
+// cumulative, so any it carries replace message_start's.
+func (d *decoder) messageDelta(e *event) {
+	if e.Delta.StopReason != "" {
+		d.stop = e.Delta.StopReason
+	}
+	u := e.Usage
+	for _, f := range []struct{ dst, src *int }{
+		{&d.usage.InputTokens, &u.InputTokens},
+		{&d.usage.OutputTokens, &u.OutputTokens},
+		{&d.usage.CacheReadInputTokens, &u.CacheReadInputTokens},
+		{&d.usage.CacheCreationInputTokens, &u.CacheCreationInputTokens},
+	} {
+		if *f.src != 0 {
+			*f.dst = *f.src
+		}
+	}
+}
+
+// done ends the message: open tool calls, usage, then DeltaDone.
+// The usage fields map one to one: InputTokens is the input neither read
+// from nor written to the cache.
+func (d *decoder) done() error {
+	for i := range d.blocks {
+		d.endTool(&d.blocks[i])
+	}
+	u := d.usage
+	usage := chat.Usage{
+		InputTokens:      u.InputTokens,
+		OutputTokens:     u.OutputTokens,
+		CacheReadTokens:  u.CacheReadInputTokens,
+		CacheWriteTokens: u.CacheCreationInputTokens,
+	}
+	if !usage.IsZero() {
+		d.out.send(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: usage})
+	}
+	d.out.send(chat.MessageDelta{Kind: chat.DeltaDone, StopReason: d.stop})
+	return nil
+}
+
+// typeError reports whether err only says a field had an unexpected type:
+// such a field is skipped, the rest of the payload is still used.
+func typeError(err error) bool {
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &te)
+}

@@ -1,0 +1,172 @@
+// Package openai is the provider for OpenAI-compatible Chat Completions
+// endpoints (OpenAI, DeepSeek, Qwen, Kimi, GLM, OpenRouter, Ollama, vLLM,
+// llama.cpp, …), streamed over SSE and normalised into chat.MessageDeltas.
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/llm/sse"
+)
+
+// name is the provider type, and the prefix of its errors.
+const name = "openai"
+
+// DefaultIdleTimeout is the longest silence tolerated inside a stream when
+// Config.IdleTimeout is zero.
+const DefaultIdleTimeout = 120 * time.Second
+
+// Config configures a Provider.
+type Config struct {
+	// BaseURL is already normalised and ends in /v1 (or /vN); the provider
+	// appends /chat/completions.
+	BaseURL string
+	// APIKey is sent as a Bearer token when non-empty. It never appears in
+	// an error.
+	APIKey string
+	// Model is used when the request names none.
+	Model string
+	// Headers are added to every request (and may override the defaults).
+	Headers map[string]string
+	// HTTPClient sends requests; nil uses a client with no total timeout.
+	HTTPClient *http.Client
+	// Timeout bounds the wait for the response headers and the first byte;
+	// zero falls back to IdleTimeout.
+	Timeout time.Duration
+	// IdleTimeout bounds the silence between stream data; zero means
+	// DefaultIdleTimeout. A stall is a retryable stream cut.
+	IdleTimeout time.Duration
+	// ReasoningEffort ("low", "medium", "high") is sent when set.
+	ReasoningEffort string
+	// MaxTokens caps the answer when the request does not; zero sends none.
+	MaxTokens int
+	// KeyHint names where the key comes from, for 401/403 messages; empty
+	// means "OPENAI_API_KEY or CODER_API_KEY".
+	KeyHint string
+}
+
+// Provider streams Chat Completions. It makes one attempt per Stream call;
+// wrap it with llm.WithRetry.
+type Provider struct {
+	cfg Config
+}
+
+var _ llm.Provider = (*Provider)(nil)
+
+// New returns a Provider for cfg.
+func New(cfg Config) *Provider {
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = cfg.IdleTimeout
+	}
+	if cfg.KeyHint == "" {
+		cfg.KeyHint = "OPENAI_API_KEY or CODER_API_KEY"
+	}
+	return &Provider{cfg: cfg}
+}
+
+// Name returns "openai".
+func (p *Provider) Name() string { return name }
+
+// Stream makes one streaming call and emits its deltas. It returns nil only
+// after emitting DeltaDone.
+func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) error {
+	body, err := p.encode(req)
+	if err != nil {
+		return &llm.Error{Provider: name, Message: "cannot encode the request: " + err.Error(), Err: err}
+	}
+	s, err := llm.OpenStream(ctx, llm.StreamRequest{
+		Provider:         name,
+		URL:              p.cfg.BaseURL + "/chat/completions",
+		Header:           p.header(),
+		Body:             body,
+		Client:           p.cfg.HTTPClient,
+		Secret:           p.cfg.APIKey,
+		KeyHint:          p.cfg.KeyHint,
+		FirstByteTimeout: p.cfg.Timeout,
+		IdleTimeout:      p.cfg.IdleTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return p.read(ctx, s, newDecoder(req, emit, p.cfg.APIKey))
+}
+
+// read feeds SSE events to d until the response is complete.
+func (p *Provider) read(ctx context.Context, s *llm.Stream, d *decoder) error {
+	r := sse.NewReader(s)
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if d.finished && ctx.Err() == nil {
+				// The answer is complete once finish_reason came; some
+				// compatible servers then end without [DONE], or drop the
+				// connection before the usage chunk.
+				return d.done()
+			}
+			return s.Fail(err)
+		}
+		if ev.Name == "error" {
+			return llm.StreamError(name, ev.Data, p.cfg.APIKey)
+		}
+		data := bytes.TrimSpace(ev.Data)
+		if string(data) == "[DONE]" {
+			return d.done()
+		}
+		if len(data) == 0 {
+			continue
+		}
+		if err := d.chunk(data); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *Provider) header() http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	if p.cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+p.cfg.APIKey)
+	}
+	for k, v := range p.cfg.Headers {
+		h.Set(k, v)
+	}
+	return h
+}
+
+// emitter stamps deltas with the request's identity and a fresh Seq.
+type emitter struct {
+	emit  llm.Emit
+	runID string
+	call  int
+	seq   int
+}
+
+func (e *emitter) send(d chat.MessageDelta) {
+	e.seq++
+	d.RunID, d.ModelCallIndex, d.Seq = e.runID, e.call, e.seq
+	e.emit(d)
+}
+
+// marshal encodes v without HTML escaping (code is full of < > &).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
