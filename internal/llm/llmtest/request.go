@@ -36,6 +36,8 @@ type Request struct {
 	// Start is when the request arrived; End is when the reply finished
 	// (zero while it is in flight).
 	Start, End time.Time
+
+	advanced bool // the scenario moved past this request's step
 }
 
 // Msg is a protocol-neutral view of one message in a request body, shaped

@@ -206,7 +206,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, wr wire, st *St
 	if snd.start(wr.requestIDHeader(), requestID(rec)) != nil {
 		return http.StatusOK, false
 	}
-	return http.StatusOK, snd.stream(wr, wr.stream(st, req.Index, in), f)
+	return http.StatusOK, snd.stream(wr, wr.stream(st, req.Index, in), f, func() { s.advance(rec) })
 }
 
 // replyFault answers the faults that are plain HTTP errors; stream faults
@@ -267,10 +267,23 @@ func (s *Server) finish(rec, status int, completed bool) {
 	defer s.mu.Unlock()
 	r := &s.reqs[rec]
 	r.Status, r.Completed, r.End = status, completed, time.Now()
-	if completed && r.Index == s.next {
-		s.next++
-	}
+	s.advanceLocked(rec, completed)
 	s.notifyLocked()
+}
+
+// advance moves the scenario past the request's step as its final event is
+// about to be sent.
+func (s *Server) advance(rec int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked(rec, true)
+}
+
+func (s *Server) advanceLocked(rec int, completed bool) {
+	if r := &s.reqs[rec]; completed && !r.advanced && r.Index == s.next {
+		s.next++
+		r.advanced = true
+	}
 }
 
 func (s *Server) notifyLocked() {

@@ -152,13 +152,18 @@ func (s *sender) abort() {
 }
 
 // stream sends events, applying a stream fault if there is one, and reports
-// whether the whole stream reached the client.
-func (s *sender) stream(w wire, events []event, f *Fault) bool {
+// whether the whole stream reached the client. served is called just before
+// the first final event: a client that has seen the end of the response may
+// send its next request at once, and must get the next step.
+func (s *sender) stream(w wire, events []event, f *Fault, served func()) bool {
 	n := len(events)
 	if f != nil {
 		n = min(max(f.AfterChunks, 0), firstFinal(events))
 	}
-	for _, e := range events[:n] {
+	for i, e := range events[:n] {
+		if f == nil && i == firstFinal(events) {
+			served()
+		}
 		if s.send(e) != nil {
 			return false
 		}

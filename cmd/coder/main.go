@@ -1,0 +1,28 @@
+// Command coder is a terminal AI coding agent. All logic lives in internal/app.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/coder-agent/coder/internal/app"
+)
+
+func main() {
+	// Ctrl+C / SIGTERM cancel the run's context; the run flushes its session
+	// and the process exits with the cancelled code.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := app.Run(ctx, os.Args[1:], app.IO{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		InTTY: isTerminal(os.Stdin), OutTTY: isTerminal(os.Stdout),
+	}, os.LookupEnv)
+	stop()
+	os.Exit(code)
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,102 @@
+// Package commands holds the built-in / commands, each a small handler over
+// the orchestrator's API.
+package commands
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/orchestrator"
+)
+
+// handler runs one command.
+type handler struct {
+	summary string
+	run     func(ctx context.Context, o *orchestrator.Orchestrator, args string) (string, error)
+}
+
+// Set is the table of built-in commands.
+type Set struct {
+	// ProjectConfig is ./.coder/config.json, where /model persists its choice.
+	ProjectConfig string
+	table         map[string]handler
+}
+
+// New returns the built-in commands.
+func New(projectConfig string) *Set {
+	s := &Set{ProjectConfig: projectConfig}
+	s.table = map[string]handler{
+		"help":  {"show commands and keys", s.help},
+		"tools": {"list the tools the current mode offers", tools},
+		"model": {"show or switch the model: /model <name>", s.model},
+		"mode":  {"switch mode: /mode build|plan", mode},
+		"build": {"switch to build mode", func(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
+			return mode(ctx, o, "build")
+		}},
+		"plan": {"switch to plan mode", func(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
+			return mode(ctx, o, "plan")
+		}},
+	}
+	return s
+}
+
+// RunCommand implements orchestrator.CommandHandler.
+func (s *Set) RunCommand(ctx context.Context, o *orchestrator.Orchestrator, name, args string) (string, error) {
+	h, ok := s.table[name]
+	if !ok {
+		return "", orchestrator.ErrUnknownCommand
+	}
+	return h.run(ctx, o, args)
+}
+
+func (s *Set) help(context.Context, *orchestrator.Orchestrator, string) (string, error) {
+	names := make([]string, 0, len(s.table))
+	for n := range s.table {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("Commands:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  /%-10s %s\n", n, s.table[n].summary)
+	}
+	b.WriteString("Input: a leading ! runs a shell command (e.g. !ls); anything else goes to the model.")
+	return b.String(), nil
+}
+
+func tools(_ context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Tools in %s mode:\n", o.Agent().Name)
+	for _, t := range o.ToolSpecs() {
+		desc, _, _ := strings.Cut(t.Description, "\n")
+		fmt.Fprintf(&b, "  %-10s %s\n", t.Name, desc)
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func (s *Set) model(_ context.Context, o *orchestrator.Orchestrator, args string) (string, error) {
+	if args == "" {
+		return "model: " + o.Model(), nil
+	}
+	o.SetModel(args)
+	if s.ProjectConfig == "" {
+		return "model: " + args, nil
+	}
+	if err := config.SaveProjectValue(s.ProjectConfig, []string{"provider", "model"}, args); err != nil {
+		return "", fmt.Errorf("model switched to %s for this session, but saving it failed: %w", args, err)
+	}
+	return fmt.Sprintf("model: %s (saved to %s)", args, s.ProjectConfig), nil
+}
+
+func mode(_ context.Context, o *orchestrator.Orchestrator, args string) (string, error) {
+	a, ok := agent.Lookup(strings.TrimSpace(args))
+	if !ok {
+		return "", fmt.Errorf("unknown mode %q (use build or plan)", args)
+	}
+	o.SetAgent(a)
+	return "mode: " + a.Name, nil
+}

@@ -1,0 +1,175 @@
+// Package headless prints a -p run: the final answer as text, one JSON
+// object, or one JSON event per line (stream-json). Field names follow
+// Claude Code's headless output where there is a counterpart, so scripts
+// written for it read ours.
+package headless
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/orchestrator"
+)
+
+// Format is an --output-format value.
+type Format string
+
+const (
+	Text       Format = "text"
+	JSON       Format = "json"
+	StreamJSON Format = "stream-json"
+)
+
+// ParseFormat checks an --output-format value.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case Text, JSON, StreamJSON:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown output format %q (use text, json or stream-json)", s)
+}
+
+// Printer is the event sink of a headless run. Data goes to Out; notices
+// and errors in text mode go to Err.
+type Printer struct {
+	Format Format
+	Out    io.Writer
+	Err    io.Writer
+
+	mu        sync.Mutex
+	sessionID string
+	model     string
+	calls     []toolCall
+	args      map[string]string // call id → arguments, from ToolStarted
+}
+
+type toolCall struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Args    string `json:"args"`
+	OK      bool   `json:"ok"`
+	Summary string `json:"summary"`
+}
+
+// Emit implements event.Sink.
+func (p *Printer) Emit(e event.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e := e.(type) {
+	case event.SessionStarted:
+		p.sessionID, p.model = e.SessionID, e.Model
+	case event.ToolStarted:
+		if p.args == nil {
+			p.args = map[string]string{}
+		}
+		p.args[e.CallID] = e.Args
+	case event.ToolFinished:
+		p.calls = append(p.calls, toolCall{ID: e.CallID, Name: e.Name, Args: p.args[e.CallID], OK: e.OK, Summary: e.Summary})
+	}
+	switch p.Format {
+	case StreamJSON:
+		p.writeLine(streamObject(e))
+	case Text:
+		// Errors end the run and are reported once, by the caller, as its
+		// one-line reason; notices (retries) are worth seeing as they happen.
+		if n, ok := e.(event.Notice); ok {
+			fmt.Fprintln(p.Err, "coder: "+n.Text)
+		}
+	}
+}
+
+// Finish prints the end of a run: the answer (text), the result object (json),
+// or the closing result event (stream-json).
+func (p *Printer) Finish(out orchestrator.Outcome, runErr error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.Format {
+	case Text:
+		if out.Result != "" {
+			fmt.Fprintln(p.Out, strings.TrimRight(out.Result, "\n"))
+		}
+		if out.Verification != "" {
+			fmt.Fprintln(p.Out, out.Verification)
+		}
+	default:
+		p.writeLine(p.result(out, runErr))
+	}
+}
+
+// result is the closing object, shaped like Claude Code's result message.
+func (p *Printer) result(out orchestrator.Outcome, runErr error) map[string]any {
+	subtype := "success"
+	switch {
+	case errors.Is(runErr, orchestrator.ErrStepLimit):
+		subtype = "error_max_turns"
+	case out.State == event.StateAborted:
+		subtype = "error_cancelled"
+	case runErr != nil:
+		subtype = "error_during_execution"
+	}
+	calls := p.calls
+	if calls == nil {
+		calls = []toolCall{}
+	}
+	m := map[string]any{
+		"type":        "result",
+		"subtype":     subtype,
+		"is_error":    runErr != nil,
+		"result":      out.Result,
+		"session_id":  p.sessionID,
+		"model":       p.model,
+		"num_turns":   out.Steps,
+		"duration_ms": out.Duration.Milliseconds(),
+		"usage":       usageObject(out.Usage),
+		"tool_calls":  calls,
+	}
+	if out.Verification != "" {
+		m["verification"] = out.Verification
+	}
+	if runErr != nil {
+		m["error"] = out.Reason
+	}
+	return m
+}
+
+func usageObject(u chat.Usage) map[string]int {
+	return map[string]int{
+		"input_tokens":                u.InputTokens,
+		"output_tokens":               u.OutputTokens,
+		"cache_read_input_tokens":     u.CacheReadTokens,
+		"cache_creation_input_tokens": u.CacheWriteTokens,
+	}
+}
+
+// streamObject is an event as one JSON object with its kind as "type".
+func streamObject(e event.Event) any {
+	b, err := json.Marshal(e)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return map[string]string{"type": e.Kind()}
+	}
+	head := `{"type":` + quote(e.Kind())
+	if string(b) == "{}" {
+		return json.RawMessage(head + "}")
+	}
+	return json.RawMessage(head + "," + string(b[1:]))
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func (p *Printer) writeLine(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(`{"type":"error","message":` + quote(err.Error()) + `}`)
+	}
+	b = append(b, '\n')
+	_, _ = p.Out.Write(b)
+}

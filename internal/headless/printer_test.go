@@ -1,0 +1,108 @@
+package headless
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/orchestrator"
+)
+
+func feed(p *Printer) {
+	p.Emit(event.SessionStarted{SessionID: "s1", Model: "m", Mode: "build", Cwd: "/w", Tools: []string{"read"}})
+	p.Emit(event.TextDelta{Text: "Hel"})
+	p.Emit(event.Notice{Text: "retrying model call"})
+	p.Emit(event.ToolStarted{CallID: "c1", Name: "read", Summary: "a.go", Args: `{"path":"a.go"}`})
+	p.Emit(event.ToolFinished{CallID: "c1", Name: "read", OK: true, Summary: "3 lines"})
+	p.Emit(event.Error{Message: "boom"})
+}
+
+var okOutcome = orchestrator.Outcome{State: event.StateCompleted, Result: "Hello.\n", Steps: 2,
+	Usage: chat.Usage{InputTokens: 10, OutputTokens: 3}, Duration: 1500 * time.Millisecond}
+
+func TestTextPrintsAnswerAndNoticesApart(t *testing.T) {
+	var out, errb bytes.Buffer
+	p := &Printer{Format: Text, Out: &out, Err: &errb}
+	feed(p)
+	p.Finish(okOutcome, nil)
+	if out.String() != "Hello.\n" {
+		t.Fatalf("stdout %q", out.String())
+	}
+	if errb.String() != "coder: retrying model call\n" {
+		t.Fatalf("stderr %q", errb.String())
+	}
+}
+
+func TestJSONResultUsesClaudeCodeNames(t *testing.T) {
+	var out bytes.Buffer
+	p := &Printer{Format: JSON, Out: &out, Err: &out}
+	feed(p)
+	p.Finish(okOutcome, nil)
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatalf("not one JSON object: %q", out.String())
+	}
+	want := map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": "Hello.\n",
+		"session_id": "s1", "num_turns": 2.0, "duration_ms": 1500.0}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v", k, m[k], v)
+		}
+	}
+	if u := m["usage"].(map[string]any); u["input_tokens"] != 10.0 || u["output_tokens"] != 3.0 {
+		t.Errorf("usage %v", u)
+	}
+	calls := m["tool_calls"].([]any)
+	if len(calls) != 1 || calls[0].(map[string]any)["args"] != `{"path":"a.go"}` {
+		t.Errorf("tool_calls %v", calls)
+	}
+}
+
+func TestStreamJSONOneEventPerLine(t *testing.T) {
+	var out bytes.Buffer
+	p := &Printer{Format: StreamJSON, Out: &out, Err: &out}
+	feed(p)
+	p.Finish(orchestrator.Outcome{State: event.StateFailed, Reason: "step limit reached"}, orchestrator.ErrStepLimit)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var types []string
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		types = append(types, m["type"].(string))
+	}
+	if got := strings.Join(types, ","); got != "session,text,notice,tool_start,tool_done,error,result" {
+		t.Fatalf("types %s", got)
+	}
+	var last map[string]any
+	_ = json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	if last["subtype"] != "error_max_turns" || last["is_error"] != true {
+		t.Fatalf("result %v", last)
+	}
+}
+
+func TestResultSubtypes(t *testing.T) {
+	p := &Printer{Format: JSON}
+	cases := []struct {
+		out  orchestrator.Outcome
+		err  error
+		want string
+	}{
+		{orchestrator.Outcome{State: event.StateAborted, Reason: "cancelled"}, errors.New("context canceled"), "error_cancelled"},
+		{orchestrator.Outcome{State: event.StateFailed, Reason: "openai: HTTP 401"}, errors.New("x"), "error_during_execution"},
+	}
+	for _, c := range cases {
+		if got := p.result(c.out, c.err)["subtype"]; got != c.want {
+			t.Errorf("%v: subtype %v, want %s", c.out, got, c.want)
+		}
+	}
+	if _, err := ParseFormat("yaml"); err == nil {
+		t.Error("yaml accepted as an output format")
+	}
+}

@@ -1,0 +1,85 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/llm"
+)
+
+// chatStep streams one model call, emitting text and reasoning as they arrive,
+// and commits the assistant message. A cancelled stream commits what arrived,
+// marked interrupted, and returns the context error.
+func (o *Orchestrator) chatStep(ctx context.Context, ts *turnState) (chat.Message, error) {
+	o.setState(ts, event.StateModelRunning)
+	ts.modelCalls++
+	req := llm.Request{
+		RunID:          ts.runID,
+		ModelCallIndex: ts.modelCalls,
+		Model:          o.model,
+		System:         o.SystemPrompt(),
+		Messages:       o.sess.Messages,
+		Tools:          o.ToolSpecs(),
+		MaxTokens:      o.opts.MaxTokens,
+	}
+	var acc llm.Accumulator
+	err := o.opts.Provider.Stream(ctx, req, func(d chat.MessageDelta) {
+		if !acc.Add(d) {
+			return // a duplicate delta
+		}
+		switch d.Kind {
+		case chat.DeltaText:
+			o.emit(event.TextDelta{Text: d.Text})
+		case chat.DeltaReasoning:
+			o.emit(event.ReasoningDelta{Text: d.Text})
+		case chat.DeltaReset:
+			o.emit(event.StreamReset{ModelCallIndex: ts.modelCalls})
+		}
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return chat.Message{}, o.commitInterrupted(ctx, &acc)
+		}
+		return chat.Message{}, err
+	}
+	msg := acc.Message()
+	assignCallIDs(&msg, ts)
+	usage := acc.Usage()
+	ts.usage.Add(usage)
+	o.sess.Usage.Add(usage)
+	ts.last = msg
+	if err := o.appendMessage(ctx, msg); err != nil {
+		return chat.Message{}, err
+	}
+	o.emit(event.AssistantMessage{ModelCallIndex: ts.modelCalls, Message: msg, Usage: usage})
+	o.emit(event.UsageUpdated{Call: usage, Total: o.sess.Usage})
+	return msg, nil
+}
+
+// commitInterrupted keeps the partial answer of a cancelled stream. Its tool
+// calls are dropped: they were never complete, and never run.
+func (o *Orchestrator) commitInterrupted(ctx context.Context, acc *llm.Accumulator) error {
+	msg := acc.Message()
+	msg.ToolCalls = nil
+	if msg.Content != "" || msg.Reasoning != "" {
+		msg.Interrupted = true
+		if err := o.appendMessage(ctx, msg); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// assignCallIDs names tool calls a provider left without an id or gave an id
+// already used in the same message, so every result matches one call.
+func assignCallIDs(m *chat.Message, ts *turnState) {
+	seen := make(map[string]bool, len(m.ToolCalls))
+	for i := range m.ToolCalls {
+		if id := m.ToolCalls[i].ID; id == "" || seen[id] {
+			m.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d_%d", ts.runID, ts.modelCalls, i)
+		}
+		seen[m.ToolCalls[i].ID] = true
+	}
+}

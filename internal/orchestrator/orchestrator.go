@@ -1,0 +1,169 @@
+// Package orchestrator runs inputs: it dispatches / and ! commands, runs
+// normal turns (the agent loop of model calls and tool calls), and reports
+// everything through an event.Sink. It knows no terminal and no concrete
+// provider.
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/contextmgr"
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/tools"
+)
+
+// Checkpointer persists the session at a key point (user message appended,
+// assistant message committed, tool result appended, turn end). An error
+// stops the run at once: memory and disk must not diverge.
+type Checkpointer interface {
+	Checkpoint(ctx context.Context, s *session.Session) error
+}
+
+// Options are the orchestrator's collaborators and limits. Defaults for the
+// limits come from the config package; zero values here are errors.
+type Options struct {
+	Provider  llm.Provider
+	Model     string
+	MaxTokens int
+	Registry  *tools.Registry
+	Policy    permission.Policy
+	Approver  permission.Approver
+	Sink      event.Sink
+	Agent     agent.Agent
+	// Workspace is the absolute workspace root.
+	Workspace    string
+	MaxSteps     int
+	ContextLimit int
+	// Store persists the session; nil keeps it in memory only.
+	Store Checkpointer
+	// Session to continue; nil starts a new one.
+	Session *session.Session
+	// Now is the clock (injected in tests).
+	Now func() time.Time
+}
+
+// Orchestrator runs inputs one at a time; RunInput is not reentrant.
+type Orchestrator struct {
+	opts     Options
+	sess     *session.Session
+	agent    agent.Agent
+	model    string
+	runs     int // turns run by this process, for run ids
+	commands CommandHandler
+}
+
+// ErrStepLimit ends a turn that used max_steps model calls without finishing.
+var ErrStepLimit = errors.New("step limit reached")
+
+// New checks the options and starts (or continues) a session.
+func New(o Options) (*Orchestrator, error) {
+	switch {
+	case o.Provider == nil:
+		return nil, errors.New("orchestrator: no provider")
+	case o.Registry == nil:
+		return nil, errors.New("orchestrator: no tool registry")
+	case o.MaxSteps < 1:
+		return nil, fmt.Errorf("orchestrator: max_steps must be at least 1, got %d", o.MaxSteps)
+	}
+	if o.Policy == nil {
+		o.Policy = permission.AllowAll{}
+	}
+	if o.Approver == nil {
+		o.Approver = permission.DenyWhenAsked{}
+	}
+	if o.Sink == nil {
+		o.Sink = event.Discard
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Agent.Name == "" {
+		o.Agent = agent.Build()
+	}
+	s := o.Session
+	if s == nil {
+		s = session.New(o.Now(), o.Model, o.Agent.Name)
+	}
+	return &Orchestrator{opts: o, sess: s, agent: o.Agent, model: o.Model}, nil
+}
+
+// Session is the current session. Callers must not modify it while a run is active.
+func (o *Orchestrator) Session() *session.Session { return o.sess }
+
+// Model is the model the next call uses.
+func (o *Orchestrator) Model() string { return o.model }
+
+// Agent is the active agent (mode).
+func (o *Orchestrator) Agent() agent.Agent { return o.agent }
+
+// SetAgent switches the mode; the next model call gets its tools and prompt.
+func (o *Orchestrator) SetAgent(a agent.Agent) {
+	o.agent = a
+	o.sess.Mode = a.Name
+}
+
+// SetModel switches the model for the next call.
+func (o *Orchestrator) SetModel(m string) {
+	o.model = m
+	o.sess.Model = m
+}
+
+// ToolSpecs is the tool list the active agent offers the model.
+func (o *Orchestrator) ToolSpecs() []chat.ToolSpec {
+	return o.opts.Registry.Specs(o.agent.Enabled)
+}
+
+// SystemPrompt is the system prompt of the next model call.
+func (o *Orchestrator) SystemPrompt() string {
+	return contextmgr.SystemPrompt(contextmgr.Env{
+		AgentPrompt: o.agent.Prompt,
+		Cwd:         o.opts.Workspace,
+		OS:          runtime.GOOS + "/" + runtime.GOARCH,
+		Date:        o.opts.Now(),
+		Model:       o.model,
+	})
+}
+
+// ContextTokens estimates what the next model call would send.
+func (o *Orchestrator) ContextTokens() int {
+	return contextmgr.Estimate(o.SystemPrompt(), o.sess.Messages, o.ToolSpecs())
+}
+
+func (o *Orchestrator) emit(e event.Event) { o.opts.Sink.Emit(e) }
+
+func (o *Orchestrator) emitContext() {
+	o.emit(event.ContextUpdated{Tokens: o.ContextTokens(), Limit: o.opts.ContextLimit})
+}
+
+// appendMessage adds a message to the session and checkpoints it.
+func (o *Orchestrator) appendMessage(ctx context.Context, m chat.Message) error {
+	o.sess.Messages = append(o.sess.Messages, m)
+	o.sess.Updated = o.opts.Now()
+	return o.checkpoint(ctx)
+}
+
+func (o *Orchestrator) checkpoint(ctx context.Context) error {
+	if o.opts.Store == nil {
+		return nil
+	}
+	// A cancelled run still records what happened: the write is not cancelled.
+	if err := o.opts.Store.Checkpoint(context.WithoutCancel(ctx), o.sess); err != nil {
+		return &StorageError{Err: err}
+	}
+	return nil
+}
+
+// StorageError is a failed session write; the run stops at once.
+type StorageError struct{ Err error }
+
+func (e *StorageError) Error() string { return "session could not be saved: " + e.Err.Error() }
+func (e *StorageError) Unwrap() error { return e.Err }

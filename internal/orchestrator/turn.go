@@ -1,0 +1,127 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/session"
+)
+
+// turnState is everything one turn knows, passed explicitly between the
+// pipeline steps so each step can be tested alone.
+type turnState struct {
+	runID   string
+	input   string
+	started time.Time
+	state   event.RunState
+
+	// modelCalls counts model calls made in this turn (the step count).
+	modelCalls int
+	maxSteps   int
+	usage      chat.Usage
+	// last is the latest committed assistant message.
+	last chat.Message
+	// edited lists the paths mutating tools changed in this turn.
+	edited []string
+}
+
+// RunTurn runs a normal turn: prepare, then model calls and tool calls until
+// the model stops calling tools or max_steps is reached, then persist.
+func (o *Orchestrator) RunTurn(ctx context.Context, input string) (Outcome, error) {
+	ts := o.newTurnState(input)
+	err := o.prepareTurnState(ctx, ts)
+	if err == nil {
+		err = o.loop(ctx, ts)
+	}
+	return o.finishTurn(ctx, ts, err)
+}
+
+func (o *Orchestrator) newTurnState(input string) *turnState {
+	o.runs++
+	max := o.opts.MaxSteps
+	if o.agent.MaxSteps > 0 {
+		max = o.agent.MaxSteps
+	}
+	return &turnState{
+		runID:    fmt.Sprintf("%s-r%d", o.sess.ID, o.runs),
+		input:    input,
+		started:  o.opts.Now(),
+		state:    event.StateIdle,
+		maxSteps: max,
+	}
+}
+
+// prepareTurnState appends the user message and refreshes the context figures.
+func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
+	o.setState(ts, event.StatePreparing)
+	if o.sess.Title == "" {
+		o.sess.Title = session.TitleFrom(ts.input)
+	}
+	if err := o.appendMessage(ctx, chat.Message{Role: chat.RoleUser, Content: ts.input}); err != nil {
+		return err
+	}
+	o.emitContext()
+	return ctx.Err()
+}
+
+// loop is the agent loop: at most maxSteps model calls.
+func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
+	for ts.modelCalls < ts.maxSteps {
+		msg, err := o.chatStep(ctx, ts)
+		if err != nil {
+			return err
+		}
+		if len(msg.ToolCalls) == 0 {
+			return nil
+		}
+		if err := o.toolLoopStep(ctx, ts, msg.ToolCalls); err != nil {
+			return err
+		}
+	}
+	return ErrStepLimit
+}
+
+// finishTurn is the persist step: it settles the final state, flushes the
+// session and reports the outcome.
+func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error) (Outcome, error) {
+	out := Outcome{Result: ts.last.Content, Steps: ts.modelCalls, Usage: ts.usage}
+	switch {
+	case err == nil:
+		out.State = event.StateCompleted
+	case isCancel(err):
+		out.State, out.Reason = event.StateAborted, "cancelled"
+	default:
+		out.State, out.Reason = event.StateFailed, err.Error()
+	}
+	if perr := o.checkpoint(ctx); perr != nil && err == nil {
+		err, out.State, out.Reason = perr, event.StateFailed, perr.Error()
+	}
+	if out.State == event.StateFailed {
+		o.emit(event.Error{Message: out.Reason})
+	}
+	o.setState(ts, out.State)
+	out.Duration = o.opts.Now().Sub(ts.started)
+	o.emit(event.TurnFinished{
+		RunID: ts.runID, State: out.State, Result: out.Result, Reason: out.Reason,
+		Steps: out.Steps, Usage: out.Usage, Duration: out.Duration, Verification: out.Verification,
+	})
+	o.emitContext()
+	return out, err
+}
+
+func (o *Orchestrator) setState(ts *turnState, to event.RunState) {
+	if ts.state == to {
+		return
+	}
+	o.emit(event.StateChanged{RunID: ts.runID, From: ts.state, To: to})
+	ts.state = to
+}
+
+// isCancel reports a cancelled or timed-out context error.
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

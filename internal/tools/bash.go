@@ -1,0 +1,250 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+//go:embed description/bash.md
+var bashDescription string
+
+const (
+	// bashKillGrace is how long a process group gets between SIGTERM and SIGKILL.
+	bashKillGrace = 2 * time.Second
+	// bashWaitDelay bounds the wait for output pipes that background
+	// processes keep open after the shell has exited.
+	bashWaitDelay = time.Second
+	truncatedLine = "[output truncated]"
+)
+
+type bashTool struct {
+	ws          *Workspace
+	shell       string
+	maxTimeout  time.Duration // 0: no limit
+	outputLimit int           // bytes per stream; 0: no cap
+}
+
+type bashArgs struct {
+	Command   string `json:"command"`
+	TimeoutMS int    `json:"timeout_ms"`
+}
+
+// bashOutput is the JSON the model receives; field order is part of the contract.
+type bashOutput struct {
+	OK         bool   `json:"ok"`
+	ExitCode   int    `json:"exit_code"`
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	Truncated  bool   `json:"truncated"`
+	DurationMS int64  `json:"duration_ms"`
+	Error      string `json:"error,omitempty"`
+}
+
+func (bashTool) Name() string        { return "bash" }
+func (bashTool) Description() string { return bashDescription }
+func (bashTool) ReadOnly() bool      { return false }
+func (bashTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"command":{"type":"string","description":"Shell command"},` +
+		`"timeout_ms":{"type":"integer","description":"Time limit in milliseconds"}},` +
+		`"required":["command"]}`)
+}
+
+func (t bashTool) Summary(args json.RawMessage) string {
+	var a bashArgs
+	_ = json.Unmarshal(args, &a)
+	return firstLine(a.Command, 80)
+}
+
+// timeout is the limit for one call: the requested one capped by the
+// configured maximum, or the maximum when none is requested.
+func (t bashTool) timeout(requestedMS int) time.Duration {
+	d := time.Duration(requestedMS) * time.Millisecond
+	if d <= 0 || (t.maxTimeout > 0 && d > t.maxTimeout) {
+		return t.maxTimeout
+	}
+	return d
+}
+
+// Run starts the command in a new session (so in its own process group, and
+// without a controlling terminal: nothing can stop on a tty read or touch the
+// REPL's terminal). On timeout or cancel the whole group is killed and the
+// partial output is returned with an error field; that is a Result, not an
+// error.
+func (t bashTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	var a bashArgs
+	if fail := decode(args, &a); fail != nil {
+		return *fail, nil
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return Failure("empty command"), nil
+	}
+	if ctx.Err() != nil {
+		return bashOutput{ExitCode: -1, Error: "cancelled"}.result(), nil
+	}
+	stdout, stderr := &capWriter{limit: t.outputLimit}, &capWriter{limit: t.outputLimit}
+	cmd := t.command(a.Command, stdout, stderr)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Failure("cannot start %s: %v", cmd.Path, err), nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	reason := wait(ctx, cmd.Process.Pid, done, t.timeout(a.TimeoutMS))
+	out := bashOutput{
+		ExitCode:   exitCode(cmd.ProcessState),
+		Stdout:     stdout.String(),
+		Stderr:     stderr.String(),
+		Truncated:  stdout.truncated || stderr.truncated,
+		DurationMS: time.Since(start).Milliseconds(),
+		Error:      reason,
+	}
+	if reason != "" {
+		out.ExitCode = -1
+	}
+	out.OK = out.ExitCode == 0 && reason == ""
+	return out.result(), nil
+}
+
+func (t bashTool) command(command string, stdout, stderr *capWriter) *exec.Cmd {
+	shell := t.shell
+	if shell == "" {
+		shell = "/bin/bash"
+	}
+	cmd := exec.Command(shell, "-c", command)
+	cmd.Dir = t.ws.Root
+	cmd.Stdin = nil // /dev/null
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.WaitDelay = bashWaitDelay
+	return cmd
+}
+
+// wait waits for the command and returns why it was stopped early, if it was.
+func wait(ctx context.Context, pgid int, done <-chan error, timeout time.Duration) string {
+	var expired <-chan time.Time
+	if timeout > 0 {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		expired = timer.C
+	}
+	select {
+	case <-done:
+		return ""
+	case <-expired:
+		killGroup(pgid, done)
+		return fmt.Sprintf("command timed out after %dms", timeout.Milliseconds())
+	case <-ctx.Done():
+		killGroup(pgid, done)
+		return "cancelled"
+	}
+}
+
+// killGroup sends SIGTERM to the process group, and SIGKILL once the shell
+// has exited or the grace period is over, whichever comes first; then it
+// waits for the shell to be reaped.
+func killGroup(pgid int, done <-chan error) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	grace := time.NewTimer(bashKillGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	case <-grace.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// exitCode is the shell's exit status, 128+N when a signal N ended it, -1
+// when unknown.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func (o bashOutput) result() Result {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(o)
+	summary := fmt.Sprintf("exit %d · %s", o.ExitCode, formatDuration(o.DurationMS))
+	if o.Error != "" {
+		summary = o.Error
+	}
+	return Result{OK: o.OK, Content: strings.TrimSuffix(buf.String(), "\n"), Summary: summary}
+}
+
+func formatDuration(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%dms", ms)
+	}
+	return fmt.Sprintf("%.1fs", float64(ms)/1000)
+}
+
+// capWriter keeps the first limit bytes written to it (all when limit is 0).
+type capWriter struct {
+	mu        sync.Mutex
+	limit     int
+	buf       bytes.Buffer
+	truncated bool
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	room := len(p)
+	if w.limit > 0 {
+		room = min(room, w.limit-w.buf.Len())
+	}
+	if room < len(p) {
+		w.truncated = true
+	}
+	w.buf.Write(p[:max(room, 0)])
+	return len(p), nil
+}
+
+// String is the kept output as valid UTF-8; a truncated stream ends with a
+// line "[output truncated]".
+func (w *capWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := w.buf.Bytes()
+	if !w.truncated {
+		return validUTF8(string(b))
+	}
+	s := validUTF8(string(trimPartialRune(b)))
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s + truncatedLine
+}
+
+// trimPartialRune drops a UTF-8 sequence cut short at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
+}

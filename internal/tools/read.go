@@ -1,0 +1,260 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+)
+
+//go:embed description/read.md
+var readDescription string
+
+const (
+	readDefaultLimit = 2000
+	readMaxLineChars = 2000
+	readMaxBytes     = 256 << 10
+	sniffBytes       = 8 << 10
+)
+
+var imageExts = map[string]bool{
+	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true,
+	".bmp": true, ".ico": true, ".tif": true, ".tiff": true, ".heic": true, ".avif": true,
+}
+
+type readTool struct{ ws *Workspace }
+
+type readArgs struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+func (readTool) Name() string        { return "read" }
+func (readTool) Description() string { return readDescription }
+func (readTool) ReadOnly() bool      { return true }
+func (readTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"File to read"},` +
+		`"offset":{"type":"integer","description":"First line, 1-based"},` +
+		`"limit":{"type":"integer","description":"Number of lines (default 2000)"}},` +
+		`"required":["path"]}`)
+}
+
+func (t readTool) Summary(args json.RawMessage) string {
+	var a readArgs
+	_ = json.Unmarshal(args, &a)
+	if a.Offset > 1 {
+		return fmt.Sprintf("%s from line %d", a.Path, a.Offset)
+	}
+	return a.Path
+}
+
+func (t readTool) ApprovalReasons(args json.RawMessage) []string {
+	var a readArgs
+	_ = json.Unmarshal(args, &a)
+	return t.ws.outsideReasons(a.Path)
+}
+
+func (t readTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	var a readArgs
+	if fail := decode(args, &a); fail != nil {
+		return *fail, nil
+	}
+	tg, fail := t.ws.resolveArg(ctx, a.Path)
+	if fail != nil {
+		return *fail, nil
+	}
+	fi, err := os.Stat(tg.Abs)
+	if err != nil {
+		return fileFailure(tg.Rel, err), nil
+	}
+	if fi.IsDir() {
+		return Failure("%s is a directory; use list to see its entries", tg.Rel), nil
+	}
+	if !fi.Mode().IsRegular() {
+		return Failure("%s is not a regular file (%s)", tg.Rel, fi.Mode().Type()), nil
+	}
+	f, err := os.Open(tg.Abs)
+	if err != nil {
+		return fileFailure(tg.Rel, err), nil
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(sniffBytes)
+	if len(head) == 0 {
+		return Result{OK: true, Content: fmt.Sprintf("(%s is empty)", tg.Rel), Summary: "empty file"}, nil
+	}
+	if msg := refuseNonText(tg.Rel, head, fi.Size()); msg != "" {
+		return Failure("%s", msg), nil
+	}
+	return readLines(ctx, br, tg.Rel, a.Offset, a.Limit)
+}
+
+// refuseNonText explains why a file that starts with head is not shown.
+func refuseNonText(rel string, head []byte, size int64) string {
+	kind := http.DetectContentType(head)
+	if imageExts[strings.ToLower(filepath.Ext(rel))] || strings.HasPrefix(kind, "image/") {
+		if strings.HasPrefix(kind, "image/") || !looksText(head) {
+			return fmt.Sprintf("%s is an image (%s, %d bytes); read shows text files only", rel, kind, size)
+		}
+	}
+	if !looksText(head) {
+		return fmt.Sprintf("%s looks like a binary file (%s, %d bytes); read shows text files only", rel, kind, size)
+	}
+	return ""
+}
+
+// looksText: no NUL byte, and at most a few invalid UTF-8 sequences (a
+// Latin-1 file has some; binary data has many).
+func looksText(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return false
+	}
+	bad := 0
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 && len(b)-i >= utf8.UTFMax {
+			bad++
+		}
+		i += size
+	}
+	return bad*10 <= len(b)
+}
+
+// readLines writes the numbered window [offset, offset+limit) of r.
+func readLines(ctx context.Context, r *bufio.Reader, rel string, offset, limit int) (Result, error) {
+	if offset < 1 {
+		offset = 1
+	}
+	if limit <= 0 {
+		limit = readDefaultLimit
+	}
+	var out strings.Builder
+	n, shown, capped := 0, 0, false
+	for {
+		line, err := readLine(r, (readMaxLineChars+1)*utf8.UTFMax)
+		if err != nil && line == nil {
+			break
+		}
+		n++
+		if n >= offset {
+			if shown == limit || out.Len() >= readMaxBytes {
+				capped = out.Len() >= readMaxBytes && shown < limit
+				n += countRest(ctx, r, line)
+				break
+			}
+			writeNumbered(&out, n, line)
+			shown++
+		}
+		if err != nil {
+			break
+		}
+	}
+	if n < offset {
+		return Failure("offset %d is past the end of %s (%s)", offset, rel, plural(n, "line")), nil
+	}
+	last := offset + shown - 1
+	summary := fmt.Sprintf("lines %d-%d of %d", offset, last, n)
+	if shown == n {
+		summary = plural(n, "line")
+	}
+	if last < n {
+		reason := ""
+		if capped {
+			reason = fmt.Sprintf(" (output capped at %d KiB)", readMaxBytes>>10)
+		}
+		fmt.Fprintf(&out, "\n[showing lines %d-%d of %d%s; use offset=%d to read on]", offset, last, n, reason, last+1)
+	}
+	return Result{OK: true, Content: out.String(), Summary: summary}, nil
+}
+
+func writeNumbered(out *strings.Builder, n int, line []byte) {
+	text := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+	text, cut := cutRunes(validUTF8(text), readMaxLineChars)
+	if cut {
+		text += " [line cut]"
+	}
+	fmt.Fprintf(out, "%6d\t%s\n", n, text)
+}
+
+// readLine returns the next line with its newline, keeping at most keep
+// bytes of it (the rest is read and dropped). At end of input it returns the
+// last partial line, or nil and io.EOF.
+func readLine(r *bufio.Reader, keep int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if room := keep - len(line); room > 0 {
+			line = append(line, chunk[:min(room, len(chunk))]...)
+		}
+		switch {
+		case err == nil:
+			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case len(line) > 0:
+			return line, io.EOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+// countRest counts the lines left after current (already read), capped so a
+// huge file does not stall the call.
+func countRest(ctx context.Context, r *bufio.Reader, current []byte) int {
+	const maxScan = 64 << 20
+	n, scanned := 0, 0
+	endsNL := bytes.HasSuffix(current, []byte("\n"))
+	buf := make([]byte, 64<<10)
+	for scanned < maxScan && ctx.Err() == nil {
+		k, err := r.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte("\n"))
+			endsNL = buf[k-1] == '\n'
+			scanned += k
+		}
+		if err != nil {
+			break
+		}
+	}
+	if !endsNL && scanned > 0 {
+		n++
+	}
+	return n
+}
+
+// fileFailure turns an error opening or reading rel into a Failure.
+func fileFailure(rel string, err error) Result {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Failure("no such file or directory: %s", rel)
+	case errors.Is(err, fs.ErrPermission):
+		return Failure("permission denied: %s", rel)
+	case errors.Is(err, syscall.ENOTDIR):
+		return Failure("not a directory: a parent of %s is a file", rel)
+	}
+	return Failure("cannot read %s: %v", rel, bareError(err))
+}
+
+// bareError drops the absolute path an *fs.PathError repeats: messages name
+// the file the way the model wrote it.
+func bareError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

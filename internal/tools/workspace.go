@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Workspace is the directory the agent works in; paths that resolve outside it
+// need a person's approval (SPEC §8 "workspace boundary").
+type Workspace struct {
+	// Root is absolute, cleaned and free of symlinks.
+	Root string
+}
+
+// NewWorkspace resolves root (relative to the current directory, symlinks
+// followed) and checks that it is an existing directory.
+func NewWorkspace(root string) (*Workspace, error) {
+	abs, err := filepath.Abs(expandHome(root))
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %q: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %q: %w", root, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %q: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("workspace root %q is not a directory", root)
+	}
+	return &Workspace{Root: real}, nil
+}
+
+// maxLinkHops bounds symlink chains, like the kernel's ELOOP limit.
+const maxLinkHops = 40
+
+// Resolve turns a path from a tool call into an absolute, cleaned path with
+// symlinks followed. Relative paths are relative to Root and a leading ~ is
+// the home directory. The longest existing prefix is resolved, so a file that
+// does not exist yet under a symlinked directory — or a dangling symlink — is
+// judged by where it would really land. inside reports whether that place is
+// Root or below it.
+func (w *Workspace) Resolve(p string) (abs string, inside bool, err error) {
+	if strings.TrimSpace(p) == "" {
+		return "", false, errors.New("empty path")
+	}
+	p = expandHome(p)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.Root, p)
+	}
+	abs, err = resolveLinks(filepath.Clean(p), 0)
+	if err != nil {
+		return "", false, err
+	}
+	return abs, w.contains(abs), nil
+}
+
+// Rel is abs as people and models read it: relative to Root when inside
+// ("." for Root itself), absolute otherwise.
+func (w *Workspace) Rel(abs string) string {
+	if !w.contains(abs) {
+		return abs
+	}
+	rel, err := filepath.Rel(w.Root, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+func (w *Workspace) contains(abs string) bool {
+	rel, err := filepath.Rel(w.Root, abs)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolveLinks follows symlinks in p (absolute and clean). Components that do
+// not exist are kept as they are; a dangling symlink is followed to its target.
+func resolveLinks(p string, hops int) (string, error) {
+	if hops > maxLinkHops {
+		return "", fmt.Errorf("%s: too many levels of symbolic links", p)
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real, nil
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p, nil
+	}
+	realParent, err := resolveLinks(parent, hops)
+	if err != nil {
+		return "", err
+	}
+	joined := filepath.Join(realParent, filepath.Base(p))
+	fi, err := os.Lstat(joined)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return joined, nil
+	}
+	target, err := os.Readlink(joined)
+	if err != nil {
+		return joined, nil
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(realParent, target)
+	}
+	return resolveLinks(filepath.Clean(target), hops+1)
+}
+
+func expandHome(p string) string {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(home, p[1:])
+}
+
+type outsideApprovedKey struct{}
+
+// WithOutsideApproved marks ctx as carrying a person's approval to touch paths
+// outside the workspace.
+//
+// The contract: the orchestrator calls ApprovalReasons before Run. A file
+// tool reports "path outside workspace: <abs>" for each such path; if a person
+// (or a rule) approves, the orchestrator runs the call with this marker. Run
+// refuses outside paths when the marker is absent, so skipping the approval
+// step fails closed instead of silently escaping the workspace. Mark only the
+// context of the one approved call.
+func WithOutsideApproved(ctx context.Context) context.Context {
+	return context.WithValue(ctx, outsideApprovedKey{}, true)
+}
+
+// OutsideApproved reports whether ctx carries the WithOutsideApproved marker.
+func OutsideApproved(ctx context.Context) bool {
+	v, _ := ctx.Value(outsideApprovedKey{}).(bool)
+	return v
+}
+
+// target is a path argument resolved for a file tool.
+type target struct {
+	Abs    string
+	Rel    string
+	Inside bool
+}
+
+// resolveArg resolves a path argument for Run. The Result is non-nil when the
+// call must fail: an unusable path, or an unapproved path outside the workspace.
+func (w *Workspace) resolveArg(ctx context.Context, p string) (target, *Result) {
+	abs, inside, err := w.Resolve(p)
+	if err != nil {
+		r := Failure("invalid path %q: %v", p, err)
+		return target{}, &r
+	}
+	if !inside && !OutsideApproved(ctx) {
+		r := Failure("path is outside the workspace: %s (workspace: %s)", abs, w.Root)
+		return target{}, &r
+	}
+	return target{Abs: abs, Rel: w.Rel(abs), Inside: inside}, nil
+}
+
+// outsideReasons is the ApprovalReasons of a file tool whose path arguments
+// are paths (empty ones are skipped).
+func (w *Workspace) outsideReasons(paths ...string) []string {
+	var reasons []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, inside, err := w.Resolve(p)
+		if err == nil && !inside {
+			reasons = append(reasons, "path outside workspace: "+abs)
+		}
+	}
+	return reasons
+}
