@@ -54,6 +54,9 @@ func BenchmarkTurn20Steps(b *testing.B) {
 		out, err := o.RunInput(context.Background(), "read f.txt twenty times")
 		b.StopTimer()
 		if err != nil || out.Steps != 21 {
+			for _, r := range srv.Requests() {
+				b.Logf("idx=%d attempt=%d status=%d fault=%s", r.Index, r.Attempt, r.Status, r.Fault)
+			}
 			b.Fatalf("turn: %+v %v", out, err)
 		}
 		srv.Close()
