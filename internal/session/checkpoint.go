@@ -1,0 +1,181 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/coder-agent/coder/internal/chat"
+)
+
+// Checkpoint persists s: in one transaction it upserts the session row and
+// inserts the messages not stored yet, then it rewrites the JSON snapshot
+// atomically. Any failure is returned, naming what failed and where; the
+// caller stops the run, so memory and disk never silently diverge (seed 03).
+//
+// Only appended messages are written, unless the history was rewritten
+// (s.Generation changed, fewer messages than stored, or the last stored
+// message edited in place): then all of the session's rows are replaced.
+func (st *Store) Checkpoint(ctx context.Context, s *Session) error {
+	if err := checkID(s.ID); err != nil {
+		return fmt.Errorf("session: checkpoint: %w", err)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.db == nil {
+		return errClosed
+	}
+	prev, known := st.persisted[s.ID]
+	next, err := st.writeRows(ctx, s, prev, known)
+	if err != nil {
+		return fmt.Errorf("session: save %s to database %s: %w", s.ID, st.dbPath, err)
+	}
+	st.persisted[s.ID] = next
+	path := st.SnapshotPath(s.ID)
+	data, err := st.encodeSnapshot(s)
+	if err == nil {
+		err = writeSnapshot(path, data)
+	}
+	if err != nil {
+		return fmt.Errorf("session: write snapshot %s: %w", path, err)
+	}
+	return nil
+}
+
+// needsRewrite reports whether the stored rows can no longer be extended by
+// appending. A session this process has not stored or loaded is rewritten
+// once: the rows on disk (if any) are unknown, and rewriting them from memory
+// is also how a session recovered from its JSON snapshot gets back into SQLite.
+func needsRewrite(s *Session, prev persistState, known bool) bool {
+	switch {
+	case !known, s.Generation != prev.generation, len(s.Messages) < prev.count:
+		return true
+	case prev.count > 0:
+		return !sameMessage(&s.Messages[prev.count-1], &prev.last)
+	}
+	return false
+}
+
+func (st *Store) writeRows(ctx context.Context, s *Session, prev persistState, known bool) (persistState, error) {
+	tx, err := st.db.BeginTx(ctx, nil)
+	if err != nil {
+		return prev, err
+	}
+	defer tx.Rollback()
+	if err := st.upsertSession(ctx, tx, s); err != nil {
+		return prev, fmt.Errorf("session row: %w", err)
+	}
+	from := prev.count
+	if needsRewrite(s, prev, known) {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, s.ID); err != nil {
+			return prev, fmt.Errorf("clear messages: %w", err)
+		}
+		from = 0
+	}
+	if err := st.insertMessages(ctx, tx, s.ID, s.Messages, from); err != nil {
+		return prev, err
+	}
+	if !known || !slices.Equal(prev.todos, s.Todos) {
+		if err := replaceTodos(ctx, tx, s.ID, s.Todos); err != nil {
+			return prev, fmt.Errorf("todos: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return prev, fmt.Errorf("commit: %w", err)
+	}
+	return stateOf(s), nil
+}
+
+// stateOf records what was just stored; slices are copied so later changes
+// by the caller cannot alter the record.
+func stateOf(s *Session) persistState {
+	ps := persistState{count: len(s.Messages), generation: s.Generation, todos: slices.Clone(s.Todos)}
+	if n := len(s.Messages); n > 0 {
+		ps.last = s.Messages[n-1]
+		ps.last.ToolCalls = slices.Clone(ps.last.ToolCalls)
+	}
+	return ps
+}
+
+func sameMessage(a, b *chat.Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.Reasoning == b.Reasoning &&
+		a.ReasoningSignature == b.ReasoningSignature && slices.Equal(a.ToolCalls, b.ToolCalls) &&
+		a.ToolCallID == b.ToolCallID && a.ToolName == b.ToolName &&
+		a.IsError == b.IsError && a.Interrupted == b.Interrupted
+}
+
+// upsertSession must not be INSERT OR REPLACE: a replace deletes the row
+// first, and the ON DELETE CASCADE would take the messages with it.
+const upsertSessionSQL = `INSERT INTO sessions (id, workspace, title, created_at, updated_at, model, mode,
+    generation, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, message_count)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET
+    workspace = excluded.workspace, title = excluded.title, created_at = excluded.created_at,
+    updated_at = excluded.updated_at, model = excluded.model, mode = excluded.mode,
+    generation = excluded.generation, input_tokens = excluded.input_tokens,
+    output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
+    cache_write_tokens = excluded.cache_write_tokens, message_count = excluded.message_count`
+
+func (st *Store) upsertSession(ctx context.Context, tx *sql.Tx, s *Session) error {
+	ws := cleanWorkspace(s.Workspace)
+	if ws == "" {
+		ws = st.workspace
+	}
+	updated := s.Updated
+	if updated.IsZero() {
+		updated = st.now()
+	}
+	u := s.Usage
+	_, err := tx.ExecContext(ctx, upsertSessionSQL, s.ID, ws, s.Title, toNanos(s.Created), toNanos(updated),
+		s.Model, s.Mode, s.Generation, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens,
+		len(s.Messages))
+	return err
+}
+
+const insertMessageSQL = `INSERT INTO messages (session_id, seq, role, content, reasoning, reasoning_signature,
+    tool_calls_json, tool_call_id, tool_name, is_error, interrupted, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// insertMessages stores msgs[from:] with seq equal to their index.
+func (st *Store) insertMessages(ctx context.Context, tx *sql.Tx, id string, msgs []chat.Message, from int) error {
+	if from >= len(msgs) {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, insertMessageSQL)
+	if err != nil {
+		return fmt.Errorf("prepare message insert: %w", err)
+	}
+	defer stmt.Close()
+	at := st.now().UnixNano()
+	for i := from; i < len(msgs); i++ {
+		m := &msgs[i]
+		calls := ""
+		if len(m.ToolCalls) > 0 {
+			b, err := json.Marshal(m.ToolCalls)
+			if err != nil {
+				return fmt.Errorf("message %d: encode tool calls: %w", i, err)
+			}
+			calls = string(b)
+		}
+		if _, err := stmt.ExecContext(ctx, id, i, string(m.Role), m.Content, m.Reasoning, m.ReasoningSignature,
+			calls, m.ToolCallID, m.ToolName, m.IsError, m.Interrupted, at); err != nil {
+			return fmt.Errorf("insert message %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func replaceTodos(ctx context.Context, tx *sql.Tx, id string, todos []Todo) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM todos WHERE session_id = ?`, id); err != nil {
+		return err
+	}
+	for i, t := range todos {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO todos (session_id, id, content, status, position) VALUES (?, ?, ?, ?, ?)`,
+			id, t.ID, t.Content, t.Status, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package session
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// ErrNotFound is wrapped by Load and Latest when there is no such session.
+var ErrNotFound = errors.New("session not found")
+
+// StoreOptions configures Open.
+type StoreOptions struct {
+	// Dir holds the database and the JSON snapshots, e.g. <workspace>/.coder.
+	Dir string
+	// SQLitePath defaults to <Dir>/coder.db.
+	SQLitePath string
+	// Workspace scopes List and Latest; sessions saved without a Workspace of
+	// their own are recorded under it.
+	Workspace string
+	// Now defaults to time.Now; tests pass a fixed clock.
+	Now func() time.Time
+}
+
+// Store persists sessions in SQLite (the record /resume reads) and as JSON
+// snapshots in <Dir>/sessions (for people, and a fallback). It is safe for
+// concurrent use; several processes may share one database file.
+type Store struct {
+	db          *sql.DB
+	dbPath      string
+	snapshotDir string
+	workspace   string
+	now         func() time.Time
+
+	mu sync.Mutex // serialises writes and guards persisted
+	// persisted is what this process knows is in the messages table, per
+	// session id, so a checkpoint appends only what is new.
+	persisted map[string]persistState
+	// snap holds the encoded messages of the last session snapshotted.
+	snap *snapCache
+}
+
+// persistState describes the stored rows of one session.
+type persistState struct {
+	count      int          // messages stored
+	generation int          // Session.Generation when they were stored
+	last       chat.Message // copy of the last stored message, to spot edits in place
+	todos      []Todo
+}
+
+// Open opens (creating if needed) the store and brings its schema up to date.
+// It runs on the start-up path of every invocation, so it does the least it
+// can: one connection, pragmas from the DSN, one query when the schema is current.
+func Open(opts StoreOptions) (*Store, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("session: store directory is empty")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SQLitePath == "" {
+		opts.SQLitePath = filepath.Join(opts.Dir, "coder.db")
+	}
+	dbPath, err := filepath.Abs(opts.SQLitePath)
+	if err != nil {
+		return nil, fmt.Errorf("session: database path %s: %w", opts.SQLitePath, err)
+	}
+	snapDir := filepath.Join(opts.Dir, "sessions")
+	for _, d := range []string{opts.Dir, filepath.Dir(dbPath), snapDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("session: create directory %s: %w", d, err)
+		}
+	}
+	db, err := sql.Open("sqlite", dsn(dbPath))
+	if err != nil {
+		return nil, fmt.Errorf("session: open database %s: %w", dbPath, err)
+	}
+	// One connection: statements of this process never contend with each
+	// other for SQLite's lock (no SQLITE_BUSY within a process); other
+	// processes are handled by WAL and busy_timeout.
+	db.SetMaxOpenConns(1)
+	st := &Store{
+		db: db, dbPath: dbPath, snapshotDir: snapDir,
+		workspace: cleanWorkspace(opts.Workspace), now: opts.Now,
+		persisted: map[string]persistState{},
+	}
+	if err := migrate(db, opts.Now); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("session: database %s: %w", dbPath, err)
+	}
+	return st, nil
+}
+
+// dsn builds a file: URI so any character in the path is escaped rather than
+// read as the start of the query. _txlock=immediate takes the write lock at
+// BEGIN: a deferred transaction that later upgrades can fail with SQLITE_BUSY
+// at once, without waiting, when another process wrote in between.
+func dsn(path string) string {
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(ON)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	return u.String()
+}
+
+func cleanWorkspace(ws string) string {
+	if ws == "" {
+		return ""
+	}
+	return filepath.Clean(ws)
+}
+
+// Close closes the database. The store must not be used afterwards.
+func (st *Store) Close() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.db == nil {
+		return nil
+	}
+	err := st.db.Close()
+	st.db = nil
+	if err != nil {
+		return fmt.Errorf("session: close database %s: %w", st.dbPath, err)
+	}
+	return nil
+}
+
+// Path is the database file.
+func (st *Store) Path() string { return st.dbPath }
+
+// SnapshotPath is where the JSON snapshot of session id is written.
+func (st *Store) SnapshotPath(id string) string {
+	return filepath.Join(st.snapshotDir, id+".json")
+}
+
+var errClosed = errors.New("session: store is closed")
+
+// notFound is the error for an unknown id; its text tells the user what to do.
+func notFound(id string) error {
+	return fmt.Errorf("no session %q; run \"coder sessions\" or /sessions to see ids: %w", id, ErrNotFound)
+}
+
+// checkID refuses ids that could escape the snapshot directory.
+func checkID(id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("invalid session id %q: ids use only letters, digits, '-' and '_'; run \"coder sessions\" or /sessions to see ids: %w", id, ErrNotFound)
+	}
+	return nil
+}
