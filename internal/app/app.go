@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/headless"
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 // Version is set at build time with -ldflags "-X .../internal/app.Version=...".
@@ -32,8 +32,7 @@ type IO struct {
 func Run(ctx context.Context, args []string, stdio IO, env func(string) (string, bool)) int {
 	f, err := parseFlags(args, stdio.Err)
 	if err != nil {
-		fmt.Fprintln(stdio.Err, "coder: "+err.Error())
-		return ExitUsage
+		return fail(stdio, setupError{err})
 	}
 	switch {
 	case f.help:
@@ -42,6 +41,9 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 	case f.version:
 		fmt.Fprintln(stdio.Out, "coder "+Version)
 		return ExitOK
+	}
+	if len(f.args) > 0 && f.args[0] == "sessions" && !f.print {
+		return listSessions(f, stdio, env)
 	}
 	if !f.print && stdio.InTTY {
 		fmt.Fprintln(stdio.Err, "coder: the interactive REPL is not available in this build yet; run a headless turn with: coder -p \"your request\"")
@@ -53,27 +55,51 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (string, bool)) int {
 	format, err := headless.ParseFormat(f.outputFormat)
 	if err != nil {
-		return usageError(stdio, err)
+		return fail(stdio, setupError{err})
 	}
 	prompt, err := readPrompt(f, stdio)
 	if err != nil {
-		return usageError(stdio, err)
+		return fail(stdio, setupError{err})
 	}
-	rt, err := build(ctx, f, env)
+	b, err := loadBase(f, env)
 	if err != nil {
-		return usageError(stdio, err)
+		return fail(stdio, err)
 	}
-	defer rt.Close()
+	defer b.Close()
+	rt, err := build(ctx, b)
+	if err != nil {
+		return fail(stdio, err)
+	}
 	p := &headless.Printer{Format: format, Out: stdio.Out, Err: stdio.Err}
 	rt.sink.set(p)
-	p.Emit(rt.sessionStarted())
+	if err := rt.startSession(ctx, f); err != nil {
+		return fail(stdio, err)
+	}
 	out, runErr := rt.orch.RunInput(ctx, prompt)
 	p.Finish(out, runErr)
-	code := exitCode(runErr)
 	if runErr != nil && format == headless.Text {
 		fmt.Fprintln(stdio.Err, "coder: "+oneLine(out.Reason))
 	}
-	return code
+	return exitCode(runErr)
+}
+
+// listSessions is `coder sessions`.
+func listSessions(f flags, stdio IO, env func(string) (string, bool)) int {
+	b, err := loadBase(f, env)
+	if err != nil {
+		return fail(stdio, err)
+	}
+	defer b.Close()
+	sums, err := b.store.List(context.Background(), 0)
+	if err != nil {
+		return fail(stdio, err)
+	}
+	if len(sums) == 0 {
+		fmt.Fprintln(stdio.Out, "no sessions yet in this workspace")
+		return ExitOK
+	}
+	fmt.Fprint(stdio.Out, session.FormatList(sums, config.Location(b.cfg.UI)))
+	return ExitOK
 }
 
 // readPrompt joins the positional arguments and, when stdin is a pipe, its content.
@@ -110,17 +136,17 @@ func exitCode(err error) int {
 	return ExitFailure
 }
 
-func usageError(stdio IO, err error) int {
+// fail reports an error that stopped coder before or outside a run.
+func fail(stdio IO, err error) int {
 	fmt.Fprintln(stdio.Err, "coder: "+err.Error())
-	return ExitUsage
+	var se setupError
+	if errors.As(err, &se) {
+		return ExitUsage
+	}
+	return ExitFailure
 }
 
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
 }
-
-// envLookup is the real environment.
-func envLookup(k string) (string, bool) { return os.LookupEnv(k) }
-
-var _ event.Sink = (*headless.Printer)(nil)

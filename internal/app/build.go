@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -16,32 +18,32 @@ import (
 	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
-// runtime is everything a run needs, built once per process.
-type runtime struct {
-	cfg       config.Config
-	provider  config.ResolvedProvider
-	workspace string
-	orch      *orchestrator.Orchestrator
-	sink      *sinkRef
+// setupError is a problem with flags, configuration or the provider setup
+// (exit code 2), as opposed to a run that failed.
+type setupError struct{ err error }
+
+func (e setupError) Error() string { return e.err.Error() }
+func (e setupError) Unwrap() error { return e.err }
+
+// base is what every command needs: configuration and the session store.
+type base struct {
+	loaded *config.Loaded
+	cfg    config.Config
+	store  *session.Store
 }
 
-func (rt *runtime) Close() {}
-
-func (rt *runtime) sessionStarted() event.SessionStarted {
-	s := rt.orch.Session()
-	var names []string
-	for _, t := range rt.orch.ToolSpecs() {
-		names = append(names, t.Name)
+func (b *base) Close() {
+	if b.store != nil {
+		_ = b.store.Close()
 	}
-	return event.SessionStarted{SessionID: s.ID, Model: rt.orch.Model(), Mode: rt.orch.Agent().Name,
-		Cwd: rt.workspace, Tools: names, Resumed: len(s.Messages) > 0}
 }
 
-// build loads the configuration and wires the parts together.
-func build(ctx context.Context, f flags, env func(string) (string, bool)) (*runtime, error) {
+// loadBase loads the configuration and opens the session store.
+func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("current directory: %w", err)
@@ -54,17 +56,53 @@ func build(ctx context.Context, f flags, env func(string) (string, bool)) (*runt
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, setupError{err}
 	}
 	cfg := loaded.Config
-	rp, err := loaded.ResolveProvider(ctx)
-	if err != nil {
-		return nil, err
-	}
 	root := cfg.Runtime.WorkspaceRoot
-	ws, err := tools.NewWorkspace(root)
+	store, err := session.Open(session.StoreOptions{
+		Dir:        inside(root, cfg.Storage.Dir),
+		SQLitePath: optionalInside(root, cfg.Storage.SQLitePath),
+		Workspace:  root,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", root, err)
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	return &base{loaded: loaded, cfg: cfg, store: store}, nil
+}
+
+func inside(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}
+
+func optionalInside(root, p string) string {
+	if p == "" {
+		return ""
+	}
+	return inside(root, p)
+}
+
+// runtime is everything a turn needs, built once per process.
+type runtime struct {
+	*base
+	workspace string
+	orch      *orchestrator.Orchestrator
+	sink      *sinkRef
+}
+
+// build wires provider, tools and orchestrator onto the base.
+func build(ctx context.Context, b *base) (*runtime, error) {
+	cfg := b.cfg
+	rp, err := b.loaded.ResolveProvider(ctx)
+	if err != nil {
+		return nil, setupError{err}
+	}
+	ws, err := tools.NewWorkspace(cfg.Runtime.WorkspaceRoot)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", cfg.Runtime.WorkspaceRoot, err)
 	}
 	reg, err := tools.NewRegistry(tools.Builtins(tools.Env{
 		Workspace:      ws,
@@ -74,14 +112,13 @@ func build(ctx context.Context, f flags, env func(string) (string, bool)) (*runt
 	if err != nil {
 		return nil, err
 	}
-	ag, err := pickAgent(cfg)
-	if err != nil {
-		return nil, err
+	ag, ok := agent.Lookup(cfg.Agents.Default)
+	if !ok {
+		return nil, setupError{fmt.Errorf("unknown mode %q (use build or plan)", cfg.Agents.Default)}
 	}
 	sink := &sinkRef{}
-	prov := newProvider(rp, sink)
 	orch, err := orchestrator.New(orchestrator.Options{
-		Provider:     prov,
+		Provider:     newProvider(rp, sink),
 		Model:        rp.Model,
 		MaxTokens:    rp.MaxTokens,
 		Registry:     reg,
@@ -92,22 +129,40 @@ func build(ctx context.Context, f flags, env func(string) (string, bool)) (*runt
 		Workspace:    ws.Root,
 		MaxSteps:     cfg.Runtime.MaxSteps,
 		ContextLimit: cfg.Runtime.ContextTokenLimit,
+		Store:        b.store,
 	})
 	if err != nil {
 		return nil, err
 	}
-	orch.SetCommands(commands.New(loaded.ProjectFile))
-	return &runtime{cfg: cfg, provider: rp, workspace: ws.Root, orch: orch, sink: sink}, nil
+	orch.SetCommands(commands.New(commands.Deps{
+		ProjectConfig: b.loaded.ProjectFile, Sessions: b.store, Location: config.Location(cfg.UI),
+	}))
+	return &runtime{base: b, workspace: ws.Root, orch: orch, sink: sink}, nil
 }
 
-// pickAgent is the configured default agent (--mode sets it).
-func pickAgent(cfg config.Config) (agent.Agent, error) {
-	name := cfg.Agents.Default
-	a, ok := agent.Lookup(name)
-	if !ok {
-		return agent.Agent{}, fmt.Errorf("unknown mode %q (use build or plan)", name)
+// startSession announces a new session, or resumes the one --resume or
+// --continue names.
+func (rt *runtime) startSession(ctx context.Context, f flags) error {
+	var (
+		s   *session.Session
+		err error
+	)
+	switch {
+	case f.resume != "":
+		s, err = rt.store.Load(ctx, f.resume)
+	case f.continueLast:
+		s, err = rt.store.Latest(ctx)
+		if errors.Is(err, session.ErrNotFound) {
+			err = errors.New("no session to continue in this workspace; start one without --continue")
+		}
+	default:
+		rt.orch.AnnounceSession(false)
+		return nil
 	}
-	return a, nil
+	if err != nil {
+		return setupError{err}
+	}
+	return rt.orch.Resume(ctx, s)
 }
 
 // newProvider builds the configured provider wrapped in the retry policy.

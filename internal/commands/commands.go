@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 // handler runs one command.
@@ -19,16 +21,30 @@ type handler struct {
 	run     func(ctx context.Context, o *orchestrator.Orchestrator, args string) (string, error)
 }
 
-// Set is the table of built-in commands.
-type Set struct {
+// Sessions is the session store as the commands use it.
+type Sessions interface {
+	List(ctx context.Context, limit int) ([]session.Summary, error)
+	Load(ctx context.Context, id string) (*session.Session, error)
+}
+
+// Deps are what the commands work with besides the orchestrator.
+type Deps struct {
 	// ProjectConfig is ./.coder/config.json, where /model persists its choice.
 	ProjectConfig string
-	table         map[string]handler
+	Sessions      Sessions
+	// Location is where session times are shown (ui.timezone).
+	Location *time.Location
+}
+
+// Set is the table of built-in commands.
+type Set struct {
+	Deps
+	table map[string]handler
 }
 
 // New returns the built-in commands.
-func New(projectConfig string) *Set {
-	s := &Set{ProjectConfig: projectConfig}
+func New(d Deps) *Set {
+	s := &Set{Deps: d}
 	s.table = map[string]handler{
 		"help":  {"show commands and keys", s.help},
 		"tools": {"list the tools the current mode offers", tools},
@@ -40,6 +56,9 @@ func New(projectConfig string) *Set {
 		"plan": {"switch to plan mode", func(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
 			return mode(ctx, o, "plan")
 		}},
+		"new":      {"start a new session", newSession},
+		"sessions": {"list recent sessions", s.sessions},
+		"resume":   {"continue a session: /resume <session-id> (no id: list them)", s.resume},
 	}
 	return s
 }
@@ -83,7 +102,7 @@ func (s *Set) model(_ context.Context, o *orchestrator.Orchestrator, args string
 		return "model: " + o.Model(), nil
 	}
 	o.SetModel(args)
-	if s.ProjectConfig == "" {
+	if s.Deps.ProjectConfig == "" {
 		return "model: " + args, nil
 	}
 	if err := config.SaveProjectValue(s.ProjectConfig, []string{"provider", "model"}, args); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 // chatStep streams one model call, emitting text and reasoning as they arrive,
@@ -51,6 +52,9 @@ func (o *Orchestrator) chatStep(ctx context.Context, ts *turnState) (chat.Messag
 	o.sess.Usage.Add(usage)
 	ts.last = msg
 	if err := o.appendMessage(ctx, msg); err != nil {
+		return chat.Message{}, err
+	}
+	if err := o.recordUsage(ctx, ts, session.UsageRecord{Usage: usage}); err != nil {
 		return chat.Message{}, err
 	}
 	o.emit(event.AssistantMessage{ModelCallIndex: ts.modelCalls, Message: msg, Usage: usage})

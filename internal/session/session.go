@@ -89,13 +89,3 @@ func TitleFrom(input string) string {
 	r := []rune(line)
 	return string(r[:59]) + "…"
 }
-
-// HasToolResult reports whether a result for the tool call id is already stored.
-func (s *Session) HasToolResult(id string) bool {
-	for i := len(s.Messages) - 1; i >= 0; i-- {
-		if m := &s.Messages[i]; m.Role == chat.RoleTool && m.ToolCallID == id {
-			return true
-		}
-	}
-	return false
-}

@@ -1,0 +1,65 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/session"
+)
+
+// UsageRecorder is implemented by stores that keep per-call usage rows.
+type UsageRecorder interface {
+	RecordUsage(ctx context.Context, sessionID string, r session.UsageRecord) error
+}
+
+// NewSession starts an empty session (/new). It is saved with its first message.
+func (o *Orchestrator) NewSession() *session.Session {
+	o.sess = session.New(o.opts.Now(), o.model, o.agent.Name)
+	o.AnnounceSession(false)
+	return o.sess
+}
+
+// Resume continues s (/resume, --resume, --continue). Tool calls that never
+// got a result — the process died between a model call and its tools — are
+// recorded as interrupted, never run, so the next model call gets a valid
+// history; the repaired session is saved before anything else happens.
+func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
+	repaired := session.RepairInterrupted(s)
+	o.sess = s
+	s.Model, s.Mode = o.model, o.agent.Name
+	if repaired > 0 {
+		if err := o.checkpoint(ctx); err != nil {
+			return err
+		}
+		o.emit(event.Notice{Text: fmt.Sprintf("%d tool call(s) interrupted by the last exit were not run; the model is told so", repaired)})
+	}
+	o.AnnounceSession(true)
+	return nil
+}
+
+// AnnounceSession emits the session the following events belong to, and the
+// context figures the prompt shows.
+func (o *Orchestrator) AnnounceSession(resumed bool) {
+	var names []string
+	for _, t := range o.ToolSpecs() {
+		names = append(names, t.Name)
+	}
+	o.emit(event.SessionStarted{SessionID: o.sess.ID, Model: o.model, Mode: o.agent.Name,
+		Cwd: o.opts.Workspace, Tools: names, Resumed: resumed})
+	o.emitContext()
+}
+
+// recordUsage keeps the call's usage row when the store supports it; a
+// retried call replaces its row (keyed by run and call index).
+func (o *Orchestrator) recordUsage(ctx context.Context, ts *turnState, u session.UsageRecord) error {
+	r, ok := o.opts.Store.(UsageRecorder)
+	if !ok {
+		return nil
+	}
+	u.RunID, u.ModelCall, u.Model, u.At = ts.runID, ts.modelCalls, o.model, o.opts.Now()
+	if err := r.RecordUsage(context.WithoutCancel(ctx), o.sess.ID, u); err != nil {
+		return &StorageError{Err: err}
+	}
+	return nil
+}
