@@ -127,9 +127,12 @@ func TestCrashAndContinue(t *testing.T) {
 		interrupted bool
 	}{
 		{
-			name:     "mid-stream",
-			first:    llmtest.Scenario{Steps: []llmtest.Step{slow}},
-			killWhen: func(t *testing.T, srv *llmtest.Server, _ string) { waitRequests(t, srv, 1); time.Sleep(150 * time.Millisecond) },
+			name:  "mid-stream",
+			first: llmtest.Scenario{Steps: []llmtest.Step{slow}},
+			killWhen: func(t *testing.T, srv *llmtest.Server, _ string) {
+				waitRequests(t, srv, 1)
+				time.Sleep(150 * time.Millisecond)
+			},
 		},
 		{
 			name: "mid-tool",
