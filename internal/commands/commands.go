@@ -47,7 +47,7 @@ func New(d Deps) *Set {
 	s := &Set{Deps: d}
 	s.table = map[string]handler{
 		"help":  {"show commands and keys", s.help},
-		"tools": {"list the tools the current mode offers", tools},
+		"tools": {"list the tools the current mode offers", listTools},
 		"model": {"show or switch the model: /model <name>", s.model},
 		"mode":  {"switch mode: /mode build|plan", mode},
 		"build": {"switch to build mode", func(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
@@ -87,7 +87,7 @@ func (s *Set) help(context.Context, *orchestrator.Orchestrator, string) (string,
 	return b.String(), nil
 }
 
-func tools(_ context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
+func listTools(_ context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tools in %s mode:\n", o.Agent().Name)
 	for _, t := range o.ToolSpecs() {

@@ -1,0 +1,168 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/llm/llmtest"
+	"github.com/coder-agent/coder/internal/llm/openai"
+	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/tools"
+)
+
+// fixed is the test clock: 2026-11-22 02:30 UTC, 10:30 in Shanghai.
+var fixed = time.Date(2026, 11, 22, 2, 30, 0, 0, time.UTC)
+
+type env struct {
+	orch  *orchestrator.Orchestrator
+	store *session.Store
+	srv   *llmtest.Server
+	dir   string
+}
+
+func newEnv(t *testing.T, steps ...llmtest.Step) *env {
+	t.Helper()
+	dir := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: steps})
+	store, err := session.Open(session.StoreOptions{Dir: filepath.Join(dir, ".coder"), Workspace: dir, Now: func() time.Time { return fixed }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tools.NewRegistry(tools.Builtins(tools.Env{Workspace: ws})...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := orchestrator.New(orchestrator.Options{
+		Provider: openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "m1"}), Model: "m1",
+		Registry: reg, Workspace: ws.Root, MaxSteps: 5, ContextLimit: 100_000, Store: store,
+		Now: func() time.Time { return fixed },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.SetCommands(New(Deps{ProjectConfig: filepath.Join(dir, ".coder", "config.json"), Sessions: store,
+		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"})}))
+	return &env{orch: o, store: store, srv: srv, dir: dir}
+}
+
+func (e *env) do(t *testing.T, input string) (string, error) {
+	t.Helper()
+	out, err := e.orch.RunInput(context.Background(), input)
+	return out.Result, err
+}
+
+func TestSessionsNewAndResume(t *testing.T) {
+	e := newEnv(t, llmtest.Text("answer one"))
+	if _, err := e.do(t, "first question"); err != nil {
+		t.Fatal(err)
+	}
+	first := e.orch.Session().ID
+
+	list, err := e.do(t, "/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(list, first) || !strings.Contains(list, "2026-11-22 10:30") ||
+		!strings.Contains(list, "UTC+08:00") || !strings.Contains(list, "first question") {
+		t.Fatalf("/sessions in Shanghai time:\n%s", list)
+	}
+
+	msg, err := e.do(t, "/new")
+	if err != nil || !strings.HasPrefix(msg, "new session ") || e.orch.Session().ID == first || len(e.orch.Session().Messages) != 0 {
+		t.Fatalf("/new: %q %v", msg, err)
+	}
+
+	bare, err := e.do(t, "/resume")
+	if err != nil || !strings.Contains(bare, first) || !strings.Contains(bare, "/resume <session-id>") {
+		t.Fatalf("/resume without id: %q %v", bare, err)
+	}
+
+	msg, err = e.do(t, "/resume "+first)
+	if err != nil || e.orch.Session().ID != first || len(e.orch.Session().Messages) != 2 {
+		t.Fatalf("/resume: %q %v", msg, err)
+	}
+	if e.orch.Session().Messages[1].Content != "answer one" {
+		t.Fatalf("resumed history %+v", e.orch.Session().Messages)
+	}
+
+	if _, err := e.do(t, "/resume 1"); err == nil || !strings.Contains(err.Error(), `no session "1"`) {
+		t.Fatalf("/resume by index must fail readably, got %v", err)
+	}
+}
+
+func TestResumeRepairsUnansweredToolCalls(t *testing.T) {
+	e := newEnv(t)
+	s := session.New(fixed, "m1", "build")
+	s.Title = "crashed"
+	s.Messages = []chat.Message{
+		{Role: chat.RoleUser, Content: "do two things"},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "a", Name: "bash", Arguments: `{"command":"echo 1"}`},
+			{ID: "b", Name: "bash", Arguments: `{"command":"echo 2"}`}}},
+		{Role: chat.RoleTool, ToolCallID: "a", Content: `{"ok":true}`},
+	}
+	if err := e.store.Checkpoint(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.do(t, "/resume "+s.ID); err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.orch.Session().Messages
+	if len(msgs) != 4 || msgs[3].ToolCallID != "b" || !msgs[3].IsError || !strings.Contains(msgs[3].Content, "interrupted") {
+		t.Fatalf("repaired history %+v", msgs)
+	}
+	// The repair is on disk before anything else happens.
+	loaded, err := e.store.Load(context.Background(), s.ID)
+	if err != nil || len(loaded.Messages) != 4 {
+		t.Fatalf("repair not persisted: %v %d", err, len(loaded.Messages))
+	}
+}
+
+func TestModelSwitchPersists(t *testing.T) {
+	e := newEnv(t)
+	if out, err := e.do(t, "/model"); err != nil || out != "model: m1" {
+		t.Fatalf("/model: %q %v", out, err)
+	}
+	if _, err := e.do(t, "/model m2"); err != nil {
+		t.Fatal(err)
+	}
+	if e.orch.Model() != "m2" {
+		t.Fatalf("model now %s", e.orch.Model())
+	}
+	b, err := os.ReadFile(filepath.Join(e.dir, ".coder", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Provider struct{ Model string } `json:"provider"`
+	}
+	if json.Unmarshal(b, &cfg) != nil || cfg.Provider.Model != "m2" {
+		t.Fatalf("config.json: %s", b)
+	}
+}
+
+func TestModeSwitchChangesTools(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.do(t, "/plan"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.do(t, "/tools")
+	if err != nil || strings.Contains(out, "write") || !strings.Contains(out, "plan mode") {
+		t.Fatalf("/tools in plan mode: %q %v", out, err)
+	}
+	if _, err := e.do(t, "/mode sideways"); err == nil {
+		t.Fatal("unknown mode accepted")
+	}
+}
