@@ -1,0 +1,65 @@
+// Package repl is the interactive terminal: the input editor, the renderer
+// of the orchestrator's events, and the approval and question prompts. It
+// keeps the terminal's normal scrollback: no alternate screen, no mouse
+// capture, no full-screen redraws.
+package repl
+
+import "strings"
+
+// Style colors text by role (seed 09 §5). With color off every method
+// returns its input unchanged, and the renderer adds textual markers so
+// errors and prompts stay distinguishable.
+type Style struct{ Color bool }
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiBlue   = "\x1b[34m"
+	ansiCyan   = "\x1b[36m"
+)
+
+func (s Style) wrap(code, text string) string {
+	if !s.Color || text == "" {
+		return text
+	}
+	// Color each line separately so a line never carries color into the
+	// next one (scrollback copy, resize rewrap).
+	if strings.Contains(text, "\n") {
+		lines := strings.Split(text, "\n")
+		for i, l := range lines {
+			if l != "" {
+				lines[i] = code + l + ansiReset
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	return code + text + ansiReset
+}
+
+func (s Style) Dim(t string) string    { return s.wrap(ansiDim, t) }
+func (s Style) Red(t string) string    { return s.wrap(ansiRed, t) }
+func (s Style) Green(t string) string  { return s.wrap(ansiGreen, t) }
+func (s Style) Yellow(t string) string { return s.wrap(ansiYellow, t) }
+func (s Style) Blue(t string) string   { return s.wrap(ansiBlue, t) }
+func (s Style) Cyan(t string) string   { return s.wrap(ansiCyan, t) }
+
+// ColorEnabled applies ui.color ("auto", "always", "never"), NO_COLOR and
+// TERM=dumb to whether the output is a terminal.
+func ColorEnabled(setting string, isTTY bool, env func(string) (string, bool)) bool {
+	switch setting {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if _, ok := env("NO_COLOR"); ok {
+		return false
+	}
+	if term, _ := env("TERM"); term == "dumb" {
+		return false
+	}
+	return isTTY
+}
