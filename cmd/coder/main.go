@@ -17,6 +17,7 @@ func main() {
 	code := app.Run(ctx, os.Args[1:], app.IO{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		InTTY: isTerminal(os.Stdin), OutTTY: isTerminal(os.Stdout),
+		InFile: os.Stdin, OutFile: os.Stdout,
 	}, os.LookupEnv)
 	stop()
 	os.Exit(code)

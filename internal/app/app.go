@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/headless"
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/repl"
 	"github.com/coder-agent/coder/internal/session"
 )
 
@@ -26,6 +28,8 @@ type IO struct {
 	Err    io.Writer
 	InTTY  bool
 	OutTTY bool
+	// InFile and OutFile are the same streams as files, for terminal control.
+	InFile, OutFile *os.File
 }
 
 // Run runs coder with args (without the program name) and returns the exit code.
@@ -45,9 +49,8 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 	if len(f.args) > 0 && f.args[0] == "sessions" && !f.print {
 		return listSessions(f, stdio, env)
 	}
-	if !f.print && stdio.InTTY {
-		fmt.Fprintln(stdio.Err, "coder: the interactive REPL is not available in this build yet; run a headless turn with: coder -p \"your request\"")
-		return ExitUsage
+	if !f.print {
+		return runREPL(ctx, f, stdio, env)
 	}
 	return runHeadless(ctx, f, stdio, env)
 }
@@ -81,6 +84,36 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 		fmt.Fprintln(stdio.Err, "coder: "+oneLine(out.Reason))
 	}
 	return exitCode(runErr)
+}
+
+// runREPL is the interactive session, or line mode when stdin is not a terminal.
+func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, bool)) int {
+	if len(f.args) > 0 {
+		return fail(stdio, setupError{fmt.Errorf("unexpected argument %q (a prompt needs -p; see coder --help)", f.args[0])})
+	}
+	b, err := loadBase(f, env)
+	if err != nil {
+		return fail(stdio, err)
+	}
+	defer b.Close()
+	rt, err := build(ctx, b)
+	if err != nil {
+		return fail(stdio, err)
+	}
+	interactive := stdio.InTTY && stdio.InFile != nil && stdio.OutFile != nil
+	st := repl.Style{Color: repl.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
+	rend := repl.NewRenderer(stdio.Out, st)
+	rt.sink.set(rend)
+	if err := rt.startSession(ctx, f); err != nil {
+		return fail(stdio, err)
+	}
+	if !interactive {
+		return repl.RunLines(ctx, stdio.In, rt.orch)
+	}
+	term, _ := env("TERM")
+	r := repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Orch: rt.orch, Renderer: rend, Style: st, Term: term})
+	rt.orch.SetApprover(r)
+	return r.Run(ctx)
 }
 
 // listSessions is `coder sessions`.

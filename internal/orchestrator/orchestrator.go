@@ -99,6 +99,9 @@ func New(o Options) (*Orchestrator, error) {
 // Session is the current session. Callers must not modify it while a run is active.
 func (o *Orchestrator) Session() *session.Session { return o.sess }
 
+// Workspace is the absolute workspace root.
+func (o *Orchestrator) Workspace() string { return o.opts.Workspace }
+
 // Model is the model the next call uses.
 func (o *Orchestrator) Model() string { return o.model }
 
@@ -110,6 +113,9 @@ func (o *Orchestrator) SetAgent(a agent.Agent) {
 	o.agent = a
 	o.sess.Mode = a.Name
 }
+
+// SetApprover installs who answers approval requests (the REPL, once it exists).
+func (o *Orchestrator) SetApprover(a permission.Approver) { o.opts.Approver = a }
 
 // SetModel switches the model for the next call.
 func (o *Orchestrator) SetModel(m string) {

@@ -86,6 +86,13 @@ func (r *Renderer) Cancelled() {
 	r.write(r.st.Yellow(strings.TrimSuffix(CancelLines, "\n")) + "\n")
 }
 
+// EnsureNewline ends a partly written line, so a prompt starts at column 0.
+func (r *Renderer) EnsureNewline() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.endBlock()
+}
+
 // Println writes a line of REPL chatter (command output, prompts' echoes).
 func (r *Renderer) Println(s string) {
 	r.mu.Lock()

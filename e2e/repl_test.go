@@ -1,0 +1,329 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder-agent/coder/internal/llm/llmtest"
+)
+
+// tmuxSession is coder running in a real terminal (tmux), driven by keys.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+	dir    string
+}
+
+func startTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (CI installs it)")
+	}
+	env := providerEnv(t, srv, "openai")
+	for k, v := range extraEnv {
+		env[k] = v
+	}
+	env["TERM"] = "xterm-256color"
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var script strings.Builder
+	for _, k := range keys {
+		script.WriteString("export " + k + "=" + shellQuote(env[k]) + "\n")
+	}
+	script.WriteString(shellQuote(coderBin))
+	for _, a := range args {
+		script.WriteString(" " + shellQuote(a))
+	}
+	// Keep the pane after coder exits, so the exit status can be read.
+	script.WriteString("\necho \"[exited $?]\"\nsleep 60\n")
+	scriptPath := filepath.Join(t.TempDir(), "run.sh")
+	if err := os.WriteFile(scriptPath, []byte(script.String()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("coder-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
+	s.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", dir, "/bin/bash "+scriptPath)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor(dir + ">")
+	return s
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// keys sends tmux key names (Enter, Escape, Tab, Up, C-c, …) or literal text.
+func (s *tmuxSession) keys(keys ...string) {
+	s.tmux(append([]string{"send-keys", "-t", "0"}, keys...)...)
+}
+
+func (s *tmuxSession) typeText(text string) { s.tmux("send-keys", "-t", "0", "-l", text) }
+
+// screen is the whole pane including scrollback, trailing blank lines dropped.
+func (s *tmuxSession) screen() string {
+	return strings.TrimRight(s.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "0"), "\n ")
+}
+
+func (s *tmuxSession) waitFor(want string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		scr := s.screen()
+		if strings.Contains(scr, want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen never showed %q:\n%s", want, scr)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// waitLast waits until the last non-empty line is want.
+func (s *tmuxSession) waitLast(want string) {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		got := lastLines(s.screen(), 1)
+		if len(got) == 1 && got[0] == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("last line %q, want %q", got, want)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// waitCount waits until want appears at least n times.
+func (s *tmuxSession) waitCount(want string, n int) string {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		scr := s.screen()
+		if strings.Count(scr, want) >= n {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen never showed %q %d times:\n%s", want, n, scr)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// lastLines is the last n non-empty lines of the screen.
+func lastLines(scr string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, strings.TrimRight(l, " "))
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+func TestREPLPromptModesHistoryPasteAndCommands(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Text("first answer"),
+		{Text: strings.Repeat("streaming ", 30), ChunkSize: 10, TokenDelay: 60 * time.Millisecond},
+		llmtest.Text("pasted ok"),
+	}})
+	dir := t.TempDir()
+	writeFile(t, dir, "a.txt", "x")
+	s := startTmux(t, srv, dir, nil)
+	prompt := lastLines(s.screen(), 2)
+	if !strings.HasPrefix(prompt[0], "context: ") || !strings.Contains(prompt[0], "tokens · model: fake-model") ||
+		prompt[1] != "[build] "+dir+">" {
+		t.Fatalf("two-line prompt:\n%s", strings.Join(prompt, "\n"))
+	}
+
+	s.keys("Tab")
+	s.waitFor("[plan] " + dir + ">")
+	s.keys("Tab")
+	s.waitCount("[build] "+dir+">", 1)
+
+	s.typeText("hello")
+	s.keys("Enter")
+	s.waitFor("first answer")
+
+	// A streamed answer shows its first words before the stream ends.
+	s.typeText("stream please")
+	s.keys("Enter")
+	scr := s.waitFor("[ANSWER]\nstreaming")
+	if strings.Count(scr, "streaming") >= 30 {
+		t.Fatal("the answer appeared all at once, not streamed")
+	}
+	s.waitCount("streaming", 30)
+	s.waitCount("[build] "+dir+">", 3)
+
+	// ↑ walks history; ↓ past the newest returns to an empty line.
+	s.keys("Up")
+	s.waitLast("[build] " + dir + "> stream please")
+	s.keys("Up")
+	s.waitLast("[build] " + dir + "> hello")
+	s.keys("Up")
+	s.waitLast("[build] " + dir + "> hello")
+	s.keys("Down")
+	s.waitLast("[build] " + dir + "> stream please")
+	s.keys("Down")
+	s.waitLast("[build] " + dir + ">")
+
+	// A bracketed paste of five lines.
+	s.tmux("set-buffer", "line1\nline2\nline3\nline4\nline5")
+	s.tmux("paste-buffer", "-p", "-t", "0")
+	s.waitFor("[copy 5 lines]")
+	s.keys("Enter")
+	s.waitFor("pasted ok")
+	msgs := srv.Requests()[2].Messages()
+	if got := msgs[len(msgs)-1].Text; got != "line1\nline2\nline3\nline4\nline5" {
+		t.Fatalf("paste sent %q", got)
+	}
+
+	s.typeText("! ls")
+	s.keys("Enter")
+	s.waitFor("[COMMAND]\n$ ls\nexit=0")
+
+	s.typeText("/model other-model")
+	s.keys("Enter")
+	s.waitFor("model: other-model (saved to ")
+	s.waitFor("tokens · model: other-model\n[build]")
+	b, _ := os.ReadFile(filepath.Join(dir, ".coder", "config.json"))
+	if !strings.Contains(string(b), `"model": "other-model"`) {
+		t.Fatalf("/model not persisted: %s", b)
+	}
+
+	s.keys("C-d")
+	s.waitFor("[exited 0]")
+}
+
+func TestREPLSessionsCommands(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("one"), llmtest.Text("two")}})
+	dir := t.TempDir()
+	s := startTmux(t, srv, dir, nil)
+	s.typeText("remember the first session")
+	s.keys("Enter")
+	s.waitFor("one")
+	s.typeText("/sessions")
+	s.keys("Enter")
+	id := sessionIDFrom(t, s.waitFor("UTC+08:00"))
+
+	s.typeText("/new")
+	s.keys("Enter")
+	s.waitFor("new session ")
+	s.typeText("/resume " + id)
+	s.keys("Enter")
+	s.waitFor("resumed session " + id + " (2 messages)")
+	s.typeText("and again")
+	s.keys("Enter")
+	s.waitFor("two")
+	msgs := srv.Requests()[1].Messages()
+	if len(msgs) != 3 || msgs[0].Text != "remember the first session" {
+		t.Fatalf("resumed history %+v", msgs)
+	}
+	s.typeText("/resume nope")
+	s.keys("Enter")
+	s.waitFor(`no session "nope"`)
+}
+
+// sessionIDFrom finds the first session id in a /sessions listing.
+func sessionIDFrom(t *testing.T, scr string) string {
+	t.Helper()
+	for _, f := range strings.Fields(scr) {
+		if len(f) == 22 && f[8] == '-' && f[15] == '-' {
+			return f
+		}
+	}
+	t.Fatalf("no session id in:\n%s", scr)
+	return ""
+}
+
+func TestREPLEscCancelsToolAndStream(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("bash", `{"command":"sleep 30 & echo $! > sleep.pid; wait"}`)),
+		{Text: strings.Repeat("slow ", 200), ChunkSize: 5, TokenDelay: 50 * time.Millisecond, Check: validHistory},
+	}})
+	dir := t.TempDir()
+	s := startTmux(t, srv, dir, nil)
+	cancelled := "Cancelled by ESC\nStopped model stream and tool execution; todo state remains unchanged unless a tool had already completed."
+
+	s.typeText("sleep a while")
+	s.keys("Enter")
+	pidFile := filepath.Join(dir, "sleep.pid")
+	waitFor(t, "sleep to start", func() bool { b, _ := os.ReadFile(pidFile); return len(strings.TrimSpace(string(b))) > 0 })
+	b, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	s.keys("Escape")
+	s.waitFor(cancelled)
+	waitFor(t, "the sleep child to die", func() bool { return !alive(pid) })
+
+	s.typeText("talk slowly")
+	s.keys("Enter")
+	s.waitFor("[ANSWER]\nslow")
+	s.keys("Escape")
+	scr := s.waitCount(cancelled, 2)
+	if strings.Count(scr, "slow") >= 200 {
+		t.Fatal("the stream was not stopped")
+	}
+
+	// The next prompt works normally.
+	s.typeText("! echo still alive")
+	s.keys("Enter")
+	s.waitFor("stdout:\nstill alive")
+}
+
+// alive reports whether pid runs (a zombie is dead: nothing reaps orphans here).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] != "Z"
+}
+
+func TestREPLCtrlCExits(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		{Text: strings.Repeat("slow ", 200), ChunkSize: 5, TokenDelay: 50 * time.Millisecond},
+	}})
+	dir := t.TempDir()
+	s := startTmux(t, srv, dir, nil)
+	s.typeText("talk")
+	s.keys("Enter")
+	s.waitFor("[ANSWER]\nslow")
+	s.keys("C-c")
+	s.waitFor("[exited 130]")
+	// The interrupted answer was flushed to the session.
+	snaps, _ := filepath.Glob(filepath.Join(dir, ".coder", "sessions", "*.json"))
+	if len(snaps) != 1 {
+		t.Fatalf("%d session snapshots", len(snaps))
+	}
+	b, _ := os.ReadFile(snaps[0])
+	if !strings.Contains(string(b), `"interrupted": true`) || !strings.Contains(string(b), `"content": "slow`) {
+		t.Fatalf("partial answer not saved as interrupted:\n%s", b)
+	}
+}

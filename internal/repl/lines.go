@@ -1,0 +1,35 @@
+package repl
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/coder-agent/coder/internal/orchestrator"
+)
+
+// RunLines is the REPL on a stdin that is not a terminal (seed 09 §2): every
+// line is one input through the same dispatcher, until EOF. No raw mode and
+// no prompt; output is whatever the renderer writes. It returns 0, or 1 when
+// an input failed, or 130 when ctx was cancelled.
+func RunLines(ctx context.Context, in io.Reader, o *orchestrator.Orchestrator) int {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 10<<20)
+	code := 0
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		_, err := o.RunInput(ctx, line)
+		switch {
+		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+			return exitInterrupt
+		case err != nil:
+			code = 1
+		}
+	}
+	return code
+}

@@ -1,0 +1,50 @@
+//go:build unix
+
+package repl
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// terminal puts the input side of a TTY in raw mode. Output processing
+// (OPOST) stays on, so "\n" still returns the carriage and everything the
+// renderer writes lands in the scrollback as normal text.
+type terminal struct {
+	in, out *os.File
+	saved   *unix.Termios
+}
+
+func enterRaw(in, out *os.File) (*terminal, error) {
+	fd := int(in.Fd())
+	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return nil, err
+	}
+	raw := *old
+	raw.Iflag &^= unix.ICRNL | unix.INLCR | unix.IGNCR | unix.IXON | unix.BRKINT | unix.INPCK | unix.ISTRIP
+	raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG | unix.IEXTEN
+	raw.Cflag |= unix.CS8
+	raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
+		return nil, err
+	}
+	t := &terminal{in: in, out: out, saved: old}
+	_, _ = out.WriteString("\x1b[?2004h") // bracketed paste on
+	return t, nil
+}
+
+func (t *terminal) restore() {
+	_, _ = t.out.WriteString("\x1b[?2004l")
+	_ = unix.IoctlSetTermios(int(t.in.Fd()), unix.TCSETS, t.saved)
+}
+
+// cols is the terminal's width, 80 when unknown.
+func (t *terminal) cols() int {
+	ws, err := unix.IoctlGetWinsize(int(t.out.Fd()), unix.TIOCGWINSZ)
+	if err != nil || ws.Col == 0 {
+		return 80
+	}
+	return int(ws.Col)
+}
