@@ -49,6 +49,9 @@ func TestToolTaskOpenAI(t *testing.T) {
 }
 
 func TestToolTaskAnthropic(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: auto-verify runs go test")
+	}
 	runToolTask(t, "anthropic", "grep -c 'a + b' calc.go", "1")
 }
 
@@ -76,6 +79,10 @@ func runToolTask(t *testing.T, protocol, verify, verifyOut string) {
 	}
 	if last["num_turns"].(float64) != 6 || last["session_id"] == "" {
 		t.Fatalf("result event %v", last)
+	}
+	// The orchestrator ran the project's tests itself after the edit.
+	if last["verification"] != "verified: go test ./... (exit 0)" {
+		t.Fatalf("verification %v", last["verification"])
 	}
 
 	reqs := srv.Requests()
@@ -137,7 +144,7 @@ func assertEventOrder(t *testing.T, evs []map[string]any) {
 			text.WriteString(e["text"].(string))
 		}
 	}
-	want := "start:glob,done:glob,start:grep,done:grep,start:read,done:read,start:edit,done:edit,start:bash,done:bash"
+	want := "start:glob,done:glob,start:grep,done:grep,start:read,done:read,start:edit,done:edit,start:bash,done:bash,start:bash,done:bash"
 	if got := strings.Join(seq, ","); got != want {
 		t.Fatalf("tool events\n got %s\nwant %s", got, want)
 	}

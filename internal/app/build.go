@@ -130,6 +130,11 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		MaxSteps:     cfg.Runtime.MaxSteps,
 		ContextLimit: cfg.Runtime.ContextTokenLimit,
 		Store:        b.store,
+		Verify: orchestrator.VerifyOptions{
+			Enabled:     cfg.Workflow.AutoVerifyAfterEdit,
+			MaxAttempts: cfg.Workflow.MaxVerifyAttempts,
+			Commands:    cfg.Workflow.VerifyCommands,
+		},
 	})
 	if err != nil {
 		return nil, err

@@ -87,13 +87,7 @@ func newHarness(t *testing.T, sc llmtest.Scenario, extra []tools.Tool, opts ...h
 
 func (h *harness) write(name, content string) {
 	h.t.Helper()
-	p := filepath.Join(h.dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		h.t.Fatal(err)
-	}
+	writeTestFile(h.t, h.dir, name, content)
 }
 
 func (h *harness) run(input string) (Outcome, error) {
@@ -128,4 +122,15 @@ func failure(t *testing.T, content string) string {
 		t.Fatalf("want {\"ok\":false,\"error\":...}, got %s", content)
 	}
 	return f.Error
+}
+
+func writeTestFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

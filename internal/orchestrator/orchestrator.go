@@ -43,6 +43,8 @@ type Options struct {
 	Workspace    string
 	MaxSteps     int
 	ContextLimit int
+	// Verify configures auto-verify after edits.
+	Verify VerifyOptions
 	// Store persists the session; nil keeps it in memory only.
 	Store Checkpointer
 	// Session to continue; nil starts a new one.

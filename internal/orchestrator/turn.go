@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -25,8 +26,12 @@ type turnState struct {
 	usage      chat.Usage
 	// last is the latest committed assistant message.
 	last chat.Message
-	// edited lists the paths mutating tools changed in this turn.
+	// edited lists the paths write/edit/patch changed in this turn.
 	edited []string
+	// verifyAttempts counts auto-verify runs; verification is the line the
+	// turn ends with (SPEC §11).
+	verifyAttempts int
+	verification   string
 }
 
 // RunTurn runs a normal turn: prepare, then model calls and tool calls until
@@ -76,7 +81,11 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 			return err
 		}
 		if len(msg.ToolCalls) == 0 {
-			return nil
+			again, err := o.autoVerifyStep(ctx, ts)
+			if err != nil || !again {
+				return err
+			}
+			continue
 		}
 		if err := o.toolLoopStep(ctx, ts, msg.ToolCalls); err != nil {
 			return err
@@ -88,7 +97,10 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 // finishTurn is the persist step: it settles the final state, flushes the
 // session and reports the outcome.
 func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error) (Outcome, error) {
-	out := Outcome{Result: ts.last.Content, Steps: ts.modelCalls, Usage: ts.usage}
+	out := Outcome{Result: ts.last.Content, Steps: ts.modelCalls, Usage: ts.usage, Verification: ts.verification}
+	if isCancel(err) && ts.verifyAttempts > 0 && !verified(ts.verification) {
+		out.Verification = "not verified: cancelled"
+	}
 	switch {
 	case err == nil:
 		out.State = event.StateCompleted
@@ -120,6 +132,8 @@ func (o *Orchestrator) setState(ts *turnState, to event.RunState) {
 	o.emit(event.StateChanged{RunID: ts.runID, From: ts.state, To: to})
 	ts.state = to
 }
+
+func verified(line string) bool { return strings.HasPrefix(line, "verified:") }
 
 // isCancel reports a cancelled or timed-out context error.
 func isCancel(err error) bool {
