@@ -18,7 +18,9 @@ func TestDecideVerify(t *testing.T) {
 	}{
 		{"code edit in build mode", func(*verifyInput) {}, true, ""},
 		{"no edits", func(i *verifyInput) { i.edited = nil }, false, ""},
-		{"docs only", func(i *verifyInput) { i.edited = []string{"README.md", "docs/x.go", "notes.txt", "a.rst", "b.adoc", "c.mdx"} }, false, ""},
+		{"docs only", func(i *verifyInput) {
+			i.edited = []string{"README.md", "docs/x.go", "notes.txt", "a.rst", "b.adoc", "c.mdx"}
+		}, false, ""},
 		{"docs and code", func(i *verifyInput) { i.edited = []string{"README.md", "main.go"} }, true, ""},
 		{"plan mode", func(i *verifyInput) { i.mode = "plan" }, false, ""},
 		{"switched off", func(i *verifyInput) { i.enabled = false }, false, "not verified: auto-verify is off (workflow.auto_verify_after_edit)"},

@@ -1,0 +1,17 @@
+//go:build unix
+
+package undo
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// inode tells a file replaced by rename (sed -i, editors) from the original
+// even when its size and mtime match.
+func inode(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}

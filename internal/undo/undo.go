@@ -1,0 +1,181 @@
+// Package undo records what a turn changes in the workspace and puts it back
+// (§14.3), without git. File tools report each path before they write it
+// (Turn.Capture); a Scanner compares the workspace before and after each bash
+// call, so files a command changed are captured too. Snapshots are stored
+// through the session store, so a turn can be undone after a restart.
+package undo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/coder-agent/coder/internal/session"
+)
+
+// MaxCaptureSize is the largest file Turn.Capture keeps; a larger one is
+// recorded as not captured and the edit goes ahead.
+const MaxCaptureSize = 10 << 20
+
+// Saver stores undo entries; *session.Store is one.
+type Saver interface {
+	SaveUndo(ctx context.Context, sessionID string, turn int, e session.UndoEntry) error
+}
+
+// Loader reads undo entries back; *session.Store is one.
+type Loader interface {
+	UndoTurns(ctx context.Context, sessionID string) ([]int, error)
+	LoadUndo(ctx context.Context, sessionID string, turn int) ([]session.UndoEntry, error)
+}
+
+// Turn is the undo recorder of one turn. It is safe for concurrent use.
+type Turn struct {
+	store     Saver
+	sessionID string
+	turn      int
+	workspace string
+
+	mu   sync.Mutex // held through a capture, so one path is saved once
+	seen map[string]bool
+}
+
+// NewTurn starts recording turn of a session. workspace bounds the parent
+// directories a capture records as created by the turn.
+func NewTurn(store Saver, sessionID string, turn int, workspace string) *Turn {
+	return &Turn{store: store, sessionID: sessionID, turn: turn,
+		workspace: filepath.Clean(workspace), seen: map[string]bool{}}
+}
+
+// Capture saves the current state of abs the first time the turn sees it;
+// file tools call it (their BeforeChange hook) before writing. A missing file
+// is recorded as absent, together with its missing parent directories, so
+// undo removes what the write creates. A file that cannot be captured (too
+// large, unreadable) is recorded as such and nil is returned: the edit is not
+// blocked, and undo reports the file. An error means the store failed.
+func (t *Turn) Capture(abs string) error {
+	if !filepath.IsAbs(abs) {
+		return fmt.Errorf("undo: capture %q: path is not absolute", abs)
+	}
+	abs = filepath.Clean(abs)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.seen[abs] {
+		return nil
+	}
+	e := readEntry(abs, MaxCaptureSize)
+	if !e.Existed {
+		for _, d := range t.missingParents(abs) {
+			if err := t.saveLocked(session.UndoEntry{Path: d, Mode: fs.ModeDir}); err != nil {
+				return err
+			}
+		}
+	}
+	return t.saveLocked(e)
+}
+
+// Paths lists the captured paths (absolute, sorted), files and directories.
+func (t *Turn) Paths() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ps := make([]string, 0, len(t.seen))
+	for p := range t.seen {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// save records e unless its path was captured already in this turn.
+func (t *Turn) save(e session.UndoEntry) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.saveLocked(e)
+}
+
+func (t *Turn) saveLocked(e session.UndoEntry) error {
+	if t.seen[e.Path] {
+		return nil
+	}
+	// Background: a cancelled tool call must not leave a write unrecorded.
+	if err := t.store.SaveUndo(context.Background(), t.sessionID, t.turn, e); err != nil {
+		return fmt.Errorf("undo: %w", err)
+	}
+	t.seen[e.Path] = true
+	return nil
+}
+
+// missingParents lists the directories between the workspace and abs that do
+// not exist yet, outermost first; none when abs is outside the workspace.
+func (t *Turn) missingParents(abs string) []string {
+	if !within(t.workspace, abs) {
+		return nil
+	}
+	var ds []string
+	for d := filepath.Dir(abs); d != t.workspace && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		ds = append(ds, d)
+	}
+	slices.Reverse(ds)
+	return ds
+}
+
+// readEntry describes abs as it is now: absent, a directory, a symbolic
+// link (Content is its target) or a regular file up to maxSize bytes.
+func readEntry(abs string, maxSize int64) session.UndoEntry {
+	e := session.UndoEntry{Path: abs}
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return e
+	}
+	e.Existed = true
+	if err != nil {
+		e.Skipped = "cannot read: " + err.Error()
+		return e
+	}
+	e.Mode = fi.Mode() & keptMode
+	switch {
+	case fi.IsDir():
+		return e
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(abs)
+		return withContent(e, []byte(target), err)
+	case !fi.Mode().IsRegular():
+		e.Skipped = "not a regular file"
+		return e
+	case fi.Size() > maxSize:
+		e.Skipped = fmt.Sprintf("too large to capture (%d bytes, limit %d)", fi.Size(), maxSize)
+		return e
+	}
+	data, err := os.ReadFile(abs)
+	return withContent(e, data, err)
+}
+
+func withContent(e session.UndoEntry, data []byte, err error) session.UndoEntry {
+	if err != nil {
+		e.Skipped = "cannot read: " + err.Error()
+		return e
+	}
+	e.Content = data
+	return e
+}
+
+// keptMode is what an entry records of a file's mode: its type as far as
+// undo handles it, and the bits a restore puts back.
+const keptMode = fs.ModeDir | fs.ModeSymlink | fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// within reports whether abs is root or below it.
+func within(root, abs string) bool {
+	rel, err := filepath.Rel(root, abs)
+	return err == nil && rel != ".." && !startsWithDotDot(rel)
+}
+
+func startsWithDotDot(rel string) bool {
+	return len(rel) >= 3 && rel[:2] == ".." && os.IsPathSeparator(rel[2])
+}
