@@ -13,18 +13,35 @@ type Env struct {
 	OutputLimit int
 	// Shell runs bash commands as `Shell -c command`; "" means /bin/bash.
 	Shell string
+	// Tracker remembers which files the model has read, for the edit guards
+	// of write, edit and patch. The orchestrator keeps one per session; nil
+	// means a fresh one shared by the tools of one Builtins call.
+	Tracker *ReadTracker
+	// BeforeChange, when set, is called with the absolute path of each file
+	// write, edit or patch is about to change, create or delete (both paths
+	// of a move), once per path and call, after the call was validated and
+	// before anything is written. An error aborts the call with nothing
+	// written. The orchestrator snapshots prior content there for /undo.
+	BeforeChange func(abs string) error
 }
 
-// Builtins returns the built-in tools: read, list, glob, grep, write, edit, bash.
+// Builtins returns the built-in tools: read, list, glob, grep, write, edit,
+// patch, bash.
 func Builtins(env Env) []Tool {
 	ws := env.Workspace
+	tracker := env.Tracker
+	if tracker == nil {
+		tracker = NewReadTracker()
+	}
+	g := fileGuard{tracker: tracker, beforeChange: env.BeforeChange}
 	return []Tool{
-		readTool{ws: ws},
+		readTool{ws: ws, tracker: tracker},
 		listTool{ws: ws},
 		globTool{ws: ws},
 		grepTool{ws: ws},
-		writeTool{ws: ws},
-		editTool{ws: ws},
+		writeTool{ws: ws, g: g},
+		editTool{ws: ws, g: g},
+		patchTool{ws: ws, g: g, write: writeFileAtomic},
 		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit},
 	}
 }

@@ -9,11 +9,16 @@ import (
 // unifiedDiff is the unified diff of a file at rel going from before to after,
 // with "--- a/<rel>" and "+++ b/<rel>" headers; "" when nothing changed.
 func unifiedDiff(rel, before, after string) string {
+	return unifiedDiffNames("a/"+rel, "b/"+rel, before, after)
+}
+
+// unifiedDiffNames is unifiedDiff with its own header names (a move).
+func unifiedDiffNames(from, to, before, after string) string {
 	if before == after {
 		return ""
 	}
 	edits := udiff.Lines(before, after)
-	d, err := udiff.ToUnified("a/"+rel, "b/"+rel, before, edits, udiff.DefaultContextLines)
+	d, err := udiff.ToUnified(from, to, before, edits, udiff.DefaultContextLines)
 	if err != nil {
 		return ""
 	}

@@ -15,7 +15,10 @@ var editDescription string
 // editMaxLinesListed bounds the line numbers an ambiguity failure lists.
 const editMaxLinesListed = 10
 
-type editTool struct{ ws *Workspace }
+type editTool struct {
+	ws *Workspace
+	g  fileGuard
+}
 
 type editArgs struct {
 	Path       string `json:"path"`
@@ -64,68 +67,129 @@ func (t editTool) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	if fail != nil {
 		return *fail, nil
 	}
-	if !existed && a.OldString != "" {
-		return Failure("no such file or directory: %s (to create it, use an empty old_string or write)", tg.Rel), nil
+	if !existed {
+		if a.OldString != "" {
+			return Failure("no such file or directory: %s (to create it, use an empty old_string or write)", tg.Rel), nil
+		}
+		return t.g.commit(tg, "", a.NewString, func(int, int) string {
+			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
+		}), nil
 	}
-	after, n, fail := replace(tg.Rel, before, a)
-	if fail != nil {
+	if fail := refuseBinary(tg.Rel, before, "edit"); fail != nil {
 		return *fail, nil
 	}
-	return commitChange(tg, before, after, func(added, removed int) string {
-		if !existed {
-			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(after), "line"))
-		}
-		return fmt.Sprintf("edited %s (%s, +%d -%d)", tg.Rel, plural(n, "replacement"), added, removed)
-	}), nil
+	if fail := t.g.check(tg, before); fail != nil {
+		return *fail, nil
+	}
+	return t.edit(tg, before, a), nil
 }
 
-// replace applies the edit to content and returns the new content and the
-// number of replacements, or the Failure explaining why it cannot.
-func replace(rel, content string, a editArgs) (string, int, *Result) {
-	fail := func(format string, args ...any) (string, int, *Result) {
-		r := Failure(format, args...)
-		return "", 0, &r
-	}
+// edit applies a to the existing file tg holding before.
+func (t editTool) edit(tg target, before string, a editArgs) Result {
 	if a.OldString == "" {
-		if content != "" {
-			return fail("old_string is empty but %s is not: give the text to replace, or use write to replace the whole file", rel)
+		if before != "" {
+			return Failure("old_string is empty but %s is not: give the text to replace, or use write to replace the whole file", tg.Rel)
 		}
-		return a.NewString, 1, nil
+		return t.g.commit(tg, before, a.NewString, func(int, int) string {
+			return fmt.Sprintf("filled %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
+		})
 	}
-	at := occurrences(content, a.OldString)
+	bom, body := splitBOM(before)
+	out, merr := applyEdit(body, a.OldString, a.NewString, a.ReplaceAll)
+	if merr != nil {
+		return editFailure(tg.Rel, merr)
+	}
+	after := bom + out.text
+	if after == before {
+		return Failure("the edit changes nothing in %s: the matched text already reads like new_string", tg.Rel)
+	}
+	return t.g.commit(tg, before, after, func(added, removed int) string {
+		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural(out.count, "replacement"), added, removed, out.m.note())
+	})
+}
+
+// editResult is an edit applied in memory.
+type editResult struct {
+	text  string
+	count int
+	m     match // the replacement, when there is one
+}
+
+// applyEdit replaces old with repl in content: the unique match found by the
+// ladder, or with replaceAll every exact occurrence.
+func applyEdit(content, old, repl string, replaceAll bool) (editResult, *matchError) {
+	if replaceAll {
+		return replaceAllExact(content, old, repl)
+	}
+	m, merr := findMatch(content, matchQuery{old: old, new: repl})
+	if merr != nil {
+		return editResult{}, merr
+	}
+	return editResult{text: content[:m.start] + m.repl + content[m.end:], count: 1, m: m}, nil
+}
+
+// replaceAllExact is replace_all: exact occurrences only, because a
+// tolerant match repeated over a file is too easily wrong somewhere. When
+// there is none, the ladder runs to tell the model what it would find.
+func replaceAllExact(content, old, repl string) (editResult, *matchError) {
+	n := strings.Count(content, old)
+	if n == 0 {
+		m, merr := findMatch(content, matchQuery{old: old, new: repl})
+		if merr == nil {
+			merr = &matchError{count: 1, lines: []int{lineOf(content, m.start)}, rung: m.rung}
+		}
+		merr.replaceAll = true
+		return editResult{}, merr
+	}
+	if usesCRLF(content) {
+		repl = toCRLF(repl)
+	}
+	return editResult{text: strings.ReplaceAll(content, old, repl), count: n}, nil
+}
+
+// note tells the model which tolerance a match needed.
+func (m match) note() string {
+	if !m.rung.tolerant {
+		return ""
+	}
+	s := "; matched after " + m.rung.name
+	if m.reindented {
+		s += "; new_string was re-indented to the file's indentation"
+	}
+	return s
+}
+
+// editFailure explains a matchError to the model.
+func editFailure(rel string, e *matchError) Result {
 	switch {
-	case len(at) == 0:
-		return fail("old_string not found in %s; read the file again and copy the text exactly, whitespace included", rel)
-	case len(at) > 1 && !a.ReplaceAll:
-		return fail("old_string matches %d times in %s (at lines %s); include more surrounding lines to make it unique, or set replace_all to change every occurrence",
-			len(at), rel, lineList(content, at))
-	case a.ReplaceAll:
-		return strings.ReplaceAll(content, a.OldString, a.NewString), len(at), nil
+	case e.replaceAll && e.count > 0:
+		return Failure("old_string has no exact match in %s, and replace_all matches exactly only; after %s it matches %s (lines %s): copy the exact text from the file, or drop replace_all to edit one unique place",
+			rel, e.rung.name, plural(e.count, "place"), e.lineList())
+	case e.count > 1 && e.rung.tolerant:
+		return Failure("old_string matches %d places in %s (lines %s) after %s; include more surrounding lines to make it unique",
+			e.count, rel, e.lineList(), e.rung.name)
+	case e.count > 1:
+		return Failure("old_string matches %d places in %s (lines %s); include more surrounding lines to make it unique, or set replace_all to change every occurrence",
+			e.count, rel, e.lineList())
 	}
-	return strings.Replace(content, a.OldString, a.NewString, 1), 1, nil
+	why := " (not even after ignoring line endings, whitespace, indentation and Unicode punctuation)"
+	if e.replaceAll {
+		why = " (replace_all matches exactly)"
+	}
+	if e.closest == "" {
+		return Failure("old_string not found in %s%s; read the file again and copy the text exactly", rel, why)
+	}
+	return Failure("old_string not found in %s%s. The most similar part of the file, %sCopy old_string from there exactly (without the line-number prefix) and try again.", rel, why, e.closest)
 }
 
-// occurrences are the byte offsets of the non-overlapping matches of sub.
-func occurrences(s, sub string) []int {
-	var at []int
-	for off := 0; ; {
-		i := strings.Index(s[off:], sub)
-		if i < 0 {
-			return at
-		}
-		at = append(at, off+i)
-		off += i + len(sub)
+// lineList is the candidates' line numbers, "…" when there are more.
+func (e *matchError) lineList() string {
+	parts := make([]string, len(e.lines))
+	for i, l := range e.lines {
+		parts[i] = strconv.Itoa(l)
 	}
-}
-
-func lineList(content string, at []int) string {
-	var parts []string
-	for i, off := range at {
-		if i == editMaxLinesListed {
-			parts = append(parts, "…")
-			break
-		}
-		parts = append(parts, strconv.Itoa(lineOf(content, off)))
+	if e.count > len(e.lines) {
+		parts = append(parts, "…")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -49,6 +49,7 @@ func TestEdit(t *testing.T) {
 			t.Parallel()
 			ws := newWS(t)
 			writeFiles(t, ws.Root, map[string]string{"p.go": editSource})
+			readPaths(t, ws, "p.go")
 			tt.args["path"] = "p.go"
 			res := call(t, builtin(t, ws, "edit"), tt.args)
 			if got := mustOK(t, res); got != tt.content {
@@ -68,13 +69,14 @@ func TestEditFailuresLeaveFileAlone(t *testing.T) {
 	t.Parallel()
 	ws := newWS(t)
 	writeFiles(t, ws.Root, map[string]string{"p.go": editSource, "dir/": ""})
+	readPaths(t, ws, "p.go")
 	edit := builtin(t, ws, "edit")
 	tests := []struct {
 		args map[string]any
 		want string
 	}{
 		{map[string]any{"path": "p.go", "old_string": "return 1", "new_string": "return 9"},
-			"old_string matches 2 times in p.go (at lines 3, 5); include more surrounding lines to make it unique, or set replace_all to change every occurrence"},
+			"old_string matches 2 places in p.go (lines 3, 5); include more surrounding lines to make it unique, or set replace_all to change every occurrence"},
 		{map[string]any{"path": "p.go", "old_string": "return 4", "new_string": "x"}, "old_string not found in p.go"},
 		{map[string]any{"path": "p.go", "old_string": "return 2", "new_string": "return 2"}, "old_string and new_string are identical"},
 		{map[string]any{"path": "p.go", "old_string": "", "new_string": "x"}, "old_string is empty but p.go is not"},
@@ -109,6 +111,7 @@ func TestEditCreatesFileAndKeepsMode(t *testing.T) {
 	}
 
 	writeFiles(t, ws.Root, map[string]string{"x.sh": "echo a\n"})
+	readPaths(t, ws, "x.sh")
 	path := filepath.Join(ws.Root, "x.sh")
 	if err := os.Chmod(path, 0o700); err != nil {
 		t.Fatal(err)

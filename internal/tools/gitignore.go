@@ -184,12 +184,27 @@ func exists(p string) bool {
 // the depth (1: root's own entries). Unreadable directories are passed over.
 func walkTree(ctx context.Context, root string, rules *ignoreRules, maxDepth int, fn func(abs string, d fs.DirEntry) error) error {
 	conf := fastwalk.Config{MaxDepth: maxDepth}
-	return fastwalk.Walk(&conf, root, func(path string, d fs.DirEntry, err error) error {
+	// fastwalk hands an error a callback returned back to the callback (as
+	// err) on other entries; unreadable entries are skipped, so why the walk
+	// stopped is remembered here rather than taken from err.
+	var (
+		mu   sync.Mutex
+		stop error
+	)
+	halt := func(e error) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if stop == nil {
+			stop = e
+		}
+		return e
+	}
+	err := fastwalk.Walk(&conf, root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == root {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return halt(err)
 		}
 		if rules.skip(path, d.IsDir()) {
 			if d.IsDir() {
@@ -197,8 +212,17 @@ func walkTree(ctx context.Context, root string, rules *ignoreRules, maxDepth int
 			}
 			return nil
 		}
-		return fn(path, d)
+		if err := fn(path, d); err != nil && err != fastwalk.SkipDir {
+			return halt(err)
+		} else if err != nil {
+			return err
+		}
+		return nil
 	})
+	if stop != nil {
+		return stop
+	}
+	return err
 }
 
 // isCoderState reports coder's own session state (.coder/sessions/ and the

@@ -2,9 +2,12 @@ package tools
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -124,5 +127,28 @@ func TestCoderStateIsNeverSearched(t *testing.T) {
 		if tool.Name() != "list" && !strings.Contains(res.Content, "fix.md") {
 			t.Errorf("%s hides the user's .coder/commands:\n%s", tool.Name(), res.Content)
 		}
+	}
+}
+
+func TestWalkStopsWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 50 {
+		if err := os.WriteFile(filepath.Join(dir, "f"+strings.Repeat("x", i)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	seen := 0
+	var mu sync.Mutex
+	err := walkTree(ctx, dir, newIgnoreRules(dir, dir), 0, func(string, fs.DirEntry) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen++; seen == 3 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("walk after cancel returned %v (saw %d entries)", err, seen)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -49,9 +50,14 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
+// trackers holds one ReadTracker per test workspace, so that the tools
+// builtin returns for one workspace share it like a session's do.
+var trackers sync.Map
+
 func builtin(t *testing.T, ws *Workspace, name string) Tool {
 	t.Helper()
-	env := Env{Workspace: ws, CommandTimeout: 30 * time.Second, OutputLimit: 64 << 10}
+	tr, _ := trackers.LoadOrStore(ws, NewReadTracker())
+	env := Env{Workspace: ws, CommandTimeout: 30 * time.Second, OutputLimit: 64 << 10, Tracker: tr.(*ReadTracker)}
 	for _, tool := range Builtins(env) {
 		if tool.Name() == name {
 			return tool
@@ -107,4 +113,14 @@ func failure(t *testing.T, res Result) string {
 		t.Fatalf("failure content is not {\"ok\":false,\"error\":...}: %s", res.Content)
 	}
 	return f.Error
+}
+
+// readPaths reads each path with the read tool, as a model does before
+// editing.
+func readPaths(t *testing.T, ws *Workspace, paths ...string) {
+	t.Helper()
+	read := builtin(t, ws, "read")
+	for _, p := range paths {
+		mustOK(t, call(t, read, map[string]any{"path": p}))
+	}
 }

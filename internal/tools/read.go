@@ -33,7 +33,14 @@ var imageExts = map[string]bool{
 	".bmp": true, ".ico": true, ".tif": true, ".tiff": true, ".heic": true, ".avif": true,
 }
 
-type readTool struct{ ws *Workspace }
+type readTool struct {
+	ws      *Workspace
+	tracker *ReadTracker
+}
+
+// trackHashMax bounds the files read hashes whole for the edit guards;
+// larger ones are tracked by modification time and size.
+const trackHashMax = 64 << 20
 
 type readArgs struct {
 	Path   string `json:"path"`
@@ -91,15 +98,28 @@ func (t readTool) Run(ctx context.Context, args json.RawMessage) (Result, error)
 		return fileFailure(tg.Rel, err), nil
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	// The content is hashed as it streams by, so the guards compare a later
+	// edit with exactly what this call read.
+	h := t.tracker.newHash()
+	br := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
 	head, _ := br.Peek(sniffBytes)
 	if len(head) == 0 {
+		t.tracker.recordHash(tg.Abs, h, true)
 		return Result{OK: true, Content: fmt.Sprintf("(%s is empty)", tg.Rel), Summary: "empty file"}, nil
 	}
 	if msg := refuseNonText(tg.Rel, head, fi.Size()); msg != "" {
 		return Failure("%s", msg), nil
 	}
-	return readLines(ctx, br, tg.Rel, a.Offset, a.Limit)
+	res, err := readLines(ctx, br, tg.Rel, a.Offset, a.Limit)
+	if err == nil && res.OK {
+		hashed := fi.Size() <= trackHashMax
+		if hashed {
+			_, err := io.Copy(io.Discard, br)
+			hashed = err == nil
+		}
+		t.tracker.recordHash(tg.Abs, h, hashed && ctx.Err() == nil)
+	}
+	return res, err
 }
 
 // refuseNonText explains why a file that starts with head is not shown.

@@ -4,11 +4,9 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"syscall"
+	"strings"
 )
 
 //go:embed description/write.md
@@ -17,7 +15,10 @@ var writeDescription string
 // newFileMode is the mode of files the tools create.
 const newFileMode fs.FileMode = 0o644
 
-type writeTool struct{ ws *Workspace }
+type writeTool struct {
+	ws *Workspace
+	g  fileGuard
+}
 
 type writeArgs struct {
 	Path    string `json:"path"`
@@ -59,56 +60,41 @@ func (t writeTool) Run(ctx context.Context, args json.RawMessage) (Result, error
 	if fail != nil {
 		return *fail, nil
 	}
-	if existed && before == a.Content {
+	content, kept := a.Content, ""
+	if existed {
+		content, kept = keepFileStyle(before, a.Content)
+	}
+	if existed && before == content {
 		return Result{OK: true, Content: fmt.Sprintf("%s unchanged (same content)", tg.Rel), Summary: "unchanged"}, nil
 	}
-	return commitChange(tg, before, a.Content, func(added, removed int) string {
-		if !existed {
-			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(a.Content), "line"))
+	if existed {
+		if fail := t.g.check(tg, before); fail != nil {
+			return *fail, nil
 		}
-		return fmt.Sprintf("wrote %s (%s, +%d -%d)", tg.Rel, plural(countLines(a.Content), "line"), added, removed)
+	}
+	return t.g.commit(tg, before, content, func(added, removed int) string {
+		if !existed {
+			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(content), "line"))
+		}
+		return fmt.Sprintf("wrote %s (%s, +%d -%d)%s", tg.Rel, plural(countLines(content), "line"), added, removed, kept)
 	}), nil
 }
 
-// readExisting returns the current content of a file a tool is about to
-// change; existed is false when it does not exist yet.
-func readExisting(tg target) (content string, existed bool, fail *Result) {
-	fi, err := os.Stat(tg.Abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
+// keepFileStyle keeps what a model never writes but an existing file has: a
+// UTF-8 BOM and CRLF line endings (when content has no CR at all). kept
+// says so for the message.
+func keepFileStyle(before, content string) (string, string) {
+	var notes []string
+	if usesCRLF(before) && !strings.Contains(content, "\r") {
+		content = toCRLF(content)
+		notes = append(notes, "CRLF line endings")
 	}
-	if err == nil && fi.IsDir() {
-		r := Failure("%s is a directory", tg.Rel)
-		return "", false, &r
+	if strings.HasPrefix(before, utf8BOM) && !strings.HasPrefix(content, utf8BOM) {
+		content = utf8BOM + content
+		notes = append(notes, "the UTF-8 BOM")
 	}
-	if err == nil && !fi.Mode().IsRegular() {
-		r := Failure("%s is not a regular file", tg.Rel)
-		return "", false, &r
+	if len(notes) == 0 {
+		return content, ""
 	}
-	data, err := os.ReadFile(tg.Abs)
-	if err != nil {
-		r := fileFailure(tg.Rel, err)
-		return "", false, &r
-	}
-	return string(data), true, nil
-}
-
-// commitChange writes after atomically and returns the Result with its diff;
-// describe words the model's message from the diff's line counts.
-func commitChange(tg target, before, after string, describe func(added, removed int) string) Result {
-	if err := writeFileAtomic(tg.Abs, []byte(after), newFileMode); err != nil {
-		if errors.Is(err, syscall.ENOTDIR) {
-			return fileFailure(tg.Rel, err)
-		}
-		return Failure("cannot write %s: %v", tg.Rel, bareError(err))
-	}
-	diff := unifiedDiff(tg.Rel, before, after)
-	added, removed := diffStat(diff)
-	return Result{
-		OK:      true,
-		Content: describe(added, removed),
-		Summary: fmt.Sprintf("+%d -%d", added, removed),
-		Diff:    diff,
-		Changed: []string{tg.Rel},
-	}
+	return content, "; kept the file's " + strings.Join(notes, " and ")
 }

@@ -38,6 +38,7 @@ func TestWriteOverwritesKeepingMode(t *testing.T) {
 	if err := os.Chmod(path, 0o750); err != nil {
 		t.Fatal(err)
 	}
+	readPaths(t, ws, "run.sh")
 	res := call(t, builtin(t, ws, "write"), map[string]any{"path": "run.sh", "content": "#!/bin/sh\necho one\necho 2\necho three\n"})
 	if got := mustOK(t, res); got != "wrote run.sh (4 lines, +2 -1)" {
 		t.Errorf("content: %q", got)
@@ -64,6 +65,7 @@ func TestWriteNoFinalNewlineDiff(t *testing.T) {
 	t.Parallel()
 	ws := newWS(t)
 	writeFiles(t, ws.Root, map[string]string{"f.txt": "a\nb"})
+	readPaths(t, ws, "f.txt")
 	res := call(t, builtin(t, ws, "write"), map[string]any{"path": "f.txt", "content": "a\nb\n"})
 	mustOK(t, res)
 	if !strings.Contains(res.Diff, "-b\n\\ No newline at end of file\n+b\n") {
@@ -82,6 +84,26 @@ func TestWriteFailures(t *testing.T) {
 	} {
 		if msg := failure(t, call(t, write, map[string]any{"path": path, "content": "x"})); !strings.HasPrefix(msg, want) {
 			t.Errorf("%s: %q", path, msg)
+		}
+	}
+}
+
+func TestWriteKeepsBOMAndCRLF(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	writeFiles(t, ws.Root, map[string]string{"w.txt": "\ufeffa\r\nb\r\n", "lf.txt": "a\nb\n", "mixed.txt": "a\r\nb\r\n"})
+	readPaths(t, ws, "w.txt", "lf.txt", "mixed.txt")
+	write := builtin(t, ws, "write")
+	res := call(t, write, map[string]any{"path": "w.txt", "content": "a\nc\n"})
+	if got := mustOK(t, res); got != "wrote w.txt (2 lines, +1 -1); kept the file's CRLF line endings and the UTF-8 BOM" {
+		t.Errorf("content %q", got)
+	}
+	mustOK(t, call(t, write, map[string]any{"path": "lf.txt", "content": "x\ny\n"}))
+	// Content that has CRs of its own is written as given.
+	mustOK(t, call(t, write, map[string]any{"path": "mixed.txt", "content": "x\r\ny\n"}))
+	for path, want := range map[string]string{"w.txt": "\ufeffa\r\nc\r\n", "lf.txt": "x\ny\n", "mixed.txt": "x\r\ny\n"} {
+		if got := readFile(t, filepath.Join(ws.Root, path)); got != want {
+			t.Errorf("%s: %q, want %q", path, got, want)
 		}
 	}
 }

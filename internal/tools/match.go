@@ -1,0 +1,348 @@
+package tools
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The matching ladder shared by edit and patch. Pure functions over strings:
+// no I/O, so it can be fuzzed.
+//
+// Each rung forgives one more kind of drift that models really produce. The
+// first rung with any candidate decides: one candidate is used, several are
+// refused (a looser rung would only find more). Nothing like "first and last
+// line match, ignore the middle" is ever tried.
+
+// rung is one step of the ladder.
+type rung struct {
+	// name completes "matched after …"; "" for the exact rung.
+	name      string
+	tolerant  bool
+	opts      normOpts
+	unescape  bool // the model double-escaped \n, \t, \" in its text
+	trimBlank bool // the model added blank lines around its text
+	numbered  bool // the model copied read's line-number prefixes
+}
+
+var allDrift = normOpts{trailing: true, indent: true, unicode: true}
+
+var ladder = []rung{
+	{name: ""},
+	{name: "normalising line endings (CRLF/LF)", tolerant: true},
+	{name: "ignoring trailing whitespace", tolerant: true, opts: normOpts{trailing: true}},
+	{name: "ignoring indentation differences", tolerant: true, opts: normOpts{trailing: true, indent: true}},
+	{name: "normalising Unicode punctuation (quotes, dashes, spaces, ellipsis)", tolerant: true, opts: allDrift},
+	{name: `unescaping \n, \t and \" sequences`, tolerant: true, opts: allDrift, unescape: true},
+	{name: "ignoring blank lines at the start and end", tolerant: true, opts: allDrift, trimBlank: true},
+	{name: "removing line-number prefixes copied from read's output", tolerant: true, opts: allDrift, numbered: true},
+}
+
+// tolerantMaxBytes bounds the files the tolerant rungs look at: their views
+// cost several bytes of memory per byte of file.
+const tolerantMaxBytes = 8 << 20
+
+// maxCandidates bounds the matches counted for an ambiguity message.
+const maxCandidates = 1000
+
+// matchQuery is what to find in a text.
+type matchQuery struct {
+	old, new string
+	// from and to bound the search; to 0 means the end of the text.
+	from, to int
+	// lines requires the match to start at a line start (patch hunks).
+	lines bool
+	// atEOF requires the match to end at the end of the text.
+	atEOF bool
+}
+
+// match is a unique match: content[start:end] is to become repl.
+type match struct {
+	start, end int
+	repl       string
+	rung       rung
+	reindented bool
+}
+
+// candidate is one place old matched, before uniqueness is known.
+type candidate struct{ start, end int }
+
+// matchError says why a query has no unique match.
+type matchError struct {
+	count int   // 0: not found
+	lines []int // first lines of the candidates (at most editMaxLinesListed)
+	rung  rung  // the rung that found them
+	// closest is the most similar region, numbered like read's output.
+	closest string
+	// replaceAll: the exact search of replace_all found nothing; count,
+	// lines and rung tell what the tolerant ladder would have found.
+	replaceAll bool
+}
+
+// findMatch runs the ladder and returns the unique match of q in content.
+func findMatch(content string, q matchQuery) (match, *matchError) {
+	if q.to <= 0 || q.to > len(content) {
+		q.to = len(content)
+	}
+	views := map[normOpts]normView{}
+	for _, r := range ladder {
+		if r.tolerant && len(content) > tolerantMaxBytes {
+			break
+		}
+		old, repl, ok := r.transform(q.old, q.new)
+		if !ok {
+			continue
+		}
+		var cands []candidate
+		if r.tolerant {
+			v, seen := views[r.opts]
+			if !seen {
+				v = buildView(content, r.opts, true)
+				views[r.opts] = v
+			}
+			cands = tolerantCandidates(content, v, old, r.opts, q)
+		} else {
+			cands = exactCandidates(content, old, q)
+		}
+		switch len(cands) {
+		case 0:
+			continue
+		case 1:
+			return buildMatch(content, cands[0], old, repl, r), nil
+		}
+		return match{}, &matchError{count: len(cands), lines: candidateLines(content, cands), rung: r}
+	}
+	return match{}, &matchError{closest: closestRegion(content, q.old, q.from)}
+}
+
+// rewrites reports whether the rung searches for a rewritten old_string
+// rather than a normalised one.
+func (r rung) rewrites() bool { return r.unescape || r.trimBlank || r.numbered }
+
+// transform adapts the model's texts for a rung; ok false means the rung
+// would search for the same thing as an earlier one.
+func (r rung) transform(old, repl string) (string, string, bool) {
+	switch {
+	case r.unescape:
+		u := unescape(old)
+		if u == old {
+			return "", "", false
+		}
+		// A replacement with real line breaks was not double-escaped.
+		if !strings.Contains(repl, "\n") {
+			repl = unescape(repl)
+		}
+		return u, repl, true
+	case r.trimBlank:
+		o := normaliseEOL(old)
+		t, lead, trail := trimBlankLines(o, -1, -1)
+		if t == o || t == "" {
+			return "", "", false
+		}
+		repl, _, _ = trimBlankLines(normaliseEOL(repl), lead, trail)
+		return t, repl, true
+	case r.numbered:
+		u, ok := stripLineNumbers(old)
+		if !ok {
+			return "", "", false
+		}
+		if n, ok := stripLineNumbers(repl); ok {
+			repl = n
+		}
+		return u, repl, true
+	}
+	return old, repl, old != ""
+}
+
+func exactCandidates(content, old string, q matchQuery) []candidate {
+	var cands []candidate
+	for i := q.from; i <= q.to-len(old) && len(cands) < maxCandidates; {
+		k := strings.Index(content[i:q.to], old)
+		if k < 0 {
+			break
+		}
+		s := i + k
+		i = s + 1
+		if q.lines && s > 0 && content[s-1] != '\n' {
+			continue
+		}
+		if q.atEOF && s+len(old) != len(content) {
+			continue
+		}
+		cands = append(cands, candidate{s, s + len(old)})
+	}
+	return cands
+}
+
+// tolerantCandidates searches the normalised old in the view v of content
+// and maps each hit back to original offsets.
+func tolerantCandidates(content string, v normView, old string, o normOpts, q matchQuery) []candidate {
+	needle := buildView(old, o, false).text
+	if strings.TrimSpace(needle) == "" {
+		return nil
+	}
+	oldLines := strings.Split(normaliseEOL(old), "\n")
+	last := oldLines[len(oldLines)-1]
+	// Stripping the model's indentation must not let "  x = 1" match inside
+	// "max = 1": the match then starts at a line start. Same at the end.
+	startAnchored := q.lines || (o.indent && leadingWS(oldLines[0]) != "")
+	endAnchored := o.trailing && last != "" && strings.TrimRight(last, " \t") != last
+	var cands []candidate
+	for ns := 0; ns < len(v.text) && len(cands) < maxCandidates; {
+		k := strings.Index(v.text[ns:], needle)
+		if k < 0 {
+			break
+		}
+		s, e := ns+k, ns+k+len(needle)
+		ns = s + 1
+		if !v.validStart(s) || !v.validEnd(e) ||
+			(startAnchored && !v.atLineStart(s)) || (endAnchored && !v.atLineEnd(e)) {
+			continue
+		}
+		c := candidate{int(v.start[s]), int(v.end[e-1])}
+		// The forgiven whitespace at the edges belongs to the region, so the
+		// replacement (re-indented) takes its place instead of adding to it.
+		if o.indent && v.atLineStart(s) {
+			c.start = lineStartBefore(content, c.start)
+		}
+		if o.trailing && needle[len(needle)-1] != '\n' && v.atLineEnd(e) {
+			c.end = lineTextEnd(content, c.end)
+		}
+		if c.start < q.from || c.end > q.to || (q.atEOF && c.end != len(content)) {
+			continue
+		}
+		cands = append(cands, c)
+	}
+	return cands
+}
+
+// buildMatch turns the unique candidate into the replacement text: line
+// endings of the region, the file's indentation, its final newline.
+func buildMatch(content string, c candidate, old, repl string, r rung) match {
+	m := match{start: c.start, end: c.end, rung: r}
+	region := content[c.start:c.end]
+	if r.tolerant {
+		repl = normaliseEOL(repl)
+	}
+	if r.opts.indent {
+		atStart := c.start == 0 || content[c.start-1] == '\n'
+		repl, m.reindented = reindent(repl, normaliseEOL(old), normaliseEOL(region), atStart)
+	}
+	crlf := regionCRLF(content, region)
+	if crlf {
+		repl = toCRLF(repl)
+	}
+	m.repl = keepFinalNewline(content, c, repl, crlf)
+	return m
+}
+
+// regionCRLF decides the line ending of replaced text: the region's own, or
+// the file's when the region holds no line break.
+func regionCRLF(content, region string) bool {
+	if strings.Contains(region, "\n") {
+		return strings.Contains(region, "\r\n")
+	}
+	return usesCRLF(content)
+}
+
+// keepFinalNewline keeps the file's final newline, or its absence, when the
+// region reaches the end of the file: models drop or add it by accident.
+func keepFinalNewline(content string, c candidate, repl string, crlf bool) string {
+	if c.end != len(content) || content == "" {
+		return repl
+	}
+	had := strings.HasSuffix(content, "\n")
+	if had {
+		joined := content[:c.start] + repl
+		if joined != "" && !strings.HasSuffix(joined, "\n") {
+			if crlf {
+				return repl + "\r\n"
+			}
+			return repl + "\n"
+		}
+		return repl
+	}
+	if strings.HasSuffix(repl, "\n") {
+		return strings.TrimSuffix(strings.TrimSuffix(repl, "\n"), "\r")
+	}
+	return repl
+}
+
+func candidateLines(content string, cands []candidate) []int {
+	var lines []int
+	for i, c := range cands {
+		if i == editMaxLinesListed {
+			break
+		}
+		lines = append(lines, lineOf(content, c.start))
+	}
+	return lines
+}
+
+// unescape undoes one level of backslash escaping.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			if r, ok := escapes[s[i+1]]; ok {
+				b.WriteByte(r)
+				i++
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+var escapes = map[byte]byte{'n': '\n', 't': '\t', 'r': '\r', '"': '"', '\'': '\'', '\\': '\\', '`': '`'}
+
+// trimBlankLines drops up to maxLead blank lines at the start of s and up to
+// maxTrail at its end (-1: all) and says how many it dropped. The line break
+// ending the last kept line stays.
+func trimBlankLines(s string, maxLead, maxTrail int) (out string, lead, trail int) {
+	lines := strings.Split(s, "\n")
+	n := len(lines)
+	if n > 1 && lines[n-1] == "" {
+		n-- // the terminator of the last line, not a line
+	}
+	i, j := 0, n
+	for i < j && (maxLead < 0 || i < maxLead) && isBlank(lines[i]) {
+		i++
+	}
+	for j > i && (maxTrail < 0 || n-j < maxTrail) && isBlank(lines[j-1]) {
+		j--
+	}
+	if i == j {
+		return "", i, n - j
+	}
+	out = strings.Join(lines[i:j], "\n")
+	if j < len(lines) {
+		out += "\n"
+	}
+	return out, i, n - j
+}
+
+// lineNumberPrefix is what read puts before each line: "%6d\t".
+var lineNumberPrefix = regexp.MustCompile(`^ *[0-9]+\t`)
+
+// stripLineNumbers removes read's line-number prefixes when every non-empty
+// line of s has one; ok is false otherwise.
+func stripLineNumbers(s string) (string, bool) {
+	lines := strings.Split(normaliseEOL(s), "\n")
+	seen := false
+	for i, l := range lines {
+		if l == "" {
+			continue
+		}
+		loc := lineNumberPrefix.FindStringIndex(l)
+		if loc == nil {
+			return "", false
+		}
+		lines[i], seen = l[loc[1]:], true
+	}
+	return strings.Join(lines, "\n"), seen
+}

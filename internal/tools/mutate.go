@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// utf8BOM starts some files (often from Windows editors); models never
+// write it, so the tools keep it aside and put it back.
+const utf8BOM = "\uFEFF"
+
+// fileGuard is what the mutating tools (write, edit, patch) share: the
+// session's read tracker and the undo hook.
+type fileGuard struct {
+	tracker      *ReadTracker
+	beforeChange func(abs string) error
+}
+
+// check refuses to change an existing file the model has not read, or one
+// that changed on disk since.
+func (g fileGuard) check(tg target, current string) *Result {
+	if err := g.tracker.Check(tg.Abs, tg.Rel, []byte(current)); err != nil {
+		r := Failure("%v", err)
+		return &r
+	}
+	return nil
+}
+
+// notify calls the BeforeChange hook once per path, after validation and
+// before anything is written; an error aborts the whole call.
+func (g fileGuard) notify(tgs ...target) *Result {
+	if g.beforeChange == nil {
+		return nil
+	}
+	for _, tg := range tgs {
+		if err := g.beforeChange(tg.Abs); err != nil {
+			r := Failure("cannot record %s for undo, nothing was changed: %v", tg.Rel, err)
+			return &r
+		}
+	}
+	return nil
+}
+
+// commit writes after atomically (after the BeforeChange hook), notes the
+// new state as seen, and returns the Result with its diff; describe words
+// the model's message from the diff's line counts.
+func (g fileGuard) commit(tg target, before, after string, describe func(added, removed int) string) Result {
+	if fail := g.notify(tg); fail != nil {
+		return *fail
+	}
+	if err := writeFileAtomic(tg.Abs, []byte(after), newFileMode); err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			return fileFailure(tg.Rel, err)
+		}
+		return Failure("cannot write %s: %v", tg.Rel, bareError(err))
+	}
+	g.tracker.Record(tg.Abs, []byte(after))
+	diff := unifiedDiff(tg.Rel, before, after)
+	added, removed := diffStat(diff)
+	return Result{
+		OK:      true,
+		Content: describe(added, removed),
+		Summary: fmt.Sprintf("+%d -%d", added, removed),
+		Diff:    diff,
+		Changed: []string{tg.Rel},
+	}
+}
+
+// readExisting returns the current content of a file a tool is about to
+// change; existed is false when it does not exist yet.
+func readExisting(tg target) (content string, existed bool, fail *Result) {
+	fi, err := os.Stat(tg.Abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
+	if err == nil && fi.IsDir() {
+		r := Failure("%s is a directory", tg.Rel)
+		return "", false, &r
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		r := Failure("%s is not a regular file", tg.Rel)
+		return "", false, &r
+	}
+	data, err := os.ReadFile(tg.Abs)
+	if err != nil {
+		r := fileFailure(tg.Rel, err)
+		return "", false, &r
+	}
+	return string(data), true, nil
+}
+
+// refuseBinary refuses to edit a file holding NUL bytes: matching text in
+// it means nothing and a rewrite could corrupt it.
+func refuseBinary(rel, content, tool string) *Result {
+	if !strings.Contains(content, "\x00") {
+		return nil
+	}
+	r := Failure("%s looks like a binary file (it holds NUL bytes); %s changes text files only", rel, tool)
+	return &r
+}
+
+// splitBOM separates a leading UTF-8 BOM from the text.
+func splitBOM(s string) (bom, body string) {
+	if strings.HasPrefix(s, utf8BOM) {
+		return utf8BOM, s[len(utf8BOM):]
+	}
+	return "", s
+}
