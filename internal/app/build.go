@@ -20,6 +20,7 @@ import (
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
+	"github.com/coder-agent/coder/internal/undo"
 )
 
 // setupError is a problem with flags, configuration or the provider setup
@@ -104,10 +105,13 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", cfg.Runtime.WorkspaceRoot, err)
 	}
+	rec := undo.NewRecorder(b.store, ws.Root)
 	reg, err := tools.NewRegistry(tools.Builtins(tools.Env{
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
+		Tracker:        tools.NewReadTracker(),
+		BeforeChange:   rec.Capture,
 	})...)
 	if err != nil {
 		return nil, err
@@ -130,6 +134,7 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		MaxSteps:     cfg.Runtime.MaxSteps,
 		ContextLimit: cfg.Runtime.ContextTokenLimit,
 		Store:        b.store,
+		Undo:         rec,
 		Verify: orchestrator.VerifyOptions{
 			Enabled:     cfg.Workflow.AutoVerifyAfterEdit,
 			MaxAttempts: cfg.Workflow.MaxVerifyAttempts,
@@ -140,7 +145,7 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		return nil, err
 	}
 	orch.SetCommands(commands.New(commands.Deps{
-		ProjectConfig: b.loaded.ProjectFile, Sessions: b.store, Location: config.Location(cfg.UI),
+		ProjectConfig: b.loaded.ProjectFile, Sessions: b.store, Location: config.Location(cfg.UI), Undo: b.store,
 	}))
 	return &runtime{base: b, workspace: ws.Root, orch: orch, sink: sink}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/undo"
 )
 
 // handler runs one command.
@@ -34,6 +35,8 @@ type Deps struct {
 	Sessions      Sessions
 	// Location is where session times are shown (ui.timezone).
 	Location *time.Location
+	// Undo is the snapshot store behind /undo and /diff.
+	Undo undo.Store
 }
 
 // Set is the table of built-in commands.
@@ -59,6 +62,8 @@ func New(d Deps) *Set {
 		"new":      {"start a new session", newSession},
 		"sessions": {"list recent sessions", s.sessions},
 		"resume":   {"continue a session: /resume <session-id> (no id: list them)", s.resume},
+		"undo":     {"revert the files the last turn changed (again: the turn before)", s.undoLast},
+		"diff":     {"show the workspace's changes (git, or this session's snapshots)", s.diff},
 	}
 	return s
 }

@@ -22,6 +22,11 @@ func (o *Orchestrator) runBangCommand(ctx context.Context, raw string) (Outcome,
 	if err := o.appendMessage(ctx, chat.Message{Role: chat.RoleUser, Content: raw}); err != nil {
 		return Outcome{State: event.StateFailed, Reason: err.Error()}, err
 	}
+	// A ! command is a turn for /undo too.
+	if err := o.beginUndo(ctx); err != nil {
+		return Outcome{State: event.StateFailed, Reason: err.Error()}, err
+	}
+	defer func() { _ = o.endUndo(ctx) }()
 	var block string
 	if !o.agent.Enabled("bash") {
 		block = "command mode denied: bash disabled by active agent " + o.agent.Name

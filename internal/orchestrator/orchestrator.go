@@ -28,6 +28,16 @@ type Checkpointer interface {
 	Checkpoint(ctx context.Context, s *session.Session) error
 }
 
+// UndoRecorder keeps per-turn undo snapshots (SPEC §14.3). File tools feed
+// it directly; the orchestrator brackets turns and bash calls.
+type UndoRecorder interface {
+	BeginTurn(ctx context.Context, sessionID string) error
+	// AroundBash is called before a bash call; the function it returns,
+	// after it, captures what the command changed (notice: what it could not).
+	AroundBash(ctx context.Context) (after func(context.Context) (notice string, err error), err error)
+	EndTurn(ctx context.Context) error
+}
+
 // Options are the orchestrator's collaborators and limits. Defaults for the
 // limits come from the config package; zero values here are errors.
 type Options struct {
@@ -45,6 +55,8 @@ type Options struct {
 	ContextLimit int
 	// Verify configures auto-verify after edits.
 	Verify VerifyOptions
+	// Undo records undo snapshots; nil keeps none.
+	Undo UndoRecorder
 	// Store persists the session; nil keeps it in memory only.
 	Store Checkpointer
 	// Session to continue; nil starts a new one.

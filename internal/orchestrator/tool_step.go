@@ -177,9 +177,16 @@ func (o *Orchestrator) execute(a *admitted, ts *turnState) error {
 	args := json.RawMessage(a.call.Arguments)
 	o.emit(event.ToolStarted{CallID: a.call.ID, Name: a.call.Name, Summary: summarize(a.tool, args), Args: a.call.Arguments})
 	start := time.Now()
+	after, uerr := o.beforeBash(a)
+	if uerr != nil {
+		return uerr
+	}
 	res, err := tools.Execute(a.ctx, a.tool, a.call.Arguments)
 	if err != nil {
 		res = tools.Failure("%s failed: %v", a.call.Name, err)
+	}
+	if uerr := after(); uerr != nil && err == nil {
+		err = uerr
 	}
 	a.result = &res
 	if len(res.Changed) > 0 {
@@ -191,6 +198,29 @@ func (o *Orchestrator) execute(a *admitted, ts *turnState) error {
 		return fmt.Errorf("tool %s: %w", a.call.Name, err)
 	}
 	return nil
+}
+
+// beforeBash marks the workspace before a bash call so /undo can revert
+// what the command changes; the returned function captures after it.
+func (o *Orchestrator) beforeBash(a *admitted) (after func() error, err error) {
+	if o.opts.Undo == nil || a.call.Name != "bash" {
+		return func() error { return nil }, nil
+	}
+	ctx := context.WithoutCancel(a.ctx)
+	done, err := o.opts.Undo.AroundBash(ctx)
+	if err != nil {
+		return nil, &StorageError{Err: err}
+	}
+	return func() error {
+		notice, err := done(ctx)
+		if notice != "" {
+			o.emit(event.Notice{Text: notice})
+		}
+		if err != nil {
+			return &StorageError{Err: err}
+		}
+		return nil
+	}, nil
 }
 
 // appendResult appends the call's tool message. A call that never ran

@@ -69,8 +69,32 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 	if err := o.appendMessage(ctx, chat.Message{Role: chat.RoleUser, Content: ts.input}); err != nil {
 		return err
 	}
+	if err := o.beginUndo(ctx); err != nil {
+		return err
+	}
 	o.emitContext()
 	return ctx.Err()
+}
+
+// beginUndo opens the turn's undo snapshot; the session row exists by now.
+func (o *Orchestrator) beginUndo(ctx context.Context) error {
+	if o.opts.Undo == nil {
+		return nil
+	}
+	if err := o.opts.Undo.BeginTurn(context.WithoutCancel(ctx), o.sess.ID); err != nil {
+		return &StorageError{Err: err}
+	}
+	return nil
+}
+
+func (o *Orchestrator) endUndo(ctx context.Context) error {
+	if o.opts.Undo == nil {
+		return nil
+	}
+	if err := o.opts.Undo.EndTurn(context.WithoutCancel(ctx)); err != nil {
+		return &StorageError{Err: err}
+	}
+	return nil
 }
 
 // loop is the agent loop: at most maxSteps model calls.
@@ -108,6 +132,9 @@ func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error)
 		out.State, out.Reason = event.StateAborted, "cancelled"
 	default:
 		out.State, out.Reason = event.StateFailed, err.Error()
+	}
+	if uerr := o.endUndo(ctx); uerr != nil && err == nil {
+		err, out.State, out.Reason = uerr, event.StateFailed, uerr.Error()
 	}
 	if perr := o.checkpoint(ctx); perr != nil && err == nil {
 		err, out.State, out.Reason = perr, event.StateFailed, perr.Error()

@@ -1,0 +1,55 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/undo"
+)
+
+// undoLast restores the files the latest turn changed (write/edit/patch and
+// bash), without git; each call walks one turn further back.
+func (s *Set) undoLast(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
+	if s.Undo == nil {
+		return "", errors.New("undo is not recorded in this run")
+	}
+	restored, problems, err := undo.UndoLatest(ctx, s.Undo, o.Session().ID, o.Workspace())
+	if err != nil {
+		return "", err
+	}
+	if len(restored) == 0 && len(problems) == 0 {
+		return "nothing to undo", nil
+	}
+	var b strings.Builder
+	b.WriteString("undid the last change to:\n")
+	for _, p := range restored {
+		b.WriteString("  " + p + "\n")
+	}
+	for _, p := range problems {
+		b.WriteString("  could not restore: " + p + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// diff shows the workspace's changes: git's view in a repository, the
+// session's snapshots otherwise.
+func (s *Set) diff(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
+	summary, d, ok, err := undo.GitDiff(ctx, o.Workspace())
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		if s.Undo == nil {
+			return "", errors.New("not a git repository, and no snapshots are recorded in this run")
+		}
+		if summary, d, err = undo.SessionDiff(ctx, s.Undo, o.Session().ID, o.Workspace()); err != nil {
+			return "", err
+		}
+	}
+	if strings.TrimSpace(summary) == "" && strings.TrimSpace(d) == "" {
+		return "no changes", nil
+	}
+	return strings.TrimRight(summary+"\n\n"+d, "\n"), nil
+}
