@@ -270,6 +270,10 @@ func TestREPLEscCancelsToolAndStream(t *testing.T) {
 
 	s.typeText("sleep a while")
 	s.keys("Enter")
+	// The redirection makes it a policy ask under the balanced preset.
+	s.waitFor("Approve? (y/n/always)")
+	s.typeText("y")
+	s.keys("Enter")
 	pidFile := filepath.Join(dir, "sleep.pid")
 	waitFor(t, "sleep to start", func() bool { b, _ := os.ReadFile(pidFile); return len(strings.TrimSpace(string(b))) > 0 })
 	b, _ := os.ReadFile(pidFile)
@@ -325,5 +329,68 @@ func TestREPLCtrlCExits(t *testing.T) {
 	b, _ := os.ReadFile(snaps[0])
 	if !strings.Contains(string(b), `"interrupted": true`) || !strings.Contains(string(b), `"content": "slow`) {
 		t.Fatalf("partial answer not saved as interrupted:\n%s", b)
+	}
+}
+
+func TestREPLApprovalAlwaysIsRemembered(t *testing.T) {
+	touch := llmtest.Calls(llmtest.Call("bash", `{"command":"touch made.txt"}`))
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		touch, llmtest.Text("made it"),
+		touch, llmtest.Text("made it again"),
+		touch, llmtest.Text("made it after a restart"),
+	}})
+	dir := t.TempDir()
+	s := startTmux(t, srv, dir, nil)
+	s.typeText("make the file")
+	s.keys("Enter")
+	s.waitFor("[approval] bash: touch made.txt\n  bash: \"touch made.txt\" requires approval")
+	s.waitFor("Approve? (y/n/always)")
+	s.typeText("always")
+	s.keys("Enter")
+	s.waitFor("made it")
+	b, _ := os.ReadFile(filepath.Join(dir, ".coder", "config.json"))
+	if !strings.Contains(string(b), `"touch made.txt"`) {
+		t.Fatalf("always not persisted:\n%s", b)
+	}
+
+	s.typeText("make it again")
+	s.keys("Enter")
+	scr := s.waitFor("made it again")
+	if n := strings.Count(scr, "Approve?"); n != 1 {
+		t.Fatalf("asked %d times, want once:\n%s", n, scr)
+	}
+	s.keys("C-d")
+	s.waitFor("[exited 0]")
+
+	// A new process reads the allowlist from ./.coder/config.json.
+	s2 := startTmux(t, srv, dir, nil)
+	s2.typeText("once more")
+	s2.keys("Enter")
+	scr = s2.waitFor("made it after a restart")
+	if strings.Contains(scr, "Approve?") {
+		t.Fatalf("asked again after a restart:\n%s", scr)
+	}
+}
+
+func TestREPLDangerAsksYesNoOnly(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("bash", `{"command":"git push --force origin main"}`)),
+		llmtest.Text("ok, not pushed"),
+	}})
+	dir := t.TempDir()
+	s := startTmux(t, srv, dir, nil)
+	s.typeText("push it")
+	s.keys("Enter")
+	s.waitFor("force")
+	s.waitFor("Approve? (y/n)")
+	s.typeText("always")
+	s.keys("Enter")
+	s.waitFor("Approve? (y/n)") // not accepted: asked again
+	s.typeText("n because not now")
+	s.keys("Enter")
+	s.waitFor("ok, not pushed")
+	res := lastToolResults(srv.Requests()[1])
+	if len(res) != 1 || !strings.Contains(res[0].Text, "not now") || !strings.Contains(res[0].Text, `"ok":false`) {
+		t.Fatalf("denial with feedback: %+v", res)
 	}
 }

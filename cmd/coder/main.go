@@ -8,9 +8,13 @@ import (
 	"syscall"
 
 	"github.com/coder-agent/coder/internal/app"
+	"github.com/coder-agent/coder/internal/permission/sandbox"
 )
 
 func main() {
+	// A re-executed copy of coder that applies the OS sandbox and then
+	// becomes the shell; it never returns.
+	sandbox.MaybeRunHelper()
 	// Ctrl+C / SIGTERM cancel the run's context; the run flushes its session
 	// and the process exits with the cancelled code.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -14,6 +14,7 @@ import (
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/headless"
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/repl"
 	"github.com/coder-agent/coder/internal/session"
 )
@@ -112,7 +113,14 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	}
 	term, _ := env("TERM")
 	r := repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Orch: rt.orch, Renderer: rend, Style: st, Term: term})
-	rt.orch.SetApprover(r)
+	switch ap := b.cfg.Approval; {
+	case !ap.Interactive:
+		// keep the non-interactive approver
+	case ap.AutoApproveAsk:
+		rt.orch.SetApprover(permission.AutoApproveAsks{Person: r})
+	default:
+		rt.orch.SetApprover(r)
+	}
 	return r.Run(ctx)
 }
 

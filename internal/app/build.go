@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/permission/sandbox"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 	"github.com/coder-agent/coder/internal/undo"
@@ -105,6 +108,16 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", cfg.Runtime.WorkspaceRoot, err)
 	}
+	ag, ok := agent.Lookup(cfg.Agents.Default)
+	if !ok {
+		return nil, setupError{fmt.Errorf("unknown mode %q (use build or plan)", cfg.Agents.Default)}
+	}
+	policy, err := permission.NewPolicy(permission.PolicyOptions{Permission: cfg.Permission, Agent: ag.Name, Workspace: ws.Root})
+	if err != nil {
+		return nil, setupError{err}
+	}
+	sink := &sinkRef{}
+	var orch *orchestrator.Orchestrator // the sandbox hook follows the current mode
 	rec := undo.NewRecorder(b.store, ws.Root)
 	reg, err := tools.NewRegistry(tools.Builtins(tools.Env{
 		Workspace:      ws,
@@ -112,22 +125,21 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
 		Tracker:        tools.NewReadTracker(),
 		BeforeChange:   rec.Capture,
+		BashReasons:    func(cmd string) []string { return permission.AnalyzeBash(cmd, ws.Root, ws.Root).Reasons },
+		ReadReasons:    secretReasons,
+		Sandbox:        planSandbox(ws.Root, func() string { return orch.Agent().Name }, sink),
 	})...)
 	if err != nil {
 		return nil, err
 	}
-	ag, ok := agent.Lookup(cfg.Agents.Default)
-	if !ok {
-		return nil, setupError{fmt.Errorf("unknown mode %q (use build or plan)", cfg.Agents.Default)}
-	}
-	sink := &sinkRef{}
-	orch, err := orchestrator.New(orchestrator.Options{
+	orch, err = orchestrator.New(orchestrator.Options{
 		Provider:     newProvider(rp, sink),
 		Model:        rp.Model,
 		MaxTokens:    rp.MaxTokens,
 		Registry:     reg,
-		Policy:       permission.AllowAll{},
-		Approver:     permission.DenyWhenAsked{},
+		Policy:       policy,
+		Approver:     permission.NonInteractive{AllowDanger: cfg.Approval.AllowDanger},
+		OnAlways:     rememberApproval(policy, b.loaded.ProjectFile),
 		Sink:         sink,
 		Agent:        ag,
 		Workspace:    ws.Root,
@@ -146,8 +158,55 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 	}
 	orch.SetCommands(commands.New(commands.Deps{
 		ProjectConfig: b.loaded.ProjectFile, Sessions: b.store, Location: config.Location(cfg.UI), Undo: b.store,
+		Permissions: policy,
 	}))
 	return &runtime{base: b, workspace: ws.Root, orch: orch, sink: sink}, nil
+}
+
+// secretReasons asks before a secrets file (.env, keys) is read.
+func secretReasons(abs string) []string {
+	if r := permission.SecretPathReason(abs); r != "" {
+		return []string{r}
+	}
+	return nil
+}
+
+// planSandbox runs plan-mode bash commands under Landlock with the
+// filesystem read-only (temp dirs writable), so even an approved command
+// cannot change the workspace. Where the kernel offers no Landlock, the
+// policy alone applies and a notice says so once.
+func planSandbox(workspace string, mode func() string, sink event.Sink) func(shell, command string) (*exec.Cmd, error) {
+	var warn sync.Once
+	return func(shell, command string) (*exec.Cmd, error) {
+		if mode() != "plan" {
+			return nil, nil
+		}
+		pol, err := sandbox.PlanPolicyFor(workspace)
+		if err != nil {
+			return nil, err
+		}
+		cmd, err := sandbox.Command(context.Background(), pol, shell, command)
+		if errors.Is(err, sandbox.ErrUnsupported) {
+			warn.Do(func() {
+				sink.Emit(event.Notice{Text: "no OS sandbox here (" + err.Error() + "); plan mode relies on the permission policy alone"})
+			})
+			return nil, nil
+		}
+		return cmd, err
+	}
+}
+
+// rememberApproval makes "always" stick: the exact call is allowed for the
+// rest of the session, and a bash command is added to the project's
+// permission.command_allowlist so it is allowed after a restart too.
+func rememberApproval(p *permission.Engine, projectFile string) func(tool, subject string) error {
+	return func(tool, subject string) error {
+		p.AllowExact(tool, subject)
+		if tool != "bash" || projectFile == "" {
+			return nil
+		}
+		return config.AppendProjectList(projectFile, []string{"permission", "command_allowlist"}, subject)
+	}
 }
 
 // startSession announces a new session, or resumes the one --resume or

@@ -37,6 +37,8 @@ type Deps struct {
 	Location *time.Location
 	// Undo is the snapshot store behind /undo and /diff.
 	Undo undo.Store
+	// Permissions is the policy behind /permissions.
+	Permissions Permissions
 }
 
 // Set is the table of built-in commands.
@@ -59,11 +61,13 @@ func New(d Deps) *Set {
 		"plan": {"switch to plan mode", func(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
 			return mode(ctx, o, "plan")
 		}},
-		"new":      {"start a new session", newSession},
-		"sessions": {"list recent sessions", s.sessions},
-		"resume":   {"continue a session: /resume <session-id> (no id: list them)", s.resume},
-		"undo":     {"revert the files the last turn changed (again: the turn before)", s.undoLast},
-		"diff":     {"show the workspace's changes (git, or this session's snapshots)", s.diff},
+		"new":         {"start a new session", newSession},
+		"sessions":    {"list recent sessions", s.sessions},
+		"resume":      {"continue a session: /resume <session-id> (no id: list them)", s.resume},
+		"undo":        {"revert the files the last turn changed (again: the turn before)", s.undoLast},
+		"permissions": {"show the permission matrix, or switch: /permissions strict|balanced|auto-edit|yolo|build|plan", s.permissions},
+		"todos":       {"show the session's todo list", todos},
+		"diff":        {"show the workspace's changes (git, or this session's snapshots)", s.diff},
 	}
 	return s
 }
@@ -86,11 +90,27 @@ func (s *Set) help(context.Context, *orchestrator.Orchestrator, string) (string,
 	var b strings.Builder
 	b.WriteString("Commands:\n")
 	for _, n := range names {
-		fmt.Fprintf(&b, "  /%-10s %s\n", n, s.table[n].summary)
+		fmt.Fprintf(&b, "  /%-12s %s\n", n, s.table[n].summary)
 	}
-	b.WriteString("Input: a leading ! runs a shell command (e.g. !ls); anything else goes to the model.")
+	b.WriteString(helpText)
 	return b.String(), nil
 }
+
+const helpText = `Input:
+  text           a request to the model
+  !cmd           run a shell command yourself (no model call); the model sees it next turn
+  @path          attach a file (or a directory listing) to the request
+Keys:
+  Enter          send · paste several lines: shows [copy N lines], Enter sends them
+  Tab            on an empty line: switch build/plan mode
+  Up/Down        walk this session's inputs
+  Esc            while typing: clear the line · while running: stop the model, the tool and every queued step
+  Ctrl+C         exit (the session is saved) · Ctrl+D on an empty line: exit
+Undo:
+  /undo reverts the files the last turn changed with write/edit/patch and with bash
+  (the workspace is compared before and after each command), without git.
+  Not covered: files outside the workspace, ignored paths (.gitignore, .git),
+  files bash changed that are over 1 MiB, and workspaces over 100,000 files.`
 
 func listTools(_ context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
 	var b strings.Builder

@@ -159,7 +159,7 @@ func TestModeSwitchChangesTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := e.do(t, "/tools")
-	if err != nil || strings.Contains(out, "write") || !strings.Contains(out, "plan mode") {
+	if err != nil || strings.Contains(out, "\n  write ") || strings.Contains(out, "\n  edit ") || !strings.Contains(out, "plan mode") {
 		t.Fatalf("/tools in plan mode: %q %v", out, err)
 	}
 	if _, err := e.do(t, "/mode sideways"); err == nil {

@@ -138,6 +138,18 @@ type CommandOutput struct {
 	Block   string `json:"block,omitempty"` // "COMMAND" for ! blocks
 }
 
+// TodoItem is one entry of the session's todo list.
+type TodoItem struct {
+	ID      string `json:"id"`
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// TodoUpdated: the todo list changed.
+type TodoUpdated struct {
+	Todos []TodoItem `json:"todos"`
+}
+
 // TurnFinished: a turn ended, successfully or not.
 type TurnFinished struct {
 	RunID    string        `json:"run_id"`
@@ -167,3 +179,4 @@ func (Notice) Kind() string            { return "notice" }
 func (Error) Kind() string             { return "error" }
 func (CommandOutput) Kind() string     { return "command" }
 func (TurnFinished) Kind() string      { return "turn_done" }
+func (TodoUpdated) Kind() string       { return "todos" }

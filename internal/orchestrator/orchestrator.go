@@ -57,6 +57,11 @@ type Options struct {
 	Verify VerifyOptions
 	// Undo records undo snapshots; nil keeps none.
 	Undo UndoRecorder
+	// RequireTodoForComplex: complex inputs start with a todo plan (SPEC §12a).
+	RequireTodoForComplex bool
+	// OnAlways is told when a person answered "always" to a policy ask, so
+	// the same call is allowed from now on (and remembered in the project).
+	OnAlways func(tool, subject string) error
 	// Store persists the session; nil keeps it in memory only.
 	Store Checkpointer
 	// Session to continue; nil starts a new one.
@@ -67,7 +72,10 @@ type Options struct {
 
 // Orchestrator runs inputs one at a time; RunInput is not reentrant.
 type Orchestrator struct {
-	opts     Options
+	opts Options
+	// tools is the registry the model sees: the caller's tools plus the
+	// orchestrator's state tools (todos).
+	tools    *tools.Registry
 	sess     *session.Session
 	agent    agent.Agent
 	model    string
@@ -107,7 +115,13 @@ func New(o Options) (*Orchestrator, error) {
 	if s == nil {
 		s = session.New(o.Now(), o.Model, o.Agent.Name)
 	}
-	return &Orchestrator{opts: o, sess: s, agent: o.Agent, model: o.Model}, nil
+	orch := &Orchestrator{opts: o, sess: s, agent: o.Agent, model: o.Model}
+	reg, err := tools.NewRegistry(append(o.Registry.Tools(), todoRead{orch}, todoWrite{orch})...)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: %w", err)
+	}
+	orch.tools = reg
+	return orch, nil
 }
 
 // Session is the current session. Callers must not modify it while a run is active.
@@ -139,7 +153,7 @@ func (o *Orchestrator) SetModel(m string) {
 
 // ToolSpecs is the tool list the active agent offers the model.
 func (o *Orchestrator) ToolSpecs() []chat.ToolSpec {
-	return o.opts.Registry.Specs(o.agent.Enabled)
+	return o.tools.Specs(o.agent.Enabled)
 }
 
 // SystemPrompt is the system prompt of the next model call.

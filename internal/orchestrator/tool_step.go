@@ -99,7 +99,7 @@ func (o *Orchestrator) storedResults() map[string]bool {
 
 func (o *Orchestrator) allReadOnly(calls []chat.ToolCall) bool {
 	for _, c := range calls {
-		t, ok := o.opts.Registry.Get(c.Name)
+		t, ok := o.tools.Get(c.Name)
 		if !ok || !t.ReadOnly() {
 			return false
 		}
@@ -111,7 +111,7 @@ func (o *Orchestrator) allReadOnly(calls []chat.ToolCall) bool {
 // tool-level approval reasons, and at most one approval interaction.
 func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c chat.ToolCall) *admitted {
 	a := &admitted{call: c, ctx: ctx}
-	t, ok := o.opts.Registry.Get(c.Name)
+	t, ok := o.tools.Get(c.Name)
 	if !ok {
 		return a.refuse(tools.Unknown(c.Name, o.enabledNames()))
 	}
@@ -131,12 +131,14 @@ func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c chat.ToolCall
 	if dec.Action != permission.Ask && len(reasons) == 0 {
 		return a
 	}
-	danger := len(reasons) > 0
+	// Tool-level reasons, and plan mode's floor, make a danger request: y/n
+	// only, and denied when nobody can be asked.
+	danger := len(reasons) > 0 || dec.Danger
 	if dec.Action == permission.Ask {
 		reasons = append([]string{orDefault(dec.Reason, c.Name+" requires approval")}, reasons...)
 	}
 	req := permission.Request{
-		CallID: c.ID, Tool: c.Name, Subject: summarize(t, args), Reasons: reasons,
+		CallID: c.ID, Tool: c.Name, Subject: approvalSubject(t, args), Reasons: reasons,
 		PolicyAsk: dec.Action == permission.Ask, Danger: danger,
 	}
 	return o.askApproval(ctx, ts, a, req)
@@ -167,6 +169,11 @@ func (o *Orchestrator) askApproval(ctx context.Context, ts *turnState, a *admitt
 			msg += ". Feedback: " + reply.Feedback
 		}
 		return a.refuse(tools.Failure("%s", msg))
+	}
+	if reply.Always && o.opts.OnAlways != nil {
+		if err := o.opts.OnAlways(req.Tool, req.Subject); err != nil {
+			o.emit(event.Notice{Text: "could not remember the approval: " + err.Error()})
+		}
 	}
 	a.ctx = tools.WithOutsideApproved(ctx)
 	return a
@@ -263,12 +270,27 @@ func (ts *turnState) addEdited(paths []string) {
 
 func (o *Orchestrator) enabledNames() []string {
 	var names []string
-	for _, n := range o.opts.Registry.Names() {
+	for _, n := range o.tools.Names() {
 		if o.agent.Enabled(n) {
 			names = append(names, n)
 		}
 	}
 	return names
+}
+
+// approvalSubject is what a person approves and what "always" remembers:
+// the exact command or path the policy judges, not a shortened summary.
+func approvalSubject(t tools.Tool, args json.RawMessage) string {
+	var a struct{ Command, Path string }
+	if json.Unmarshal(args, &a) == nil {
+		if a.Command != "" {
+			return a.Command
+		}
+		if a.Path != "" {
+			return a.Path
+		}
+	}
+	return summarize(t, args)
 }
 
 func summarize(t tools.Tool, args json.RawMessage) string {

@@ -66,7 +66,8 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 	if o.sess.Title == "" {
 		o.sess.Title = session.TitleFrom(ts.input)
 	}
-	if err := o.appendMessage(ctx, chat.Message{Role: chat.RoleUser, Content: ts.input}); err != nil {
+	content := ts.input + o.todoReminder(ts.input)
+	if err := o.appendMessage(ctx, chat.Message{Role: chat.RoleUser, Content: content}); err != nil {
 		return err
 	}
 	if err := o.beginUndo(ctx); err != nil {
@@ -74,6 +75,24 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 	}
 	o.emitContext()
 	return ctx.Err()
+}
+
+// todoReminder is appended to a complex input (SPEC §12a): where todowrite
+// is enabled the model is told to plan first; otherwise the unfinished todo
+// list (e.g. written in plan mode) is shown again.
+func (o *Orchestrator) todoReminder(input string) string {
+	if !o.opts.RequireTodoForComplex || !isComplexTask(input) {
+		return ""
+	}
+	if o.agent.Enabled("todowrite") {
+		return "\n\n<system-reminder>This task has several steps: first write a todo plan with todowrite, then work through it, keeping the list current.</system-reminder>"
+	}
+	for _, td := range o.sess.Todos {
+		if td.Status != session.TodoDone {
+			return "\n\n<system-reminder>Current todo list:\n" + FormatTodos(o.sess.Todos) + "\n</system-reminder>"
+		}
+	}
+	return ""
 }
 
 // beginUndo opens the turn's undo snapshot; the session row exists by now.

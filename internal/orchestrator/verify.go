@@ -143,7 +143,7 @@ func trimOutput(s string, max int) string {
 // verification line it leaves in ts is written from what was observed, so
 // the model cannot claim a pass that did not happen.
 func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again bool, err error) {
-	_, hasBash := o.opts.Registry.Get("bash")
+	_, hasBash := o.tools.Get("bash")
 	d := decideVerify(verifyInput{
 		edited: ts.edited, enabled: o.opts.Verify.Enabled, bashEnabled: hasBash && o.agent.Enabled("bash"),
 		mode: o.agent.Name, attempts: ts.verifyAttempts, maxAttempts: o.opts.Verify.MaxAttempts,

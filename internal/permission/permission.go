@@ -28,6 +28,10 @@ type Call struct {
 type Decision struct {
 	Action Action
 	Reason string
+	// Danger: an Ask that must be handled like a tool-level danger request
+	// (only y/n; a non-interactive run denies it). Plan mode sets it for
+	// commands off the read-only whitelist (SPEC §7).
+	Danger bool
 }
 
 // Policy decides on a tool call.

@@ -75,6 +75,8 @@ func (r *Renderer) Emit(e event.Event) {
 		r.tokens, r.limit = e.Tokens, e.Limit
 	case event.TurnFinished:
 		r.turnDone(e)
+	case event.TodoUpdated:
+		r.todos(e.Todos)
 	}
 }
 
@@ -173,6 +175,22 @@ func (r *Renderer) diff(d string) string {
 		b.WriteString(body + "\n")
 	}
 	return b.String()
+}
+
+// todos lists the todo items by status: done cyan, in progress yellow,
+// pending dim (seed 09 §5).
+func (r *Renderer) todos(items []event.TodoItem) {
+	r.line(r.st.Blue("[todos]"))
+	for _, td := range items {
+		switch td.Status {
+		case "done":
+			r.line(r.st.Cyan("  [x] " + td.Content))
+		case "in_progress":
+			r.line(r.st.Yellow("  [~] " + td.Content))
+		default:
+			r.line(r.st.Dim("  [ ] " + td.Content))
+		}
+	}
 }
 
 func (r *Renderer) turnDone(e event.TurnFinished) {

@@ -31,6 +31,8 @@ func everyEvent(r *Renderer) {
 		Diff: "--- a/calc.go\n+++ b/calc.go\n@@ -4,3 +4,3 @@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n"})
 	r.Emit(event.ToolStarted{CallID: "3", Name: "read", Summary: "missing.go"})
 	r.Emit(event.ToolFinished{CallID: "3", Name: "read", OK: false, Summary: "missing.go: no such file"})
+	r.Emit(event.TodoUpdated{Todos: []event.TodoItem{{ID: "1", Content: "read the code", Status: "done"},
+		{ID: "2", Content: "fix Add", Status: "in_progress"}, {ID: "3", Content: "run the tests", Status: "pending"}}})
 	r.Emit(event.Notice{Text: "retrying model call in 1s (attempt 1)"})
 	r.Emit(event.TextDelta{Text: "partial"})
 	r.Emit(event.StreamReset{ModelCallIndex: 2})

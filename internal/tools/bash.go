@@ -32,6 +32,17 @@ type bashTool struct {
 	shell       string
 	maxTimeout  time.Duration // 0: no limit
 	outputLimit int           // bytes per stream; 0: no cap
+	reasons     func(command string) []string
+	sandbox     func(shell, command string) (*exec.Cmd, error)
+}
+
+// ApprovalReasons are the command analysis's reasons (see Env.BashReasons).
+func (t bashTool) ApprovalReasons(args json.RawMessage) []string {
+	var a bashArgs
+	if t.reasons == nil || json.Unmarshal(args, &a) != nil {
+		return nil
+	}
+	return t.reasons(a.Command)
 }
 
 type bashArgs struct {
@@ -122,14 +133,30 @@ func (t bashTool) command(command string, stdout, stderr *capWriter) *exec.Cmd {
 		shell = "/bin/bash"
 	}
 	cmd := exec.Command(shell, "-c", command)
+	if t.sandbox != nil {
+		// A sandbox that cannot be set up must not silently run the
+		// command unconfined: the caller decides, so an error runs nothing.
+		sc, err := t.sandbox(shell, command)
+		if err != nil {
+			sc = exec.Command(shell, "-c", "echo "+shellQuote("sandbox: "+err.Error())+" >&2; exit 126")
+		}
+		if sc != nil {
+			cmd = sc
+		}
+	}
 	cmd.Dir = t.ws.Root
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
+	if cmd.Env == nil { // a sandboxed command may bring its own (TMPDIR)
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.WaitDelay = bashWaitDelay
 	return cmd
 }
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // wait waits for the command and returns why it was stopped early, if it was.
 func wait(ctx context.Context, pgid int, done <-chan error, timeout time.Duration) string {

@@ -1,6 +1,9 @@
 package tools
 
-import "time"
+import (
+	"os/exec"
+	"time"
+)
 
 // Env is what the built-in tools need from the program.
 type Env struct {
@@ -23,6 +26,15 @@ type Env struct {
 	// before anything is written. An error aborts the call with nothing
 	// written. The orchestrator snapshots prior content there for /undo.
 	BeforeChange func(abs string) error
+	// BashReasons, when set, analyses a bash command and returns the reasons
+	// it needs a person's approval (dangerous, writes outside the workspace).
+	BashReasons func(command string) []string
+	// ReadReasons, when set, returns reasons reading a path needs approval
+	// (a secrets file such as .env).
+	ReadReasons func(abs string) []string
+	// Sandbox, when set, returns the command to run a bash command under an
+	// OS sandbox, or nil to run it as usual.
+	Sandbox func(shell, command string) (*exec.Cmd, error)
 }
 
 // Builtins returns the built-in tools: read, list, glob, grep, write, edit,
@@ -35,13 +47,14 @@ func Builtins(env Env) []Tool {
 	}
 	g := fileGuard{tracker: tracker, beforeChange: env.BeforeChange}
 	return []Tool{
-		readTool{ws: ws, tracker: tracker},
+		readTool{ws: ws, tracker: tracker, reasons: env.ReadReasons},
 		listTool{ws: ws},
 		globTool{ws: ws},
 		grepTool{ws: ws},
 		writeTool{ws: ws, g: g},
 		editTool{ws: ws, g: g},
 		patchTool{ws: ws, g: g, write: writeFileAtomic},
-		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit},
+		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit,
+			reasons: env.BashReasons, sandbox: env.Sandbox},
 	}
 }

@@ -36,6 +36,7 @@ var imageExts = map[string]bool{
 type readTool struct {
 	ws      *Workspace
 	tracker *ReadTracker
+	reasons func(abs string) []string
 }
 
 // trackHashMax bounds the files read hashes whole for the edit guards;
@@ -71,7 +72,13 @@ func (t readTool) Summary(args json.RawMessage) string {
 func (t readTool) ApprovalReasons(args json.RawMessage) []string {
 	var a readArgs
 	_ = json.Unmarshal(args, &a)
-	return t.ws.outsideReasons(a.Path)
+	reasons := t.ws.outsideReasons(a.Path)
+	if t.reasons != nil {
+		if abs, _, err := t.ws.Resolve(a.Path); err == nil {
+			reasons = append(reasons, t.reasons(abs)...)
+		}
+	}
+	return reasons
 }
 
 func (t readTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {

@@ -1,0 +1,49 @@
+package orchestrator
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// complexKeywords mark inputs that usually need several steps.
+var complexKeywords = []string{
+	// English
+	"refactor", "implement", "migrate", "migration", "architecture", "redesign", "rewrite",
+	"end-to-end", "end to end", "integrate", "optimize", "optimise", "multiple", "several",
+	"step by step", "and then", "across the",
+	// Chinese
+	"重构", "实现", "迁移", "架构", "重新设计", "重写", "集成", "优化", "多个", "逐步", "然后", "并且", "全面",
+}
+
+// listItem matches a line that is an enumerated goal: "1.", "2)", "- ", "* ", "一、".
+var listItem = regexp.MustCompile(`(?m)^\s*(?:\d+[.)、]|[-*•]\s|[一二三四五六七八九十]+、)`)
+
+// inlineEnum matches inline enumerations: "1) a 2) b", "(1) … (2)", "first … second".
+var inlineEnum = regexp.MustCompile(`(?i)(?:\(?\b1[.)]\s.*\(?\b2[.)]\s)|(?:\bfirst\b.*\b(?:second|then)\b)|(?:首先.*(?:然后|其次|最后))`)
+
+// isComplexTask is SPEC §12a's rule: an explicit enumeration of several
+// goals, at least 80 characters, a complexity keyword, at least two
+// separators among ，,;； or at least 14 words.
+func isComplexTask(input string) bool {
+	s := strings.TrimSpace(input)
+	switch {
+	case s == "":
+		return false
+	case len(listItem.FindAllStringIndex(s, 3)) >= 2, inlineEnum.MatchString(s):
+		return true
+	case utf8.RuneCountInString(s) >= 80:
+		return true
+	case strings.Count(s, "，")+strings.Count(s, ",")+strings.Count(s, ";")+strings.Count(s, "；") >= 2:
+		return true
+	case len(strings.Fields(s)) >= 14:
+		return true
+	}
+	lower := strings.ToLower(s)
+	for _, k := range complexKeywords {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}

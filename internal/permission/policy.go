@@ -1,0 +1,265 @@
+package permission
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/coder-agent/coder/internal/config"
+)
+
+// PolicyOptions configures the rule-based policy.
+type PolicyOptions struct {
+	// Permission is the config section: preset, default, per-tool actions,
+	// bash rules and the allowlist written by "always".
+	Permission config.Permission
+	// Agent is the active agent when a Call names none ("build", "plan").
+	Agent string
+	// AgentModes maps agents defined in config to their mode, so an agent
+	// with mode "plan" gets plan's rules.
+	AgentModes map[string]string
+	// Workspace is the workspace root; file-tool patterns are relative to it.
+	Workspace string
+}
+
+// Engine is the rule-based Policy: defaults → config default → preset →
+// agent (plan) → user rules → allowlist, the last matching rule winning.
+// In plan mode the plan rules are also a floor: user rules can tighten
+// them but not loosen them, because plan mode must not change anything.
+type Engine struct {
+	mu        sync.RWMutex
+	opts      PolicyOptions
+	preset    string
+	agent     string
+	workspace string
+	runtime   Ruleset // allow rules added by AllowExact
+	build     []compiledRule
+	plan      []compiledRule
+	guard     []compiledRule // plan rules alone
+}
+
+var _ Policy = (*Engine)(nil)
+
+// NewPolicy builds the policy from config. The preset may be "build" or
+// "plan", which also selects the default agent.
+func NewPolicy(opts PolicyOptions) (*Engine, error) {
+	preset, mode, err := ParsePreset(opts.Permission.Preset)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Permission.Default != "" && !validAction(opts.Permission.Default) {
+		return nil, fmt.Errorf("permission.default: %q is not allow, ask or deny", opts.Permission.Default)
+	}
+	e := &Engine{opts: opts, preset: preset, agent: opts.Agent,
+		workspace: realPath(absOr(opts.Workspace, "."))}
+	if e.agent == "" {
+		e.agent = mode
+	}
+	if err := e.compile(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// SetPreset switches the preset at run time (/permissions PRESET),
+// keeping the rules added by AllowExact. It returns the mode to switch to
+// when the name was "build" or "plan".
+func (e *Engine) SetPreset(name string) (mode string, err error) {
+	preset, mode, err := ParsePreset(name)
+	if err != nil {
+		return "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.preset = preset
+	if mode != "" {
+		e.agent = mode
+	}
+	return mode, e.compile()
+}
+
+// Preset is the active preset's name.
+func (e *Engine) Preset() string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.preset
+}
+
+// AllowExact allows this exact subject of tool from now on (the reply
+// "always"). For bash, subject is the command line; an empty subject
+// allows every call of the tool. Danger reasons still ask: they are not
+// the policy's.
+func (e *Engine) AllowExact(tool, subject string) {
+	r := Rule{Tool: tool, Pattern: subject, Action: Allow, Exact: true, Source: "approved with \"always\""}
+	if strings.TrimSpace(subject) == "" {
+		r.Pattern, r.Exact = "*", false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.runtime = append(e.runtime, r)
+	_ = e.compile() // the preset was valid when the engine was built
+}
+
+// rules returns the ruleset in evaluation order for mode.
+func (e *Engine) rules(mode string) Ruleset {
+	p := e.opts.Permission
+	rs := defaultRules()
+	if p.Default != "" {
+		rs = append(rs, Rule{Tool: "*", Pattern: "*", Action: Action(p.Default), Source: "config permission.default"})
+	}
+	rs = append(rs, presetRules(e.preset)...)
+	if mode == ModePlan {
+		rs = append(rs, planRules()...)
+	}
+	return append(rs, e.userRules()...)
+}
+
+// userRules: config per-tool actions ("*" first so named tools win), bash
+// rules in file order, then the allowlist and this session's approvals.
+func (e *Engine) userRules() Ruleset {
+	p := e.opts.Permission
+	var rs Ruleset
+	tools := make([]string, 0, len(p.Tools))
+	for t := range p.Tools {
+		tools = append(tools, t)
+	}
+	slices.SortFunc(tools, func(a, b string) int {
+		if (a == "*") != (b == "*") {
+			if a == "*" {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	for _, t := range tools {
+		rs = append(rs, Rule{Tool: t, Pattern: "*", Action: Action(p.Tools[t]), Source: "config permission.tools." + t})
+	}
+	for i, b := range p.Bash {
+		rs = append(rs, Rule{Tool: "bash", Pattern: b.Pattern, Action: Action(b.Action),
+			Source: fmt.Sprintf("config permission.bash[%d]", i)})
+	}
+	for _, cmd := range p.CommandAllowlist {
+		rs = append(rs, Rule{Tool: "bash", Pattern: cmd, Action: Allow, Exact: true, Source: "command allowlist"})
+	}
+	return append(rs, e.runtime...)
+}
+
+func (e *Engine) compile() error {
+	for _, r := range e.userRules() {
+		if !validAction(string(r.Action)) {
+			return fmt.Errorf("%s: %q is not allow, ask or deny", r.Source, r.Action)
+		}
+	}
+	e.build = compileAll(e.rules(ModeBuild))
+	e.plan = compileAll(e.rules(ModePlan))
+	e.guard = compileAll(planRules())
+	return nil
+}
+
+func compileAll(rs Ruleset) []compiledRule {
+	out := make([]compiledRule, len(rs))
+	for i, r := range rs {
+		out[i] = compileRule(r)
+	}
+	return out
+}
+
+func validAction(a string) bool {
+	return a == string(Allow) || a == string(Ask) || a == string(Deny)
+}
+
+// modeOf maps an agent name to its mode.
+func (e *Engine) modeOf(agent string) string {
+	if agent == "" {
+		agent = e.agent
+	}
+	if agent == ModePlan || e.opts.AgentModes[agent] == ModePlan {
+		return ModePlan
+	}
+	return ModeBuild
+}
+
+// Decide implements Policy.
+func (e *Engine) Decide(c Call) Decision {
+	e.mu.RLock()
+	rs, guard := e.build, []compiledRule(nil)
+	if e.modeOf(c.Agent) == ModePlan {
+		rs, guard = e.plan, e.guard
+	}
+	e.mu.RUnlock()
+	var vs []verdict
+	switch {
+	case c.Tool == "bash":
+		vs = e.bashVerdicts(c, rs, guard)
+	case isFileTool(c.Tool):
+		vs = e.pathVerdicts(c, rs, guard)
+	default:
+		subject := otherSubject(c.Args)
+		vs = []verdict{judge(c.Tool, subject, rs, guard, func(r compiledRule) bool { return r.matchSubject(subject) })}
+	}
+	return worst(c.Tool, vs)
+}
+
+// verdict is the decision on one part of a call (one simple command, one path).
+type verdict struct {
+	action  Action
+	rule    compiledRule
+	subject string
+	danger  bool // plan mode's floor asked: only y/n, non-interactive denies
+}
+
+// judge evaluates the ruleset and, in plan mode, the plan floor.
+func judge(tool, subject string, rs, guard []compiledRule, match func(compiledRule) bool) verdict {
+	v := verdict{action: Ask, subject: subject, rule: compiledRule{Rule: Rule{Source: "no rule matched"}}}
+	if r, ok := last(rs, tool, match); ok {
+		v.action, v.rule = r.Action, r
+	}
+	if g, ok := last(guard, tool, match); ok {
+		if stricter(g.Action, v.action) {
+			v.action, v.rule = g.Action, g
+		}
+		v.danger = g.Action == Ask && v.action == Ask
+	}
+	return v
+}
+
+// worst combines verdicts: deny > ask > allow; the first of the worst
+// names the reason.
+func worst(tool string, vs []verdict) Decision {
+	w := vs[0]
+	danger := false
+	for _, v := range vs {
+		if stricter(v.action, w.action) {
+			w = v
+		}
+	}
+	for _, v := range vs {
+		danger = danger || (v.action == w.action && v.danger)
+	}
+	return Decision{Action: w.action, Reason: reasonFor(tool, w), Danger: danger && w.action == Ask}
+}
+
+func reasonFor(tool string, v verdict) string {
+	verb := map[Action]string{Allow: "is allowed", Ask: "requires approval", Deny: "is denied"}[v.action]
+	head := tool
+	if v.subject != "" {
+		head = fmt.Sprintf("%s: %q", tool, v.subject)
+	}
+	return fmt.Sprintf("%s %s (%s)", head, verb, describeRule(v.rule.Rule))
+}
+
+// describeRule names a rule for a person: its source and, when it is not
+// a catch-all, its pattern.
+func describeRule(r Rule) string {
+	switch {
+	case r.Pattern == ReadOnlyPattern:
+		return r.Source + ": read-only command"
+	case r.Source == planSource && r.Tool == "bash" && r.Action == Ask:
+		return "plan mode: only read-only commands run without approval"
+	case r.anyPattern() || r.Exact:
+		return r.Source
+	}
+	return fmt.Sprintf("%s: %q", r.Source, r.Pattern)
+}

@@ -1,0 +1,135 @@
+package permission
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Preset and mode names (SPEC §8). "build" and "plan" are accepted as
+// preset names too: they switch the mode and use the balanced preset.
+const (
+	PresetStrict   = "strict"
+	PresetBalanced = "balanced"
+	PresetAutoEdit = "auto-edit"
+	PresetYolo     = "yolo"
+
+	ModeBuild = "build"
+	ModePlan  = "plan"
+)
+
+// Presets lists the preset names in order of trust.
+var Presets = []string{PresetStrict, PresetBalanced, PresetAutoEdit, PresetYolo}
+
+// ParsePreset resolves a preset name from config, --permissions or
+// /permissions. mode is "build" or "plan" when the name is one of those
+// (the caller switches the mode too), "" otherwise. An empty name is the
+// default, balanced.
+func ParsePreset(name string) (preset, mode string, err error) {
+	switch n := strings.ToLower(strings.TrimSpace(name)); n {
+	case "":
+		return PresetBalanced, "", nil
+	case PresetStrict, PresetBalanced, PresetAutoEdit, PresetYolo:
+		return n, "", nil
+	case "auto_edit", "autoedit":
+		return PresetAutoEdit, "", nil
+	case ModeBuild, ModePlan:
+		return PresetBalanced, n, nil
+	}
+	return "", "", fmt.Errorf("unknown permission preset %q (want strict, balanced, auto-edit, yolo, build or plan)", name)
+}
+
+// readOnlyTools change nothing in the workspace (todowrite and question
+// touch only the session).
+var readOnlyTools = []string{"read", "list", "glob", "grep", "todoread", "todowrite",
+	"question", "skill", "exit_plan_mode"}
+
+var editTools = []string{"write", "edit", "patch"}
+
+// devCommands: balanced's allowlist beyond the read-only whitelist. These
+// build, test and lint the project; they write only build output.
+var devCommands = []string{
+	"go test*", "go build*", "go vet*", "go mod download*", "go mod verify*", "go mod why*",
+	"go mod graph*", "gofmt -l*", "gofmt -d*", "golangci-lint run*", "staticcheck*",
+	"npm test*", "npm run test*", "npm run lint*", "npm run build*", "npm run typecheck*",
+	"npm ls*", "yarn test*", "pnpm test*", "npx tsc --noEmit*", "tsc --noEmit*", "eslint*",
+	"pytest*", "python -m pytest*", "python3 -m pytest*", "ruff check*", "mypy*",
+	"cargo test*", "cargo build*", "cargo check*", "cargo clippy*",
+	"make*", "mvn test*", "gradle test*", "./gradlew test*", "shellcheck*",
+}
+
+// autoEditCommands: auto-edit also allows commands that change files in
+// the workspace the way an edit would (formatters, dependency updates,
+// file moves, staging and committing). rm stays an ask: an edit can be
+// undone, a deleted untracked file cannot.
+var autoEditCommands = []string{
+	"go mod tidy*", "go get*", "go generate*", "go fmt*", "go run*", "gofmt*", "goimports*",
+	"npm install*", "npm ci*", "npm run*", "pnpm install*", "pnpm run*", "yarn install*",
+	"yarn run*", "cargo fmt*", "cargo run*", "prettier*", "black*", "ruff format*",
+	"mkdir*", "touch*", "cp*", "mv*", "sed -i*",
+	"git add*", "git commit*", "git stash*", "git switch*", "git checkout -b*",
+	"git restore --staged*", "git mv*",
+}
+
+// planGitDenied: git commands that change the repository are blocked in
+// plan mode; their listing forms pass through the read-only whitelist.
+var planGitDenied = []string{"git commit*", "git push*", "git pull*", "git fetch*", "git reset*",
+	"git checkout*", "git switch*", "git merge*", "git rebase*", "git cherry-pick*",
+	"git revert*", "git add*", "git rm*", "git mv*", "git clean*", "git restore*",
+	"git stash*", "git apply*", "git am*", "git tag*", "git branch*", "git init*", "git clone*"}
+
+// defaultRules come first: anything no later rule decides is asked.
+func defaultRules() Ruleset {
+	return Ruleset{{Tool: "*", Pattern: "*", Action: Ask, Source: "defaults"}}
+}
+
+// presetRules returns a preset's ruleset; the preset name must be valid.
+func presetRules(preset string) Ruleset {
+	src := preset + " preset"
+	if preset == PresetYolo {
+		return Ruleset{{Tool: "*", Pattern: "*", Action: Allow, Source: src}}
+	}
+	var rs Ruleset
+	add := func(tool, pattern string, a Action) {
+		rs = append(rs, Rule{Tool: tool, Pattern: pattern, Action: a, Source: src})
+	}
+	for _, t := range readOnlyTools {
+		add(t, "*", Allow)
+	}
+	trusted := Allow
+	if preset == PresetStrict {
+		trusted = Ask
+	}
+	for _, t := range slices.Concat(editTools, []string{"task", "fetch"}) {
+		add(t, "*", trusted)
+	}
+	add("bash", "*", Ask)
+	add("bash", ReadOnlyPattern, Allow)
+	if preset != PresetStrict {
+		for _, p := range devCommands {
+			add("bash", p, Allow)
+		}
+	}
+	if preset == PresetAutoEdit {
+		for _, p := range autoEditCommands {
+			add("bash", p, Allow)
+		}
+	}
+	return rs
+}
+
+const planSource = "plan mode"
+
+// planRules is the plan agent's ruleset: nothing that changes the
+// workspace runs without a person; read-only commands run directly.
+func planRules() Ruleset {
+	rs := Ruleset{}
+	for _, t := range slices.Concat(editTools, []string{"task"}) {
+		rs = append(rs, Rule{Tool: t, Pattern: "*", Action: Deny, Source: planSource})
+	}
+	rs = append(rs, Rule{Tool: "bash", Pattern: "*", Action: Ask, Source: planSource})
+	for _, p := range planGitDenied {
+		rs = append(rs, Rule{Tool: "bash", Pattern: p, Action: Deny, Source: planSource})
+	}
+	return append(rs, Rule{Tool: "bash", Pattern: ReadOnlyPattern, Action: Allow, Source: planSource})
+}

@@ -1,0 +1,151 @@
+package permission
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder-agent/coder/internal/config"
+)
+
+// tableCase is one command of testdata/commands.txt.
+type tableCase struct {
+	line    int
+	command string
+	want    []string // per column: strict balanced auto-edit yolo plan
+	reason  string
+}
+
+var tableColumns = []struct{ preset, agent string }{
+	{PresetStrict, ModeBuild}, {PresetBalanced, ModeBuild}, {PresetAutoEdit, ModeBuild},
+	{PresetYolo, ModeBuild}, {PresetBalanced, ModePlan},
+}
+
+func readTable(t testing.TB) []tableCase {
+	t.Helper()
+	f, err := os.Open("testdata/commands.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cases []tableCase
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "$ "):
+			cases = append(cases, tableCase{line: n, command: line[2:]})
+		case strings.HasPrefix(line, "= "):
+			cases[len(cases)-1].want = strings.Fields(line[2:])
+		case strings.HasPrefix(line, "~ "):
+			cases[len(cases)-1].reason = line[2:]
+		}
+	}
+	return cases
+}
+
+// newWorkspace builds the fixture the table describes and returns its root.
+func newWorkspace(t testing.TB) string {
+	t.Helper()
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{ws, outside, filepath.Join(ws, "build"), filepath.Join(ws, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"existing.txt", ".env", ".env.example"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func bashCall(command, agent string) Call {
+	args, _ := json.Marshal(map[string]string{"command": command})
+	return Call{Tool: "bash", Args: args, Agent: agent}
+}
+
+// outcome folds a policy decision and the tool-level analysis into what a
+// person experiences.
+func outcome(d Decision, an Analysis) string {
+	switch {
+	case d.Action == Deny:
+		return "deny"
+	case len(an.Reasons) > 0 || d.Danger:
+		return "danger"
+	case d.Action == Ask:
+		return "ask"
+	}
+	return "allow"
+}
+
+func TestCommandTable(t *testing.T) {
+	ws := newWorkspace(t)
+	engines := make([]*Engine, len(tableColumns))
+	for i, col := range tableColumns {
+		e, err := NewPolicy(PolicyOptions{Permission: config.Permission{Preset: col.preset}, Workspace: ws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		engines[i] = e
+	}
+	cases := readTable(t)
+	if len(cases) < 60 {
+		t.Fatalf("only %d commands in the table", len(cases))
+	}
+	for _, tc := range cases {
+		if len(tc.want) != len(tableColumns) {
+			t.Fatalf("line %d: %d outcomes, want %d", tc.line, len(tc.want), len(tableColumns))
+		}
+		an := AnalyzeBash(tc.command, ws, ws)
+		for i, col := range tableColumns {
+			d := engines[i].Decide(bashCall(tc.command, col.agent))
+			got := outcome(d, an)
+			name := col.preset + "/" + col.agent
+			if got != tc.want[i] {
+				t.Errorf("line %d %s: %s = %s, want %s\n  policy: %s\n  reasons: %q",
+					tc.line, tc.command, name, got, tc.want[i], d.Reason, an.Reasons)
+				continue
+			}
+			all := d.Reason + "\n" + strings.Join(an.Reasons, "\n")
+			if got != "allow" && !strings.Contains(all, tc.reason) {
+				t.Errorf("line %d %s: %s reasons lack %q:\n%s", tc.line, tc.command, name, tc.reason, all)
+			}
+		}
+	}
+}
+
+// FuzzAnalyzeBash: no input makes the analyzer or the policy panic.
+func FuzzAnalyzeBash(f *testing.F) {
+	for _, tc := range readTable(f) {
+		f.Add(tc.command)
+	}
+	f.Add("a=$(b <(c) `d`) e ${f:-$(g)} <<EOF\n$(h)\nEOF\n")
+	f.Add("function f { f | f & }; f; [[ $(x) ]]; (( $(y) )); case $(z) in $(w)) v;; esac")
+	ws := newWorkspace(f)
+	e, err := NewPolicy(PolicyOptions{Workspace: ws})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		start := time.Now()
+		an := AnalyzeBash(command, ws, ws)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%q took %v", command, d)
+		}
+		if an.ParseError != "" && an.ReadOnly {
+			t.Errorf("%q: unparseable but read-only", command)
+		}
+		e.Decide(bashCall(command, ModePlan))
+	})
+}
