@@ -74,6 +74,7 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if err != nil {
 		return fail(stdio, err)
 	}
+	defer rt.mcp.Close()
 	p := &headless.Printer{Format: format, Out: stdio.Out, Err: stdio.Err}
 	rt.sink.set(p)
 	if err := rt.startSession(ctx, f); err != nil {
@@ -101,6 +102,7 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	if err != nil {
 		return fail(stdio, err)
 	}
+	defer rt.mcp.Close()
 	interactive := stdio.InTTY && stdio.InFile != nil && stdio.OutFile != nil
 	st := repl.Style{Color: repl.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
 	rend := repl.NewRenderer(stdio.Out, st)

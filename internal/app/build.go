@@ -1,12 +1,15 @@
 package app
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,14 +17,18 @@ import (
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/commands"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/contextmgr"
+	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/anthropic"
 	"github.com/coder-agent/coder/internal/llm/openai"
+	"github.com/coder-agent/coder/internal/mcp"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/permission/sandbox"
 	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/skills"
 	"github.com/coder-agent/coder/internal/tools"
 	"github.com/coder-agent/coder/internal/undo"
 )
@@ -95,6 +102,9 @@ type runtime struct {
 	workspace string
 	orch      *orchestrator.Orchestrator
 	sink      *sinkRef
+	mcp       *mcp.Manager
+	// warnings are shown once the session starts (bad skills, commands).
+	warnings []error
 }
 
 // build wires provider, tools and orchestrator onto the base.
@@ -119,7 +129,11 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 	sink := &sinkRef{}
 	var orch *orchestrator.Orchestrator // the sandbox hook follows the current mode
 	rec := undo.NewRecorder(b.store, ws.Root)
-	reg, err := tools.NewRegistry(tools.Builtins(tools.Env{
+	home, _ := os.UserHomeDir()
+	skillList, warnings := skills.Discover(cfg.Skills.Paths, ws.Root, home)
+	custom, cmdErrs := customcmd.Discover(ws.Root, b.loaded.UserDir)
+	warnings = append(warnings, cmdErrs...)
+	builtins := tools.Builtins(tools.Env{
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
@@ -128,10 +142,14 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		BashReasons:    func(cmd string) []string { return permission.AnalyzeBash(cmd, ws.Root, ws.Root).Reasons },
 		ReadReasons:    secretReasons,
 		Sandbox:        planSandbox(ws.Root, func() string { return orch.Agent().Name }, sink),
-	})...)
+	})
+	builtins = append(builtins, tools.NewFetchTool(tools.FetchOptions{}),
+		tools.NewSkillTool(func() []skills.Skill { return skillList }))
+	reg, err := tools.NewRegistry(builtins...)
 	if err != nil {
 		return nil, err
 	}
+	servers := mcp.NewManager(cfg.MCP.Servers, mcp.Options{Cwd: ws.Root, MaxOutputBytes: cfg.Safety.OutputLimitBytes})
 	orch, err = orchestrator.New(orchestrator.Options{
 		Provider:     newProvider(rp, sink),
 		Model:        rp.Model,
@@ -147,6 +165,19 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		ContextLimit: cfg.Runtime.ContextTokenLimit,
 		Store:        b.store,
 		Undo:         rec,
+		Subagents: orchestrator.SubagentOptions{
+			MaxConcurrent: cfg.Agents.Subagents.MaxConcurrent, MaxPerTurn: cfg.Agents.Subagents.MaxPerTurn,
+			TokenBudget: cfg.Agents.Subagents.TokenBudget, MaxSteps: cfg.Agents.Subagents.MaxSteps,
+		},
+		RequireTodoForComplex: cfg.Workflow.RequireTodoForComplex,
+		Compaction: orchestrator.CompactionOptions{
+			Auto: cfg.Compaction.Auto, Prune: cfg.Compaction.Prune,
+			Threshold: cfg.Compaction.Threshold, RecentMessages: cfg.Compaction.RecentMessages,
+		},
+		Rules:      contextmgr.LoadRules(ws.Root, b.loaded.UserDir),
+		Skills:     skillInfos(skillList),
+		GitSummary: func() string { return gitSummary(ws.Root) },
+		LazyTools:  lazyMCP(cfg, servers),
 		Verify: orchestrator.VerifyOptions{
 			Enabled:     cfg.Workflow.AutoVerifyAfterEdit,
 			MaxAttempts: cfg.Workflow.MaxVerifyAttempts,
@@ -158,9 +189,9 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 	}
 	orch.SetCommands(commands.New(commands.Deps{
 		ProjectConfig: b.loaded.ProjectFile, Sessions: b.store, Location: config.Location(cfg.UI), Undo: b.store,
-		Permissions: policy,
+		Permissions: policy, Skills: skillList, SkillErrors: warnings, Custom: custom,
 	}))
-	return &runtime{base: b, workspace: ws.Root, orch: orch, sink: sink}, nil
+	return &runtime{base: b, workspace: ws.Root, orch: orch, sink: sink, mcp: servers, warnings: warnings}, nil
 }
 
 // secretReasons asks before a secrets file (.env, keys) is read.
@@ -226,12 +257,20 @@ func (rt *runtime) startSession(ctx context.Context, f flags) error {
 		}
 	default:
 		rt.orch.AnnounceSession(false)
+		rt.warn()
 		return nil
 	}
 	if err != nil {
 		return setupError{err}
 	}
+	rt.warn()
 	return rt.orch.Resume(ctx, s)
+}
+
+func (rt *runtime) warn() {
+	for _, w := range rt.warnings {
+		rt.sink.Emit(event.Notice{Text: w.Error()})
+	}
 }
 
 // newProvider builds the configured provider wrapped in the retry policy.
@@ -267,4 +306,44 @@ func (s *sinkRef) Emit(e event.Event) {
 	if k := s.p.Load(); k != nil {
 		(*k).Emit(e)
 	}
+}
+
+func skillInfos(list []skills.Skill) []contextmgr.SkillInfo {
+	out := make([]contextmgr.SkillInfo, len(list))
+	for i, s := range list {
+		out[i] = contextmgr.SkillInfo{Name: s.Name, Description: s.Description}
+	}
+	return out
+}
+
+// lazyMCP starts the configured MCP servers when the first turn needs the
+// tool list, not at start-up.
+func lazyMCP(cfg config.Config, m *mcp.Manager) func(context.Context) ([]tools.Tool, []error) {
+	if len(cfg.MCP.Servers) == 0 {
+		return nil
+	}
+	return m.Tools
+}
+
+// gitSummary is "branch, N changed files" for a repository, "" otherwise.
+func gitSummary(dir string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "status", "--porcelain=v1", "--branch")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	branch, changed := "", 0
+	for sc.Scan() {
+		line := sc.Text()
+		if b, ok := strings.CutPrefix(line, "## "); ok {
+			branch, _, _ = strings.Cut(b, "...")
+			continue
+		}
+		changed++
+	}
+	return contextmgr.GitSummary(branch, changed)
 }

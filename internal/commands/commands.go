@@ -11,8 +11,10 @@ import (
 
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/skills"
 	"github.com/coder-agent/coder/internal/undo"
 )
 
@@ -39,6 +41,11 @@ type Deps struct {
 	Undo undo.Store
 	// Permissions is the policy behind /permissions.
 	Permissions Permissions
+	// Skills are the discovered skills and the ones that could not be read.
+	Skills      []skills.Skill
+	SkillErrors []error
+	// Custom are the custom commands from .coder/commands and the user dir.
+	Custom []customcmd.Command
 }
 
 // Set is the table of built-in commands.
@@ -67,6 +74,8 @@ func New(d Deps) *Set {
 		"undo":        {"revert the files the last turn changed (again: the turn before)", s.undoLast},
 		"permissions": {"show the permission matrix, or switch: /permissions strict|balanced|auto-edit|yolo|build|plan", s.permissions},
 		"todos":       {"show the session's todo list", todos},
+		"compact":     {"summarise older history now to free context", compact},
+		"skills":      {"list the skills the model can load", s.listSkills},
 		"diff":        {"show the workspace's changes (git, or this session's snapshots)", s.diff},
 	}
 	return s
@@ -75,10 +84,13 @@ func New(d Deps) *Set {
 // RunCommand implements orchestrator.CommandHandler.
 func (s *Set) RunCommand(ctx context.Context, o *orchestrator.Orchestrator, name, args string) (string, error) {
 	h, ok := s.table[name]
-	if !ok {
-		return "", orchestrator.ErrUnknownCommand
+	if ok {
+		return h.run(ctx, o, args)
 	}
-	return h.run(ctx, o, args)
+	if turn, ok := s.custom(name, args); ok {
+		return "", turn
+	}
+	return "", orchestrator.ErrUnknownCommand
 }
 
 func (s *Set) help(context.Context, *orchestrator.Orchestrator, string) (string, error) {
@@ -91,6 +103,12 @@ func (s *Set) help(context.Context, *orchestrator.Orchestrator, string) (string,
 	b.WriteString("Commands:\n")
 	for _, n := range names {
 		fmt.Fprintf(&b, "  /%-12s %s\n", n, s.table[n].summary)
+	}
+	if len(s.Custom) > 0 {
+		b.WriteString("Custom commands:\n")
+		for _, c := range s.Custom {
+			fmt.Fprintf(&b, "  /%-12s %s\n", c.Name, c.Description)
+		}
 	}
 	b.WriteString(helpText)
 	return b.String(), nil
@@ -112,7 +130,8 @@ Undo:
   Not covered: files outside the workspace, ignored paths (.gitignore, .git),
   files bash changed that are over 1 MiB, and workspaces over 100,000 files.`
 
-func listTools(_ context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
+func listTools(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
+	o.LoadLazyTools(ctx) // MCP servers' tools appear here too
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tools in %s mode:\n", o.Agent().Name)
 	for _, t := range o.ToolSpecs() {

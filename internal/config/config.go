@@ -97,6 +97,19 @@ type Approval struct {
 type Agents struct {
 	Default     string            `json:"default"`
 	Definitions []AgentDefinition `json:"definitions,omitempty"`
+	Subagents   Subagents         `json:"subagents"`
+}
+
+// Subagents caps the task tool so a fan-out cannot run away.
+type Subagents struct {
+	// MaxConcurrent subagents at once, and MaxPerTurn in one turn.
+	MaxConcurrent int `json:"max_concurrent"`
+	MaxPerTurn    int `json:"max_per_turn"`
+	// TokenBudget is each subagent's limit on tokens (prompt + output,
+	// summed over its model calls).
+	TokenBudget int `json:"token_budget"`
+	// MaxSteps is each subagent's limit on model calls.
+	MaxSteps int `json:"max_steps"`
 }
 
 type AgentDefinition struct {
@@ -166,10 +179,12 @@ func Defaults() Config {
 		},
 		Permission: Permission{Preset: "balanced"},
 		Approval:   Approval{Interactive: true},
-		Agents:     Agents{Default: "build"},
-		Skills:     Skills{Paths: []string{".coder/skills", "~/.config/coder/skills"}},
-		Storage:    Storage{Dir: ".coder"},
-		UI:         UI{Timezone: "Asia/Shanghai", Color: "auto"},
+		Agents: Agents{Default: "build", Subagents: Subagents{
+			MaxConcurrent: 2, MaxPerTurn: 4, TokenBudget: 200_000, MaxSteps: 20,
+		}},
+		Skills:  Skills{Paths: []string{".coder/skills", "~/.config/coder/skills"}},
+		Storage: Storage{Dir: ".coder"},
+		UI:      UI{Timezone: "Asia/Shanghai", Color: "auto"},
 	}
 }
 

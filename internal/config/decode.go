@@ -190,14 +190,18 @@ func (c *checker) unknown(path, k string, t reflect.Type) {
 	c.errs = append(c.errs, &FileError{File: c.file, Key: full, Problem: problem})
 }
 
-// elsewhere finds a known key path anywhere under root whose last segment is name.
+// elsewhere finds a known key path anywhere under root whose last segment
+// is name; the shallowest wins, as the likelier home of a misplaced key.
 func elsewhere(name string, root reflect.Type) string {
+	best := ""
 	for _, p := range keyPaths("", root) {
 		if last := p[strings.LastIndexByte(p, '.')+1:]; squash(last) == squash(name) {
-			return p
+			if best == "" || strings.Count(p, ".") < strings.Count(best, ".") {
+				best = p
+			}
 		}
 	}
-	return ""
+	return best
 }
 
 // keyPaths lists the dotted paths of t's struct fields, not descending into maps or lists.

@@ -62,6 +62,10 @@ func validate(c Config) []*FileError {
 	ps.atLeast("workflow.max_verify_attempts", c.Workflow.MaxVerifyAttempts, 0)
 	validatePermission(&ps, c.Permission)
 	validateAgents(&ps, c.Agents)
+	ps.atLeast("agents.subagents.max_concurrent", c.Agents.Subagents.MaxConcurrent, 1)
+	ps.atLeast("agents.subagents.max_per_turn", c.Agents.Subagents.MaxPerTurn, 0)
+	ps.atLeast("agents.subagents.token_budget", c.Agents.Subagents.TokenBudget, 1000)
+	ps.atLeast("agents.subagents.max_steps", c.Agents.Subagents.MaxSteps, 1)
 	validateMCP(&ps, c.MCP)
 	if strings.TrimSpace(c.Storage.Dir) == "" {
 		ps.add("storage.dir", "must not be empty")

@@ -4,6 +4,7 @@
 package event
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -150,6 +151,22 @@ type TodoUpdated struct {
 	Todos []TodoItem `json:"todos"`
 }
 
+// Subagent wraps an event of a subagent (the task tool) so a consumer can
+// tell it from the parent's.
+type Subagent struct {
+	// ID tells concurrent subagents apart; Agent is the subagent's kind.
+	ID    string `json:"subagent_id"`
+	Agent string `json:"agent"`
+	Event Event  `json:"event"`
+}
+
+// Compacted: old history was pruned and, if Summarized, summarised.
+type Compacted struct {
+	TokensBefore int  `json:"tokens_before"`
+	TokensAfter  int  `json:"tokens_after"`
+	Summarized   bool `json:"summarized"`
+}
+
 // TurnFinished: a turn ended, successfully or not.
 type TurnFinished struct {
 	RunID    string        `json:"run_id"`
@@ -180,3 +197,26 @@ func (Error) Kind() string             { return "error" }
 func (CommandOutput) Kind() string     { return "command" }
 func (TurnFinished) Kind() string      { return "turn_done" }
 func (TodoUpdated) Kind() string       { return "todos" }
+func (Subagent) Kind() string          { return "subagent" }
+func (Compacted) Kind() string         { return "compacted" }
+
+// MarshalJSON keeps the wrapped event's kind as its "type".
+func (s Subagent) MarshalJSON() ([]byte, error) {
+	inner, err := json.Marshal(s.Event)
+	if err != nil {
+		return nil, err
+	}
+	if s.Event != nil && len(inner) > 1 && inner[0] == '{' {
+		kind, _ := json.Marshal(s.Event.Kind())
+		sep := ","
+		if string(inner) == "{}" {
+			sep = ""
+		}
+		inner = append(append([]byte(`{"type":`), kind...), append([]byte(sep), inner[1:]...)...)
+	}
+	return json.Marshal(struct {
+		ID    string          `json:"subagent_id"`
+		Agent string          `json:"agent"`
+		Event json.RawMessage `json:"event"`
+	}{s.ID, s.Agent, inner})
+}

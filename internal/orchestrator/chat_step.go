@@ -14,8 +14,24 @@ import (
 // and commits the assistant message. A cancelled stream commits what arrived,
 // marked interrupted, and returns the context error.
 func (o *Orchestrator) chatStep(ctx context.Context, ts *turnState) (chat.Message, error) {
+	if err := o.maybeCompact(ctx); err != nil {
+		return chat.Message{}, err
+	}
 	o.setState(ts, event.StateModelRunning)
 	ts.modelCalls++
+	msg, err := o.stream(ctx, ts)
+	if err != nil && llm.IsContextOverflow(err) && ctx.Err() == nil {
+		if cerr := o.overflowRetry(ctx, err); cerr != nil {
+			return chat.Message{}, cerr
+		}
+		msg, err = o.stream(ctx, ts)
+	}
+	o.ctx.compacted = false
+	return msg, err
+}
+
+// stream makes one model call and commits its message.
+func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message, error) {
 	req := llm.Request{
 		RunID:          ts.runID,
 		ModelCallIndex: ts.modelCalls,
@@ -49,11 +65,13 @@ func (o *Orchestrator) chatStep(ctx context.Context, ts *turnState) (chat.Messag
 	assignCallIDs(&msg, ts)
 	usage := acc.Usage()
 	ts.usage.Add(usage)
-	o.sess.Usage.Add(usage)
+	o.addUsage(usage)
 	ts.last = msg
 	if err := o.appendMessage(ctx, msg); err != nil {
 		return chat.Message{}, err
 	}
+	// The provider counted everything up to and including this message.
+	o.ctx.last, o.ctx.lastCount = usage, len(o.sess.Messages)
 	if err := o.recordUsage(ctx, ts, session.UsageRecord{Usage: usage}); err != nil {
 		return chat.Message{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/coder-agent/coder/internal/agent"
@@ -59,6 +60,22 @@ type Options struct {
 	Undo UndoRecorder
 	// RequireTodoForComplex: complex inputs start with a todo plan (SPEC §12a).
 	RequireTodoForComplex bool
+	// Compaction configures automatic and forced compaction.
+	Compaction CompactionOptions
+	// Rules are the rules files for the system prompt (loaded once).
+	Rules []contextmgr.RulesFile
+	// Skills are listed in the system prompt.
+	Skills []contextmgr.SkillInfo
+	// GitSummary, when set, describes the repository for the system prompt;
+	// it is called once per process (a changing prefix defeats caching).
+	GitSummary func() string
+	// LazyTools, when set, is called once before the first turn and its
+	// tools join the registry (MCP servers start then, not at start-up).
+	LazyTools func(ctx context.Context) ([]tools.Tool, []error)
+	// Subagents caps the task tool; zero values disable it.
+	Subagents SubagentOptions
+	// TokenBudget stops a run whose model calls used more tokens (subagents).
+	TokenBudget int
 	// OnAlways is told when a person answered "always" to a policy ask, so
 	// the same call is allowed from now on (and remembered in the project).
 	OnAlways func(tool, subject string) error
@@ -81,6 +98,15 @@ type Orchestrator struct {
 	model    string
 	runs     int // turns run by this process, for run ids
 	commands CommandHandler
+	subs     subagents
+	usageMu  sync.Mutex // session usage: subagents finish concurrently
+
+	ctx           contextState
+	latestRequest string // pinned through compaction
+	lastSummary   string
+	gitOnce       sync.Once
+	git           string
+	lazyOnce      sync.Once
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.
@@ -116,7 +142,11 @@ func New(o Options) (*Orchestrator, error) {
 		s = session.New(o.Now(), o.Model, o.Agent.Name)
 	}
 	orch := &Orchestrator{opts: o, sess: s, agent: o.Agent, model: o.Model}
-	reg, err := tools.NewRegistry(append(o.Registry.Tools(), todoRead{orch}, todoWrite{orch})...)
+	own := []tools.Tool{todoRead{orch}, todoWrite{orch}}
+	if o.Subagents.MaxPerTurn > 0 {
+		own = append(own, taskTool{orch})
+	}
+	reg, err := tools.NewRegistry(append(o.Registry.Tools(), own...)...)
 	if err != nil {
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
@@ -140,6 +170,7 @@ func (o *Orchestrator) Agent() agent.Agent { return o.agent }
 func (o *Orchestrator) SetAgent(a agent.Agent) {
 	o.agent = a
 	o.sess.Mode = a.Name
+	o.ctx = contextState{} // the prompt and tool list changed: estimate afresh
 }
 
 // SetApprover installs who answers approval requests (the REPL, once it exists).
@@ -151,6 +182,25 @@ func (o *Orchestrator) SetModel(m string) {
 	o.sess.Model = m
 }
 
+// LoadLazyTools adds the lazily started tools (MCP) once; a tool that
+// cannot be added is reported, never fatal.
+func (o *Orchestrator) LoadLazyTools(ctx context.Context) {
+	o.lazyOnce.Do(func() {
+		if o.opts.LazyTools == nil {
+			return
+		}
+		ts, errs := o.opts.LazyTools(ctx)
+		for _, t := range ts {
+			if err := o.tools.Add(t); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		for _, err := range errs {
+			o.emit(event.Notice{Text: err.Error()})
+		}
+	})
+}
+
 // ToolSpecs is the tool list the active agent offers the model.
 func (o *Orchestrator) ToolSpecs() []chat.ToolSpec {
 	return o.tools.Specs(o.agent.Enabled)
@@ -158,18 +208,32 @@ func (o *Orchestrator) ToolSpecs() []chat.ToolSpec {
 
 // SystemPrompt is the system prompt of the next model call.
 func (o *Orchestrator) SystemPrompt() string {
+	o.gitOnce.Do(func() {
+		if o.opts.GitSummary != nil {
+			o.git = o.opts.GitSummary()
+		}
+	})
 	return contextmgr.SystemPrompt(contextmgr.Env{
 		AgentPrompt: o.agent.Prompt,
+		Mode:        o.agent.Name,
 		Cwd:         o.opts.Workspace,
 		OS:          runtime.GOOS + "/" + runtime.GOARCH,
 		Date:        o.opts.Now(),
 		Model:       o.model,
+		Git:         o.git,
+		Rules:       o.opts.Rules,
+		Skills:      o.opts.Skills,
 	})
 }
 
-// ContextTokens estimates what the next model call would send.
+// ContextTokens is the size of what the next model call would send: the
+// provider's count for the last call plus an estimate of what came after.
 func (o *Orchestrator) ContextTokens() int {
-	return contextmgr.Estimate(o.SystemPrompt(), o.sess.Messages, o.ToolSpecs())
+	msgs := o.sess.Messages
+	if o.ctx.last.IsZero() || o.ctx.lastCount > len(msgs) {
+		return contextmgr.ContextSize(chat.Usage{}, msgs, o.SystemPrompt(), o.ToolSpecs())
+	}
+	return contextmgr.ContextSize(o.ctx.last, msgs[o.ctx.lastCount:], o.SystemPrompt(), o.ToolSpecs())
 }
 
 func (o *Orchestrator) emit(e event.Event) { o.opts.Sink.Emit(e) }

@@ -19,6 +19,12 @@ type CommandHandler interface {
 // ErrUnknownCommand is returned for a / command nobody handles.
 var ErrUnknownCommand = errors.New("unknown command")
 
+// TurnInput is returned (as an error) by a command that expands into a
+// request for the model, such as a custom command: it runs as a normal turn.
+type TurnInput struct{ Input string }
+
+func (t *TurnInput) Error() string { return "run as a turn" }
+
 // SetCommands installs the / command handler.
 func (o *Orchestrator) SetCommands(h CommandHandler) { o.commands = h }
 
@@ -31,6 +37,10 @@ func (o *Orchestrator) runSlashCommand(ctx context.Context, in string) (Outcome,
 	)
 	if o.commands != nil {
 		text, err = o.commands.RunCommand(ctx, o, name, args)
+	}
+	var turn *TurnInput
+	if errors.As(err, &turn) {
+		return o.RunTurn(ctx, turn.Input)
 	}
 	if errors.Is(err, ErrUnknownCommand) {
 		err = errors.New("unknown command /" + name + " (try /help)")

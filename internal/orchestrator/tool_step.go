@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,13 +75,15 @@ func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls
 		wg.Go(func() { errs[i] = o.execute(a, ts) })
 	}
 	wg.Wait()
-	for i, a := range batch {
+	// Every call gets its result before any error ends the step, so the
+	// history stays valid for the next model call.
+	for _, a := range batch {
 		if err := o.appendResult(ctx, a); err != nil {
 			return err
 		}
-		if errs[i] != nil {
-			return errs[i]
-		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	return ctx.Err()
 }
@@ -100,7 +103,14 @@ func (o *Orchestrator) storedResults() map[string]bool {
 func (o *Orchestrator) allReadOnly(calls []chat.ToolCall) bool {
 	for _, c := range calls {
 		t, ok := o.tools.Get(c.Name)
-		if !ok || !t.ReadOnly() {
+		if !ok {
+			return false
+		}
+		if rc, ok := t.(interface{ ReadOnlyFor(json.RawMessage) bool }); ok {
+			if !rc.ReadOnlyFor(json.RawMessage(c.Arguments)) {
+				return false
+			}
+		} else if !t.ReadOnly() {
 			return false
 		}
 	}

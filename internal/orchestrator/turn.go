@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
 )
@@ -47,6 +48,7 @@ func (o *Orchestrator) RunTurn(ctx context.Context, input string) (Outcome, erro
 
 func (o *Orchestrator) newTurnState(input string) *turnState {
 	o.runs++
+	o.subs.resetTurn()
 	max := o.opts.MaxSteps
 	if o.agent.MaxSteps > 0 {
 		max = o.agent.MaxSteps
@@ -63,10 +65,16 @@ func (o *Orchestrator) newTurnState(input string) *turnState {
 // prepareTurnState appends the user message and refreshes the context figures.
 func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
 	o.setState(ts, event.StatePreparing)
+	o.LoadLazyTools(ctx)
 	if o.sess.Title == "" {
 		o.sess.Title = session.TitleFrom(ts.input)
 	}
-	content := ts.input + o.todoReminder(ts.input)
+	expanded, _, missing := contextmgr.ExpandAtRefs(ts.input, o.opts.Workspace, contextmgr.AtLimits{})
+	for _, m := range missing {
+		o.emit(event.Notice{Text: "not attached: @" + m})
+	}
+	o.latestRequest = ts.input
+	content := expanded + o.todoReminder(ts.input)
 	if err := o.appendMessage(ctx, chat.Message{Role: chat.RoleUser, Content: content}); err != nil {
 		return err
 	}
@@ -122,6 +130,9 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 		msg, err := o.chatStep(ctx, ts)
 		if err != nil {
 			return err
+		}
+		if b := o.opts.TokenBudget; b > 0 && ts.usage.PromptTokens()+ts.usage.OutputTokens > b {
+			return ErrTokenBudget
 		}
 		if len(msg.ToolCalls) == 0 {
 			again, err := o.autoVerifyStep(ctx, ts)

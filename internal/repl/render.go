@@ -77,6 +77,8 @@ func (r *Renderer) Emit(e event.Event) {
 		r.turnDone(e)
 	case event.TodoUpdated:
 		r.todos(e.Todos)
+	case event.Subagent:
+		r.subagent(e)
 	}
 }
 
@@ -175,6 +177,22 @@ func (r *Renderer) diff(d string) string {
 		b.WriteString(body + "\n")
 	}
 	return b.String()
+}
+
+// subagent shows a subagent's tool calls and end, prefixed with its id; its
+// streamed text stays out of the parent's stream.
+func (r *Renderer) subagent(e event.Subagent) {
+	tag := r.st.Blue("[task " + e.ID + "]")
+	switch in := e.Event.(type) {
+	case event.ToolStarted:
+		r.line(tag + " " + in.Name + " " + in.Summary)
+	case event.ToolFinished:
+		if !in.OK {
+			r.line(tag + " " + r.errorText(in.Name+": "+in.Summary))
+		}
+	case event.TurnFinished:
+		r.line(tag + " " + r.st.Dim(fmt.Sprintf("%s after %d steps", in.State, in.Steps)))
+	}
 }
 
 // todos lists the todo items by status: done cyan, in progress yellow,

@@ -1,0 +1,169 @@
+package orchestrator
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/tools"
+)
+
+//go:embed description/task.md
+var taskDescription string
+
+// SubagentOptions cap the task tool (agents.subagents) so a fan-out cannot
+// run away. MaxPerTurn 0 disables subagents.
+type SubagentOptions struct {
+	MaxConcurrent int
+	MaxPerTurn    int
+	TokenBudget   int
+	MaxSteps      int
+}
+
+// ErrTokenBudget ends a subagent that used up its token budget.
+var ErrTokenBudget = errors.New("token budget used up")
+
+// subagentTools are each kind's tools; no kind gets task (no recursion).
+var subagentTools = map[string][]string{
+	"explore": {"read", "list", "glob", "grep"},
+	"general": {"read", "list", "glob", "grep", "write", "edit", "patch", "bash", "fetch", "skill"},
+}
+
+const subagentPrompt = `You are a subagent of coder, working for another agent, not a person. Do the task in the prompt with your tools, then answer with exactly what was asked for: concise, with file paths and line numbers where they help. Your answer is all the other agent sees.`
+
+// subagents counts the task calls of the current turn.
+type subagents struct {
+	mu     sync.Mutex
+	total  int
+	active int
+	seq    int
+}
+
+type taskTool struct{ o *Orchestrator }
+
+type taskArgs struct {
+	Description string `json:"description"`
+	Prompt      string `json:"prompt"`
+	Agent       string `json:"agent"`
+}
+
+func (taskTool) Name() string        { return "task" }
+func (taskTool) Description() string { return taskDescription }
+func (taskTool) ReadOnly() bool      { return false }
+func (taskTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"description":{"type":"string","description":"3-6 words"},"prompt":{"type":"string"},"agent":{"type":"string","enum":["explore","general"]}},"required":["prompt"]}`)
+}
+
+// ReadOnlyFor lets explore subagents run concurrently with other read-only calls.
+func (taskTool) ReadOnlyFor(args json.RawMessage) bool {
+	var a taskArgs
+	return json.Unmarshal(args, &a) == nil && (a.Agent == "" || a.Agent == "explore")
+}
+
+func (t taskTool) Summary(args json.RawMessage) string {
+	var a taskArgs
+	_ = json.Unmarshal(args, &a)
+	return orDefault(a.Description, "subagent")
+}
+
+func (t taskTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	var a taskArgs
+	_ = json.Unmarshal(args, &a)
+	kind := orDefault(a.Agent, "explore")
+	if _, ok := subagentTools[kind]; !ok {
+		return tools.Failure("unknown agent %q (use explore or general)", kind), nil
+	}
+	id, refusal := t.o.subs.start(t.o.opts.Subagents)
+	if refusal != "" {
+		return tools.Failure("%s", refusal), nil
+	}
+	defer t.o.subs.done()
+	child, err := t.o.child(kind, id)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	out, err := child.RunTurn(ctx, a.Prompt)
+	t.o.addUsage(out.Usage)
+	note := fmt.Sprintf("\n\n(subagent %s: %d model calls, %d tokens)", id, out.Steps, out.Usage.PromptTokens()+out.Usage.OutputTokens)
+	switch {
+	case isCancel(err):
+		return tools.Result{}, err
+	case errors.Is(err, ErrTokenBudget), errors.Is(err, ErrStepLimit):
+		return tools.Result{OK: true, Content: out.Result + "\n\n[the subagent stopped early: " + err.Error() + "]" + note,
+			Summary: "stopped early: " + err.Error()}, nil
+	case err != nil:
+		return tools.Failure("subagent %s failed: %v", id, err), nil
+	}
+	return tools.Result{OK: true, Content: out.Result + note, Summary: fmt.Sprintf("%d steps", out.Steps)}, nil
+}
+
+// start admits a subagent within the caps; refusal says why not.
+func (s *subagents) start(caps SubagentOptions) (id, refusal string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.total >= caps.MaxPerTurn:
+		return "", fmt.Sprintf("subagent refused: at most %d subagents per turn (agents.subagents.max_per_turn); do the rest yourself", caps.MaxPerTurn)
+	case s.active >= caps.MaxConcurrent:
+		return "", fmt.Sprintf("subagent refused: at most %d subagents at once (agents.subagents.max_concurrent); wait for the running ones", caps.MaxConcurrent)
+	}
+	s.total++
+	s.active++
+	s.seq++
+	return strconv.Itoa(s.seq), ""
+}
+
+func (s *subagents) done() {
+	s.mu.Lock()
+	s.active--
+	s.mu.Unlock()
+}
+
+func (s *subagents) resetTurn() {
+	s.mu.Lock()
+	s.total = 0
+	s.mu.Unlock()
+}
+
+// child builds a subagent's orchestrator: its own in-memory history, the
+// kind's tools, the parent's policy, approver and provider, events tagged.
+func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
+	var ts []tools.Tool
+	for _, t := range o.opts.Registry.Tools() {
+		if slices.Contains(subagentTools[kind], t.Name()) {
+			ts = append(ts, t)
+		}
+	}
+	reg, err := tools.NewRegistry(ts...)
+	if err != nil {
+		return nil, err
+	}
+	opts := o.opts
+	opts.Registry = reg
+	opts.Store, opts.Undo, opts.Session = nil, nil, nil
+	opts.Model = o.model
+	opts.Agent = agent.Agent{Name: kind, Prompt: subagentPrompt, Tools: subagentTools[kind]}
+	opts.MaxSteps = o.opts.Subagents.MaxSteps
+	opts.TokenBudget = o.opts.Subagents.TokenBudget
+	opts.Subagents = SubagentOptions{} // no recursion
+	opts.Verify = VerifyOptions{}
+	opts.RequireTodoForComplex = false
+	opts.Sink = event.SinkFunc(func(e event.Event) { o.emit(event.Subagent{ID: id, Agent: kind, Event: e}) })
+	return New(opts)
+}
+
+// addUsage adds a subagent's usage to the session; subagents may finish
+// concurrently.
+func (o *Orchestrator) addUsage(u chat.Usage) {
+	o.usageMu.Lock()
+	o.sess.Usage.Add(u)
+	o.usageMu.Unlock()
+}
