@@ -394,3 +394,59 @@ func TestREPLDangerAsksYesNoOnly(t *testing.T) {
 		t.Fatalf("denial with feedback: %+v", res)
 	}
 }
+
+func TestREPLQuestionsAndExitPlanMode(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("question", `{"questions":[
+			{"question":"Which storage?","options":[{"label":"SQLite","description":"one file"},{"label":"Postgres"},{"label":"Files"}]},
+			{"question":"Name of the table?","options":[{"label":"items"},{"label":"things"}]}]}`)),
+		llmtest.Calls(llmtest.Call("exit_plan_mode", `{"plan":"1. create store.go\n2. test it"}`)),
+		llmtest.Calls(llmtest.Call("write", `{"path":"store.go","content":"package store\n"}`)),
+		llmtest.Text("Built it."),
+	}})
+	dir := t.TempDir()
+	s := startTmux(t, srv, dir, nil, "--mode", "plan")
+	s.typeText("plan a store")
+	s.keys("Enter")
+	s.waitFor("[Question 1/2] Which storage?\n  1. SQLite (Recommended) — one file\n  2. Postgres\n  3. Files")
+	s.keys("Enter") // an empty Enter waits
+	s.typeText("2")
+	s.keys("Enter")
+	s.waitFor("[Question 2/2] Name of the table?")
+	s.typeText("my own words")
+	s.keys("Enter")
+	s.waitFor("[PLAN]\n1. create store.go")
+	s.waitFor("[Question] Start building with this plan?")
+	s.typeText("1")
+	s.keys("Enter")
+	s.waitFor("Built it.")
+	s.waitFor("[build] " + dir + ">")
+	res := lastToolResults(srv.Requests()[1])
+	if len(res) != 1 || !strings.Contains(res[0].Text, `"answer":"Postgres"`) || !strings.Contains(res[0].Text, `"answer":"my own words"`) {
+		t.Fatalf("answers: %+v", res)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "store.go")); err != nil || string(b) != "package store\n" {
+		t.Fatalf("build mode did not write after approval: %q %v", b, err)
+	}
+	names := strings.Join(srv.Requests()[2].ToolNames(), ",")
+	if !strings.Contains(names, "write") || strings.Contains(names, "exit_plan_mode") {
+		t.Fatalf("tools after approval: %s", names)
+	}
+}
+
+func TestREPLQuestionEscDismisses(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("question", `{"questions":[{"question":"Pick one","options":[{"label":"a"},{"label":"b"}]}]}`)),
+		llmtest.Text("Fine, I will choose myself."),
+	}})
+	dir := t.TempDir()
+	s := startTmux(t, srv, dir, nil, "--mode", "plan")
+	s.typeText("ask me")
+	s.keys("Enter")
+	s.waitFor("[Question] Pick one")
+	s.keys("Escape")
+	s.waitFor("Fine, I will choose myself.")
+	if res := lastToolResults(srv.Requests()[1]); len(res) != 1 || !strings.Contains(res[0].Text, "cancelled the questions") {
+		t.Fatalf("dismissal result %+v", res)
+	}
+}

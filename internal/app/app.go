@@ -115,6 +115,7 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	}
 	term, _ := env("TERM")
 	r := repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Orch: rt.orch, Renderer: rend, Style: st, Term: term})
+	rt.orch.SetQuestioner(r)
 	switch ap := b.cfg.Approval; {
 	case !ap.Interactive:
 		// keep the non-interactive approver

@@ -69,6 +69,9 @@ type Options struct {
 	// GitSummary, when set, describes the repository for the system prompt;
 	// it is called once per process (a changing prefix defeats caching).
 	GitSummary func() string
+	// Questioner answers the question and exit_plan_mode tools; nil means
+	// nobody can be asked (headless).
+	Questioner Questioner
 	// LazyTools, when set, is called once before the first turn and its
 	// tools join the registry (MCP servers start then, not at start-up).
 	LazyTools func(ctx context.Context) ([]tools.Tool, []error)
@@ -107,6 +110,7 @@ type Orchestrator struct {
 	gitOnce       sync.Once
 	git           string
 	lazyOnce      sync.Once
+	rebuild       string // an approved plan to restart the context with
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.
@@ -142,7 +146,7 @@ func New(o Options) (*Orchestrator, error) {
 		s = session.New(o.Now(), o.Model, o.Agent.Name)
 	}
 	orch := &Orchestrator{opts: o, sess: s, agent: o.Agent, model: o.Model}
-	own := []tools.Tool{todoRead{orch}, todoWrite{orch}}
+	own := []tools.Tool{todoRead{orch}, todoWrite{orch}, questionTool{orch}, exitPlanTool{orch}}
 	if o.Subagents.MaxPerTurn > 0 {
 		own = append(own, taskTool{orch})
 	}

@@ -144,6 +144,11 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 		if err := o.toolLoopStep(ctx, ts, msg.ToolCalls); err != nil {
 			return err
 		}
+		if o.rebuild != "" {
+			if err := o.applyRebuild(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	return ErrStepLimit
 }

@@ -65,10 +65,7 @@ func (r *REPL) answer(a *ask) answerKind {
 		text, cur := ed.display()
 		r.pv.draw("", st.Yellow(question), question, text, cur, r.term.cols())
 	}
-	finish := func() {
-		text, _ := ed.display()
-		r.pv.finish(question, text, r.term.cols())
-	}
+	finish := func() { r.finishArea(question, &ed) }
 	draw()
 	for ev := range r.events {
 		k, ok := ev.(uv.KeyPressEvent)

@@ -42,12 +42,13 @@ type REPL struct {
 	events chan uv.Event
 	winch  chan os.Signal
 	asks   chan *ask
+	qasks  chan *qask
 }
 
 // New prepares a REPL; Run starts it.
 func New(o Options) *REPL {
 	return &REPL{o: o, pv: promptView{out: o.Out}, events: make(chan uv.Event, 64),
-		winch: make(chan os.Signal, 1), asks: make(chan *ask)}
+		winch: make(chan os.Signal, 1), asks: make(chan *ask), qasks: make(chan *qask)}
 }
 
 // Run reads inputs until Ctrl+D on an empty line (0) or Ctrl+C (130).
@@ -232,6 +233,11 @@ func (r *REPL) run(ctx context.Context, input string) (code int, exit bool) {
 				escaped = true
 				cancel()
 			} else if res == answerInterrupt {
+				interrupted = true
+				cancel()
+			}
+		case q := <-r.qasks:
+			if r.questions(q) == answerInterrupt {
 				interrupted = true
 				cancel()
 			}

@@ -1,0 +1,164 @@
+package orchestrator
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/tools"
+)
+
+//go:embed description/question.md
+var questionDescription string
+
+//go:embed description/exit_plan_mode.md
+var exitPlanDescription string
+
+// Question is one multiple-choice question (SPEC §13.5).
+type Question struct {
+	Question string           `json:"question"`
+	Options  []QuestionOption `json:"options"`
+}
+
+// QuestionOption is one choice; the first is the recommended one.
+type QuestionOption struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
+
+// Questioner asks a person questions, one at a time, and returns one answer
+// per question: an option's label or the person's own words. Esc returns
+// ErrQuestionsCancelled; a cancelled run returns ctx.Err().
+type Questioner interface {
+	Ask(ctx context.Context, qs []Question) ([]string, error)
+}
+
+// ErrQuestionsCancelled: the person dismissed the questions.
+var ErrQuestionsCancelled = errors.New("the user cancelled the questions")
+
+// SetQuestioner installs who answers questions (the REPL).
+func (o *Orchestrator) SetQuestioner(q Questioner) { o.opts.Questioner = q }
+
+type questionTool struct{ o *Orchestrator }
+
+func (questionTool) Name() string        { return "question" }
+func (questionTool) Description() string { return questionDescription }
+func (questionTool) ReadOnly() bool      { return false } // one interaction at a time
+func (questionTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"questions":{"type":"array","items":{"type":"object","properties":{"question":{"type":"string"},"options":{"type":"array","items":{"type":"object","properties":{"label":{"type":"string"},"description":{"type":"string"}},"required":["label"]}}},"required":["question","options"]}}},"required":["questions"]}`)
+}
+
+func (t questionTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	var a struct{ Questions []Question }
+	if err := json.Unmarshal(args, &a); err != nil || len(a.Questions) == 0 || len(a.Questions) > 4 {
+		return tools.Failure("give 1 to 4 questions, each with options"), nil
+	}
+	answers, fail, err := t.o.ask(ctx, a.Questions)
+	if fail != nil || err != nil {
+		return derefResult(fail), err
+	}
+	type qa struct {
+		Question string `json:"question"`
+		Answer   string `json:"answer"`
+	}
+	out := make([]qa, len(a.Questions))
+	for i, q := range a.Questions {
+		out[i] = qa{q.Question, answers[i]}
+	}
+	b, _ := json.Marshal(out)
+	return tools.Result{OK: true, Content: string(b), Summary: strings.Join(answers, "; ")}, nil
+}
+
+// ask puts questions to the person; fail is the tool result when there is
+// nobody to ask or they dismissed the questions.
+func (o *Orchestrator) ask(ctx context.Context, qs []Question) ([]string, *tools.Result, error) {
+	if o.opts.Questioner == nil {
+		r := tools.Failure("nobody can answer questions in this run (non-interactive); make a reasonable assumption and state it")
+		return nil, &r, nil
+	}
+	answers, err := o.opts.Questioner.Ask(ctx, qs)
+	switch {
+	case errors.Is(err, ErrQuestionsCancelled):
+		r := tools.Failure("the user cancelled the questions without answering; do not ask them again unless you must")
+		return nil, &r, nil
+	case err != nil:
+		return nil, nil, err
+	case len(answers) != len(qs):
+		return nil, nil, fmt.Errorf("question: %d answers for %d questions", len(answers), len(qs))
+	}
+	return answers, nil, nil
+}
+
+func derefResult(r *tools.Result) tools.Result {
+	if r == nil {
+		return tools.Result{}
+	}
+	return *r
+}
+
+type exitPlanTool struct{ o *Orchestrator }
+
+// The choices exit_plan_mode offers (seed 004's context rebuild).
+const (
+	planKeep  = "Start building, keep this conversation"
+	planClean = "Start building with a clean context (only the plan and todos)"
+	planMore  = "Keep planning"
+)
+
+func (exitPlanTool) Name() string        { return "exit_plan_mode" }
+func (exitPlanTool) Description() string { return exitPlanDescription }
+func (exitPlanTool) ReadOnly() bool      { return false }
+func (exitPlanTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"plan":{"type":"string","description":"the plan, in Markdown"}},"required":["plan"]}`)
+}
+
+func (t exitPlanTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	var a struct{ Plan string }
+	if err := json.Unmarshal(args, &a); err != nil || strings.TrimSpace(a.Plan) == "" {
+		return tools.Failure("give the plan"), nil
+	}
+	t.o.emit(event.CommandOutput{Command: "exit_plan_mode", Block: "PLAN", Text: strings.TrimSpace(a.Plan)})
+	answers, fail, err := t.o.ask(ctx, []Question{{Question: "Start building with this plan?", Options: []QuestionOption{
+		{Label: planKeep}, {Label: planClean}, {Label: planMore},
+	}}})
+	if fail != nil || err != nil {
+		return derefResult(fail), err
+	}
+	switch answers[0] {
+	case planKeep:
+		t.o.SetAgent(agent.Build())
+		return tools.Result{OK: true, Content: "The user approved the plan. You are in build mode now: implement it step by step and verify it.", Summary: "approved"}, nil
+	case planClean:
+		t.o.SetAgent(agent.Build())
+		t.o.rebuild = a.Plan
+		return tools.Result{OK: true, Content: "The user approved the plan; the context restarts with it.", Summary: "approved, clean context"}, nil
+	}
+	msg := "The user wants to keep planning."
+	if answers[0] != planMore {
+		msg += " Their words: " + answers[0]
+	}
+	return tools.Result{OK: true, Content: msg, Summary: "keep planning"}, nil
+}
+
+// applyRebuild starts the history afresh with only the approved plan and
+// the todos (exit_plan_mode's clean-context choice).
+func (o *Orchestrator) applyRebuild(ctx context.Context) error {
+	plan := o.rebuild
+	o.rebuild = ""
+	content := "Implement this approved plan:\n\n" + plan
+	if len(o.sess.Todos) > 0 {
+		content += "\n\nTodo list:\n" + FormatTodos(o.sess.Todos)
+	}
+	o.sess.Messages = []chat.Message{{Role: chat.RoleUser, Content: content}}
+	o.sess.Generation++
+	o.latestRequest = content
+	o.ctx = contextState{}
+	o.emit(event.Notice{Text: "context rebuilt: only the plan and the todos remain"})
+	return o.checkpoint(ctx)
+}
