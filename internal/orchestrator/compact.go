@@ -8,6 +8,7 @@ import (
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/llm"
 )
 
 // CompactionOptions are compaction's settings (SPEC §13).
@@ -16,6 +17,8 @@ type CompactionOptions struct {
 	Prune          bool
 	Threshold      float64
 	RecentMessages int
+	// Provider writes the summaries; nil means the main provider.
+	Provider llm.Provider
 }
 
 // contextState is what the context figure is computed from: the usage the
@@ -29,8 +32,12 @@ type contextState struct {
 
 func (o *Orchestrator) compactor() *contextmgr.Compactor {
 	c := o.opts.Compaction
+	prov := c.Provider
+	if prov == nil {
+		prov = o.opts.Provider
+	}
 	return &contextmgr.Compactor{
-		Provider: o.opts.Provider, Model: o.model, RecentMessages: c.RecentMessages,
+		Provider: prov, Model: o.model, RecentMessages: c.RecentMessages,
 		Threshold: c.Threshold, Limit: o.opts.ContextLimit, Prune: c.Prune,
 		Overhead: contextmgr.Estimate(o.SystemPrompt(), nil, o.ToolSpecs()),
 	}
