@@ -130,7 +130,7 @@ func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c chat.ToolCall
 		return a.refuse(tools.Failure("tool %q is disabled in %s mode", c.Name, o.agent.Name))
 	}
 	args := json.RawMessage(c.Arguments)
-	dec := o.opts.Policy.Decide(permission.Call{Tool: c.Name, Args: args, Agent: o.agent.Name})
+	dec := o.opts.Policy.Decide(permission.Call{Tool: c.Name, Args: args, Agent: o.agent.Name, ReadOnly: t.ReadOnly()})
 	if dec.Action == permission.Deny {
 		return a.refuse(tools.Failure("permission denied: %s", orDefault(dec.Reason, "denied by policy")))
 	}

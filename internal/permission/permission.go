@@ -22,6 +22,8 @@ type Call struct {
 	Args json.RawMessage
 	// Agent is the active agent (mode), e.g. "build" or "plan".
 	Agent string
+	// ReadOnly: the tool declares it changes nothing (MCP readOnlyHint).
+	ReadOnly bool
 }
 
 // Decision is a policy's answer with the reason a person is shown.

@@ -197,7 +197,14 @@ func (e *Engine) Decide(c Call) Decision {
 		vs = e.pathVerdicts(c, rs, guard)
 	default:
 		subject := otherSubject(c.Args)
-		vs = []verdict{judge(c.Tool, subject, rs, guard, func(r compiledRule) bool { return r.matchSubject(subject) })}
+		v := judge(c.Tool, subject, rs, guard, func(r compiledRule) bool { return r.matchSubject(subject) })
+		// A tool that declares itself read-only (an MCP server's
+		// readOnlyHint) is treated like the built-in read-only tools when
+		// only the catch-all default matched; explicit rules still win.
+		if c.ReadOnly && v.rule.Source == defaultsSource && !v.danger {
+			v.action, v.rule.Source = Allow, "read-only tool"
+		}
+		vs = []verdict{v}
 	}
 	return worst(c.Tool, vs)
 }

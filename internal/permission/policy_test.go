@@ -351,3 +351,24 @@ func TestDecideConcurrentWithAllowExact(t *testing.T) {
 		t.Errorf("after AllowExact: %+v", d)
 	}
 }
+
+func TestReadOnlyExtensionToolsAreAllowed(t *testing.T) {
+	e, err := NewPolicy(PolicyOptions{Agent: "build", Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := e.Decide(Call{Tool: "mcp__srv__lookup", Agent: "build", ReadOnly: true}); d.Action != Allow {
+		t.Fatalf("read-only MCP tool: %+v", d)
+	}
+	if d := e.Decide(Call{Tool: "mcp__srv__write", Agent: "build"}); d.Action != Ask {
+		t.Fatalf("mutating MCP tool: %+v", d)
+	}
+	deny, err := NewPolicy(PolicyOptions{Agent: "build", Workspace: t.TempDir(),
+		Permission: config.Permission{Tools: map[string]string{"mcp__srv__lookup": "deny"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := deny.Decide(Call{Tool: "mcp__srv__lookup", Agent: "build", ReadOnly: true}); d.Action != Deny {
+		t.Fatalf("an explicit rule must win over the read-only flag: %+v", d)
+	}
+}

@@ -39,6 +39,9 @@ func ParsePreset(name string) (preset, mode string, err error) {
 	return "", "", fmt.Errorf("unknown permission preset %q (want strict, balanced, auto-edit, yolo, build or plan)", name)
 }
 
+// defaultsSource names the catch-all rule every ruleset starts with.
+const defaultsSource = "defaults"
+
 // readOnlyTools change nothing in the workspace (todowrite and question
 // touch only the session).
 var readOnlyTools = []string{"read", "list", "glob", "grep", "todoread", "todowrite",
@@ -80,7 +83,7 @@ var planGitDenied = []string{"git commit*", "git push*", "git pull*", "git fetch
 
 // defaultRules come first: anything no later rule decides is asked.
 func defaultRules() Ruleset {
-	return Ruleset{{Tool: "*", Pattern: "*", Action: Ask, Source: "defaults"}}
+	return Ruleset{{Tool: "*", Pattern: "*", Action: Ask, Source: defaultsSource}}
 }
 
 // presetRules returns a preset's ruleset; the preset name must be valid.
