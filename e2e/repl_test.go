@@ -450,3 +450,39 @@ func TestREPLQuestionEscDismisses(t *testing.T) {
 		t.Fatalf("dismissal result %+v", res)
 	}
 }
+
+func TestREPLWideCharsAndLongLines(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("answer-received")}})
+	dir := t.TempDir()
+	s := startTmux(t, srv, dir, nil)
+	prompt := "[build] " + dir + "> "
+	// CJK characters are two cells wide; editing in the middle must not smear.
+	s.typeText("请修复这个函数")
+	s.keys("Left", "Left", "BSpace")
+	s.typeText("那")
+	s.waitLast(prompt + "请修复这那函数")
+	s.keys("End", "C-u")
+	// A line longer than the terminal wraps; editing keeps every row right.
+	long := strings.Repeat("abcdefghij", 25) // 250 cells on a 120-cell terminal
+	s.typeText(long)
+	s.keys("Home", "Delete", "End", "BSpace")
+	want := prompt + long[1:len(long)-1]
+	scr := s.screen()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(strings.ReplaceAll(scr, "\n", ""), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("wrapped line corrupted:\n%s", scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+		scr = s.screen()
+	}
+	if n := strings.Count(scr, "context: "); n != 1 {
+		t.Fatalf("the prompt was drawn %d times:\n%s", n, scr)
+	}
+	s.keys("Enter")
+	s.waitFor("answer-received")
+	msgs := srv.Requests()[0].Messages()
+	if got := msgs[len(msgs)-1].Text; got != long[1:len(long)-1] {
+		t.Fatalf("sent %q", got)
+	}
+}

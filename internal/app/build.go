@@ -176,7 +176,7 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		},
 		Rules:      contextmgr.LoadRules(ws.Root, b.loaded.UserDir),
 		Skills:     skillInfos(skillList),
-		GitSummary: func() string { return gitSummary(ws.Root) },
+		GitSummary: startGitSummary(ws.Root),
 		LazyTools:  lazyMCP(cfg, servers),
 		Verify: orchestrator.VerifyOptions{
 			Enabled:     cfg.Workflow.AutoVerifyAfterEdit,
@@ -323,6 +323,20 @@ func lazyMCP(cfg config.Config, m *mcp.Manager) func(context.Context) ([]tools.T
 		return nil
 	}
 	return m.Tools
+}
+
+// startGitSummary runs git in the background from start-up, so its few
+// milliseconds overlap the store and the first request instead of adding
+// to them; the returned function waits for the answer.
+func startGitSummary(dir string) func() string {
+	ch := make(chan string, 1)
+	go func() { ch <- gitSummary(dir) }()
+	var once sync.Once
+	var summary string
+	return func() string {
+		once.Do(func() { summary = <-ch })
+		return summary
+	}
 }
 
 // gitSummary is "branch, N changed files" for a repository, "" otherwise.
