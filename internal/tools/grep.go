@@ -55,6 +55,7 @@ type grepQuery struct {
 	include   string
 	re        *regexp.Regexp
 	prefilter *regexp.Regexp // whole-file check, nil when unsafe
+	literal   string         // a literal every match contains, "" when none
 	rules     *ignoreRules   // nil when root is a file
 }
 
@@ -178,7 +179,7 @@ func (t grepTool) query(ctx context.Context, a grepArgs) (*grepQuery, *Result) {
 		r := fileFailure(tg.Rel, err)
 		return nil, &r
 	}
-	q := &grepQuery{root: tg.Abs, isDir: fi.IsDir(), expr: expr, include: a.Include, re: re, prefilter: prefilterFor(expr)}
+	q := &grepQuery{root: tg.Abs, isDir: fi.IsDir(), expr: expr, include: a.Include, re: re, prefilter: prefilterFor(expr), literal: requiredLiteral(expr)}
 	if q.isDir {
 		q.rules = newIgnoreRules(tg.Abs, t.ws.Root)
 	}

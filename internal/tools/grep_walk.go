@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 )
 
 // grepWholeFileMax is the size up to which the built-in backend reads a file
@@ -41,8 +42,18 @@ func grepFile(path string, q *grepQuery) []grepMatch {
 	if fi, err := f.Stat(); err == nil && fi.Size() > grepWholeFileMax {
 		return grepStream(path, f, q)
 	}
-	data, err := io.ReadAll(f)
+	bufp := grepBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*bufp) > 1<<20 { // keep the pool small; big files are rare
+			*bufp = make([]byte, 0, 64<<10)
+		}
+		grepBufs.Put(bufp)
+	}()
+	data, err := readInto(f, bufp)
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+		return nil
+	}
+	if q.literal != "" && !bytes.Contains(data, []byte(q.literal)) {
 		return nil
 	}
 	if q.prefilter != nil && !q.prefilter.Match(data) {
@@ -61,6 +72,33 @@ func grepFile(path string, q *grepQuery) []grepMatch {
 		}
 	}
 	return ms
+}
+
+// grepBufs are read buffers reused across files: most files are small, and
+// growing a fresh buffer per file dominated the built-in search's time.
+var grepBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// readInto reads all of f into *bufp, growing it to the file's size first.
+func readInto(f *os.File, bufp *[]byte) ([]byte, error) {
+	buf := (*bufp)[:0]
+	if fi, err := f.Stat(); err == nil && int(fi.Size())+1 > cap(buf) {
+		buf = make([]byte, 0, int(fi.Size())+512)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			*bufp = buf
+			return buf, nil
+		}
+		if err != nil {
+			*bufp = buf
+			return nil, err
+		}
+	}
 }
 
 func grepStream(path string, r io.Reader, q *grepQuery) []grepMatch {
