@@ -31,11 +31,18 @@ func readsProgramFromStdin(ws []word) bool {
 	return true
 }
 
-// checkPipe: "curl … | sh" runs a downloaded program.
+// checkPipe: "curl … | sh" runs a downloaded program, and "echo … |
+// base64 -d | sh" one decoded at run time: any shell or interpreter reading
+// its program from a pipe runs code the analysis cannot see.
 func (a *analyzer) checkPipe(b *syntax.BinaryCmd) {
-	if a.containsDownloader(b.X) && a.containsStdinInterp(b.Y) {
-		a.reason("pipes a download into an interpreter (" + printNode(b) + ")")
+	if !a.containsStdinInterp(b.Y) {
+		return
 	}
+	if a.containsDownloader(b.X) {
+		a.reason("pipes a download into an interpreter (" + printNode(b) + ")")
+		return
+	}
+	a.reason("pipes text into an interpreter, which runs a program only known at run time (" + printNode(b) + ")")
 }
 
 // checkSubstInterp: "sh <(curl …)", "bash -c "$(wget …)"", "eval "$(curl …)"".

@@ -234,7 +234,12 @@ func within(root, p string) bool {
 // realPath resolves symlinks in the longest existing prefix of p, so a
 // file that does not exist yet below a symlinked directory is judged by
 // where it would land.
-func realPath(p string) string {
+func realPath(p string) string { return realPathDepth(p, 0) }
+
+// realPathDepth resolves symlinks like EvalSymlinks, but also through a
+// dangling link: "> link" where link points to a file that does not exist
+// yet writes where the link points.
+func realPathDepth(p string, depth int) string {
 	if p == "" {
 		return ""
 	}
@@ -242,11 +247,19 @@ func realPath(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
 	}
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 && depth < 40 {
+		if target, err := os.Readlink(p); err == nil {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(p), target)
+			}
+			return realPathDepth(target, depth+1)
+		}
+	}
 	parent := filepath.Dir(p)
 	if parent == p {
 		return p
 	}
-	return filepath.Join(realPath(parent), filepath.Base(p))
+	return filepath.Join(realPathDepth(parent, depth), filepath.Base(p))
 }
 
 // harmlessDevice: writing to these discards or prints the data.
