@@ -29,9 +29,31 @@ const (
 	maxMessage   = 500      // the longest Error.Message
 )
 
-// Redact replaces every occurrence of secret in s. An empty secret leaves s
+// Secrets joins several secrets (the API key, header values) into the one
+// secret string the error helpers take; Redact removes each of them.
+func Secrets(key string, headers map[string]string) string {
+	parts := []string{key}
+	for _, v := range headers {
+		parts = append(parts, v)
+		if _, token, ok := strings.Cut(v, " "); ok { // "Bearer <token>"
+			parts = append(parts, token)
+		}
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// Redact replaces every occurrence of secret in s (each NUL-separated part,
+// see Secrets, when it is at least 4 bytes long). An empty secret leaves s
 // unchanged.
 func Redact(s, secret string) string {
+	if strings.Contains(secret, "\x00") {
+		for _, part := range strings.Split(secret, "\x00") {
+			if len(part) >= 4 {
+				s = strings.ReplaceAll(s, part, "[REDACTED]")
+			}
+		}
+		return s
+	}
 	if secret == "" {
 		return s
 	}

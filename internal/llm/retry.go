@@ -46,14 +46,30 @@ type retrying struct {
 
 func (r *retrying) Name() string { return r.p.Name() }
 
+// maxReplay is how much streamed text is kept to recognise a retry's exact
+// replay. Past it nothing more is kept and a retry starts afresh with a
+// reset, so a huge answer is not held twice in memory.
+const maxReplay = 1 << 20
+
 func (r *retrying) Stream(ctx context.Context, req Request, emit Emit) error {
-	var sent []chat.MessageDelta // what consumers have seen, for replay comparison
-	lastSeq := 0
+	var (
+		sent      []chat.MessageDelta // what consumers have seen, for replay comparison
+		sentBytes int
+		tooBig    bool // sent was dropped: a retry cannot be compared
+		lastSeq   int
+		streamed  bool // consumers have seen something of this call
+	)
 	for attempt := 0; ; attempt++ {
 		i := 0
-		diverged := false
+		diverged, resetFirst := false, tooBig && streamed
+		tooBig = false
 		err := r.p.Stream(ctx, req, func(d chat.MessageDelta) {
 			d.RunID, d.ModelCallIndex = req.RunID, req.ModelCallIndex
+			if resetFirst {
+				resetFirst, diverged = false, true
+				lastSeq++
+				emit(chat.MessageDelta{RunID: req.RunID, ModelCallIndex: req.ModelCallIndex, Seq: lastSeq, Kind: chat.DeltaReset})
+			}
 			if !diverged && i < len(sent) {
 				if sameDelta(sent[i], d) {
 					i++
@@ -74,7 +90,13 @@ func (r *retrying) Stream(ctx context.Context, req Request, emit Emit) error {
 			i++
 			lastSeq++
 			d.Seq = lastSeq
-			sent = append(sent, d)
+			if !tooBig {
+				sent = append(sent, d)
+				if sentBytes += len(d.Text); sentBytes > maxReplay {
+					tooBig, sent, sentBytes = true, nil, 0
+				}
+			}
+			streamed = true
 			emit(d)
 		})
 		if err == nil || ctx.Err() != nil || !IsRetryable(err) || attempt >= r.pol.MaxRetries {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,5 +217,26 @@ func TestRetryOnRetryNotified(t *testing.T) {
 	r.pol.sleep = func(context.Context, time.Duration) error { return nil }
 	if _, err := run(t, r); err != nil || !reflect.DeepEqual(calls, []int{1}) {
 		t.Fatalf("err %v, OnRetry calls %v", err, calls)
+	}
+}
+
+func TestRetryAfterAHugeStreamResetsInsteadOfComparing(t *testing.T) {
+	big := strings.Repeat("x", maxReplay/4)
+	five := []chat.MessageDelta{text(big), text(big), text(big), text(big), text(big)}
+	p := &scripted{script: []func(Emit) error{
+		emits(errCut, five...),
+		emits(nil, append(five, doneDelta)...),
+	}}
+	var acc Accumulator
+	resets := 0
+	var slept []time.Duration
+	err := retryWith(p, 1, &slept).Stream(context.Background(), Request{}, func(d chat.MessageDelta) {
+		if d.Kind == chat.DeltaReset {
+			resets++
+		}
+		acc.Add(d)
+	})
+	if err != nil || resets != 1 || acc.Text() != strings.Repeat(big, 5) {
+		t.Fatalf("err %v, %d resets, %d bytes", err, resets, len(acc.Text()))
 	}
 }

@@ -67,6 +67,8 @@ type Config struct {
 // call; wrap it with llm.WithRetry.
 type Provider struct {
 	cfg Config
+	// secret is scrubbed from every error: the key and the header values.
+	secret string
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -86,7 +88,7 @@ func New(cfg Config) *Provider {
 	if cfg.KeyHint == "" {
 		cfg.KeyHint = "ANTHROPIC_API_KEY or CODER_API_KEY"
 	}
-	return &Provider{cfg: cfg}
+	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
 }
 
 // Name returns "anthropic".
@@ -105,7 +107,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		Header:           p.header(),
 		Body:             body,
 		Client:           p.cfg.HTTPClient,
-		Secret:           p.cfg.APIKey,
+		Secret:           p.secret,
 		KeyHint:          p.cfg.KeyHint,
 		FirstByteTimeout: p.cfg.Timeout,
 		IdleTimeout:      p.cfg.IdleTimeout,
@@ -114,7 +116,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		return err
 	}
 	defer s.Close()
-	d := newDecoder(req, emit, p.cfg.APIKey)
+	d := newDecoder(req, emit, p.secret)
 	r := sse.NewReader(s)
 	for {
 		ev, err := r.Next()

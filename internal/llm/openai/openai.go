@@ -56,6 +56,8 @@ type Config struct {
 // wrap it with llm.WithRetry.
 type Provider struct {
 	cfg Config
+	// secret is scrubbed from every error: the key and the header values.
+	secret string
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -72,7 +74,7 @@ func New(cfg Config) *Provider {
 	if cfg.KeyHint == "" {
 		cfg.KeyHint = "OPENAI_API_KEY or CODER_API_KEY"
 	}
-	return &Provider{cfg: cfg}
+	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
 }
 
 // Name returns "openai".
@@ -91,7 +93,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		Header:           p.header(),
 		Body:             body,
 		Client:           p.cfg.HTTPClient,
-		Secret:           p.cfg.APIKey,
+		Secret:           p.secret,
 		KeyHint:          p.cfg.KeyHint,
 		FirstByteTimeout: p.cfg.Timeout,
 		IdleTimeout:      p.cfg.IdleTimeout,
@@ -100,7 +102,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		return err
 	}
 	defer s.Close()
-	return p.read(ctx, s, newDecoder(req, emit, p.cfg.APIKey))
+	return p.read(ctx, s, newDecoder(req, emit, p.secret))
 }
 
 // read feeds SSE events to d until the response is complete.
@@ -118,7 +120,7 @@ func (p *Provider) read(ctx context.Context, s *llm.Stream, d *decoder) error {
 			return s.Fail(err)
 		}
 		if ev.Name == "error" {
-			return llm.StreamError(name, ev.Data, p.cfg.APIKey)
+			return llm.StreamError(name, ev.Data, p.secret)
 		}
 		data := bytes.TrimSpace(ev.Data)
 		if string(data) == "[DONE]" {
