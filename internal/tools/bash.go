@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,6 +36,8 @@ type bashTool struct {
 	outputLimit int           // bytes per stream; 0: no cap
 	reasons     func(command string) []string
 	sandbox     func(shell, command string) (*exec.Cmd, error)
+	secrets     []string
+	supervise   func(*exec.Cmd) *exec.Cmd
 }
 
 // ApprovalReasons are the command analysis's reasons (see Env.BashReasons).
@@ -105,6 +109,10 @@ func (t bashTool) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	}
 	stdout, stderr := &capWriter{limit: t.outputLimit}, &capWriter{limit: t.outputLimit}
 	cmd := t.command(a.Command, stdout, stderr)
+	// A supervised command's death signal follows the OS thread that
+	// started it: keep that thread alive, locked, until the command ends.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Failure("cannot start %s: %v", cmd.Path, err), nil
@@ -150,10 +158,31 @@ func (t bashTool) command(command string, stdout, stderr *capWriter) *exec.Cmd {
 	if cmd.Env == nil { // a sandboxed command may bring its own (TMPDIR)
 		cmd.Env = os.Environ()
 	}
-	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Env = append(withoutSecrets(cmd.Env, t.secrets), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
+	if t.supervise != nil { // the supervisor passes its environment on
+		env := cmd.Env
+		cmd = t.supervise(cmd)
+		cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env = t.ws.Root, nil, stdout, stderr, env
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	cmd.WaitDelay = bashWaitDelay
 	return cmd
+}
+
+// withoutSecrets drops environment entries whose value holds a secret, so
+// `env` in a command cannot put the API key into the session or the next
+// request.
+func withoutSecrets(env, secrets []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		_, v, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(secrets, func(s string) bool { return len(s) >= 8 && strings.Contains(v, s) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

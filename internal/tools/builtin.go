@@ -32,6 +32,12 @@ type Env struct {
 	// ReadReasons, when set, returns reasons reading a path needs approval
 	// (a secrets file such as .env).
 	ReadReasons func(abs string) []string
+	// SecretValues are values (the API key) no tool's environment may carry:
+	// bash drops environment variables that contain one.
+	SecretValues []string
+	// Supervise, when set, wraps each bash command so its processes die
+	// with coder (see package supervise); it sets the SysProcAttr.
+	Supervise func(*exec.Cmd) *exec.Cmd
 	// Sandbox, when set, returns the command to run a bash command under an
 	// OS sandbox, or nil to run it as usual.
 	Sandbox func(shell, command string) (*exec.Cmd, error)
@@ -50,11 +56,12 @@ func Builtins(env Env) []Tool {
 		readTool{ws: ws, tracker: tracker, reasons: env.ReadReasons},
 		listTool{ws: ws},
 		globTool{ws: ws},
-		grepTool{ws: ws},
+		grepTool{ws: ws, secret: env.ReadReasons},
 		writeTool{ws: ws, g: g},
 		editTool{ws: ws, g: g},
 		patchTool{ws: ws, g: g, write: writeFileAtomic},
 		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit,
-			reasons: env.BashReasons, sandbox: env.Sandbox},
+			reasons: env.BashReasons, sandbox: env.Sandbox, secrets: env.SecretValues,
+			supervise: env.Supervise},
 	}
 }

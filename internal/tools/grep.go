@@ -37,6 +37,8 @@ const (
 type grepTool struct {
 	ws      *Workspace
 	backend string
+	// secret reports approval reasons for reading a file (Env.ReadReasons).
+	secret func(abs string) []string
 }
 
 type grepArgs struct {
@@ -56,7 +58,8 @@ type grepQuery struct {
 	re        *regexp.Regexp
 	prefilter *regexp.Regexp // whole-file check, nil when unsafe
 	literal   string         // a literal every match contains, "" when none
-	rules     *ignoreRules   // nil when root is a file
+	secret    func(abs string) []string
+	rules     *ignoreRules // nil when root is a file
 }
 
 type grepMatch struct {
@@ -94,7 +97,13 @@ func (t grepTool) Summary(args json.RawMessage) string {
 func (t grepTool) ApprovalReasons(args json.RawMessage) []string {
 	var a grepArgs
 	_ = json.Unmarshal(args, &a)
-	return t.ws.outsideReasons(orDot(a.Path))
+	reasons := t.ws.outsideReasons(orDot(a.Path))
+	if t.secret != nil {
+		if abs, _, err := t.ws.Resolve(orDot(a.Path)); err == nil {
+			reasons = append(reasons, t.secret(abs)...)
+		}
+	}
+	return reasons
 }
 
 func (t grepTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
@@ -179,7 +188,7 @@ func (t grepTool) query(ctx context.Context, a grepArgs) (*grepQuery, *Result) {
 		r := fileFailure(tg.Rel, err)
 		return nil, &r
 	}
-	q := &grepQuery{root: tg.Abs, isDir: fi.IsDir(), expr: expr, include: a.Include, re: re, prefilter: prefilterFor(expr), literal: requiredLiteral(expr)}
+	q := &grepQuery{root: tg.Abs, isDir: fi.IsDir(), expr: expr, include: a.Include, re: re, prefilter: prefilterFor(expr), literal: requiredLiteral(expr), secret: t.secret}
 	if q.isDir {
 		q.rules = newIgnoreRules(tg.Abs, t.ws.Root)
 	}
@@ -210,6 +219,11 @@ func anchorsText(re *syntax.Regexp) bool {
 
 // accepts reports whether a file found below root passes the include filter.
 func (q *grepQuery) accepts(abs string) bool {
+	// A directory search leaves secrets files out (.env and the like):
+	// asking for one by name goes through approval instead.
+	if q.isDir && q.secret != nil && len(q.secret(abs)) > 0 {
+		return false
+	}
 	if q.include == "" {
 		return true
 	}
