@@ -29,6 +29,7 @@ import (
 	"github.com/coder-agent/coder/internal/permission/sandbox"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
+	"github.com/coder-agent/coder/internal/supervise"
 	"github.com/coder-agent/coder/internal/tools"
 	"github.com/coder-agent/coder/internal/undo"
 )
@@ -141,6 +142,8 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		BeforeChange:   rec.Capture,
 		BashReasons:    func(cmd string) []string { return permission.AnalyzeBash(cmd, ws.Root, ws.Root).Reasons },
 		ReadReasons:    secretReasons,
+		SecretValues:   secretValues(rp),
+		Supervise:      superviseWithSelf(),
 		Sandbox:        planSandbox(ws.Root, func() string { return orch.Agent().Name }, sink),
 	})
 	builtins = append(builtins, tools.NewFetchTool(tools.FetchOptions{}),
@@ -151,20 +154,21 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 	}
 	servers := mcp.NewManager(cfg.MCP.Servers, mcp.Options{Cwd: ws.Root, MaxOutputBytes: cfg.Safety.OutputLimitBytes})
 	orch, err = orchestrator.New(orchestrator.Options{
-		Provider:     newProvider(rp, sink),
-		Model:        rp.Model,
-		MaxTokens:    rp.MaxTokens,
-		Registry:     reg,
-		Policy:       policy,
-		Approver:     permission.NonInteractive{AllowDanger: cfg.Approval.AllowDanger},
-		OnAlways:     rememberApproval(policy, b.loaded.ProjectFile),
-		Sink:         sink,
-		Agent:        ag,
-		Workspace:    ws.Root,
-		MaxSteps:     cfg.Runtime.MaxSteps,
-		ContextLimit: cfg.Runtime.ContextTokenLimit,
-		Store:        b.store,
-		Undo:         rec,
+		Provider:         newProvider(rp, sink),
+		Model:            rp.Model,
+		MaxTokens:        rp.MaxTokens,
+		Registry:         reg,
+		Policy:           policy,
+		Approver:         permission.NonInteractive{AllowDanger: cfg.Approval.AllowDanger},
+		OnAlways:         rememberApproval(policy, b.loaded.ProjectFile),
+		Sink:             sink,
+		Agent:            ag,
+		Workspace:        ws.Root,
+		MaxSteps:         cfg.Runtime.MaxSteps,
+		ContextLimit:     cfg.Runtime.ContextTokenLimit,
+		MaxResponseBytes: cfg.Runtime.MaxResponseBytes,
+		Store:            b.store,
+		Undo:             rec,
 		Subagents: orchestrator.SubagentOptions{
 			MaxConcurrent: cfg.Agents.Subagents.MaxConcurrent, MaxPerTurn: cfg.Agents.Subagents.MaxPerTurn,
 			TokenBudget: cfg.Agents.Subagents.TokenBudget, MaxSteps: cfg.Agents.Subagents.MaxSteps,
@@ -192,6 +196,31 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		Permissions: policy, Skills: skillList, SkillErrors: warnings, Custom: custom,
 	}))
 	return &runtime{base: b, workspace: ws.Root, orch: orch, sink: sink, mcp: servers, warnings: warnings}, nil
+}
+
+// superviseWithSelf runs bash commands under this binary acting as their
+// supervisor, so they die with coder; nil (unsupervised) if the binary
+// cannot be found.
+func superviseWithSelf() func(*exec.Cmd) *exec.Cmd {
+	self, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return func(cmd *exec.Cmd) *exec.Cmd {
+		w := supervise.Wrap(self, cmd)
+		w.SysProcAttr = supervise.SysProcAttr()
+		return w
+	}
+}
+
+// secretValues are what no tool's environment may carry: the API key and
+// the configured header values.
+func secretValues(rp config.ResolvedProvider) []string {
+	out := []string{rp.APIKey}
+	for _, v := range rp.Headers {
+		out = append(out, v)
+	}
+	return out
 }
 
 // secretReasons asks before a secrets file (.env, keys) is read.
@@ -280,12 +309,12 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 	case "anthropic":
 		p = anthropic.New(anthropic.Config{
 			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
-			Timeout: rp.Timeout, MaxTokens: rp.MaxTokens, ThinkingBudget: rp.Reasoning.BudgetTokens,
+			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, MaxTokens: rp.MaxTokens, ThinkingBudget: rp.Reasoning.BudgetTokens,
 		})
 	default:
 		p = openai.New(openai.Config{
 			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
-			Timeout: rp.Timeout, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort,
+			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort,
 		})
 	}
 	return llm.WithRetry(p, llm.RetryPolicy{

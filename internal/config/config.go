@@ -50,6 +50,10 @@ type Runtime struct {
 	WorkspaceRoot     string `json:"workspace_root,omitempty"`
 	MaxSteps          int    `json:"max_steps"`
 	ContextTokenLimit int    `json:"context_token_limit"`
+	// MaxResponseBytes caps one model response (text, reasoning and tool
+	// arguments): a provider that streams without end fails the call
+	// instead of exhausting memory.
+	MaxResponseBytes int `json:"max_response_bytes"`
 }
 
 type Safety struct {
@@ -155,12 +159,16 @@ type UI struct {
 func Defaults() Config {
 	return Config{
 		Provider: Provider{
-			TimeoutMS:  600_000,
+			// Bounds both the wait for the first byte and any silence
+			// within a stream: a stalled server fails the call (and is
+			// retried) instead of hanging the turn.
+			TimeoutMS:  120_000,
 			MaxRetries: intPtr(4),
 		},
 		Runtime: Runtime{
 			MaxSteps:          50,
 			ContextTokenLimit: 128_000,
+			MaxResponseBytes:  8 << 20,
 		},
 		Safety: Safety{
 			CommandTimeoutMS: 120_000,

@@ -47,7 +47,7 @@ func TestAutodetectEveryPreset(t *testing.T) {
 				rp.APIKey != want.APIKey || rp.Model != want.Model || rp.Source != want.Source {
 				t.Errorf("got  %+v\nwant %+v", rp, want)
 			}
-			if rp.Timeout != 10*time.Minute || rp.MaxRetries != 4 {
+			if rp.Timeout != time.Duration(Defaults().Provider.TimeoutMS)*time.Millisecond || rp.MaxRetries != *Defaults().Provider.MaxRetries {
 				t.Errorf("timeout %v retries %d, want the defaults", rp.Timeout, rp.MaxRetries)
 			}
 		})

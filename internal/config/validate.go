@@ -53,6 +53,7 @@ func validate(c Config) []*FileError {
 	validateProvider(&ps, "provider", c.Provider, true)
 	ps.atLeast("runtime.max_steps", c.Runtime.MaxSteps, 1)
 	ps.atLeast("runtime.context_token_limit", c.Runtime.ContextTokenLimit, 1000)
+	ps.atLeast("runtime.max_response_bytes", c.Runtime.MaxResponseBytes, 64<<10)
 	ps.atLeast("safety.command_timeout_ms", c.Safety.CommandTimeoutMS, 1)
 	ps.atLeast("safety.output_limit_bytes", c.Safety.OutputLimitBytes, 1)
 	if t := c.Compaction.Threshold; t <= 0 || t > 1 {

@@ -42,9 +42,16 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 		MaxTokens:      o.opts.MaxTokens,
 	}
 	var acc llm.Accumulator
-	err := o.opts.Provider.Stream(ctx, req, func(d chat.MessageDelta) {
+	streamCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	size, tooLarge := 0, false
+	err := o.opts.Provider.Stream(streamCtx, req, func(d chat.MessageDelta) {
 		if !acc.Add(d) {
 			return // a duplicate delta
+		}
+		if size += len(d.Text); o.opts.MaxResponseBytes > 0 && size > o.opts.MaxResponseBytes && !tooLarge {
+			tooLarge = true
+			stop()
 		}
 		switch d.Kind {
 		case chat.DeltaText:
@@ -52,9 +59,13 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 		case chat.DeltaReasoning:
 			o.emit(event.ReasoningDelta{Text: d.Text})
 		case chat.DeltaReset:
+			size = 0
 			o.emit(event.StreamReset{ModelCallIndex: ts.modelCalls})
 		}
 	})
+	if tooLarge && ctx.Err() == nil {
+		return chat.Message{}, fmt.Errorf("the model's response passed %d bytes (runtime.max_response_bytes); it was stopped and not kept", o.opts.MaxResponseBytes)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return chat.Message{}, o.commitInterrupted(ctx, &acc)

@@ -54,6 +54,8 @@ type Options struct {
 	Workspace    string
 	MaxSteps     int
 	ContextLimit int
+	// MaxResponseBytes caps one model response; 0 means no cap.
+	MaxResponseBytes int
 	// Verify configures auto-verify after edits.
 	Verify VerifyOptions
 	// Undo records undo snapshots; nil keeps none.
@@ -111,6 +113,7 @@ type Orchestrator struct {
 	git           string
 	lazyOnce      sync.Once
 	rebuild       string // an approved plan to restart the context with
+	est           historyCache
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.
@@ -235,9 +238,31 @@ func (o *Orchestrator) SystemPrompt() string {
 func (o *Orchestrator) ContextTokens() int {
 	msgs := o.sess.Messages
 	if o.ctx.last.IsZero() || o.ctx.lastCount > len(msgs) {
-		return contextmgr.ContextSize(chat.Usage{}, msgs, o.SystemPrompt(), o.ToolSpecs())
+		return contextmgr.Estimate(o.SystemPrompt(), nil, o.ToolSpecs()) + o.historyEstimate()
 	}
 	return contextmgr.ContextSize(o.ctx.last, msgs[o.ctx.lastCount:], o.SystemPrompt(), o.ToolSpecs())
+}
+
+// historyEstimate is the estimated size of the whole history, kept per
+// session and generation and extended as messages are appended: messages do
+// not change once added, and re-estimating a long resumed history on every
+// context update cost milliseconds each time.
+func (o *Orchestrator) historyEstimate() int {
+	c, msgs := &o.est, o.sess.Messages
+	if c.sess != o.sess || c.generation != o.sess.Generation || c.count > len(msgs) {
+		*c = historyCache{sess: o.sess, generation: o.sess.Generation}
+	}
+	c.tokens += contextmgr.Estimate("", msgs[c.count:], nil)
+	c.count = len(msgs)
+	return c.tokens
+}
+
+// historyCache is historyEstimate's running sum.
+type historyCache struct {
+	sess       *session.Session
+	generation int
+	count      int
+	tokens     int
 }
 
 func (o *Orchestrator) emit(e event.Event) { o.opts.Sink.Emit(e) }

@@ -168,11 +168,16 @@ func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error)
 	default:
 		out.State, out.Reason = event.StateFailed, err.Error()
 	}
-	if uerr := o.endUndo(ctx); uerr != nil && err == nil {
-		err, out.State, out.Reason = uerr, event.StateFailed, uerr.Error()
-	}
-	if perr := o.checkpoint(ctx); perr != nil && err == nil {
-		err, out.State, out.Reason = perr, event.StateFailed, perr.Error()
+	// After a failed write the store is not asked again: a locked or full
+	// store would only make the failure wait (or fail) twice.
+	var serr *StorageError
+	if !errors.As(err, &serr) {
+		if uerr := o.endUndo(ctx); uerr != nil && err == nil {
+			err, out.State, out.Reason = uerr, event.StateFailed, uerr.Error()
+		}
+		if perr := o.checkpoint(ctx); perr != nil && err == nil {
+			err, out.State, out.Reason = perr, event.StateFailed, perr.Error()
+		}
 	}
 	if out.State == event.StateFailed {
 		o.emit(event.Error{Message: out.Reason})

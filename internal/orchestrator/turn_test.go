@@ -239,3 +239,18 @@ func TestReusedCallIDsStillRunEveryCall(t *testing.T) {
 		t.Fatalf("%d distinct results for two calls with one id", got)
 	}
 }
+
+func TestOversizedResponseFailsReadably(t *testing.T) {
+	h := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{
+		{Text: strings.Repeat("x", 200<<10), ChunkSize: 4 << 10},
+	}}, nil, func(o *Options) { o.MaxResponseBytes = 64 << 10 })
+	out, err := h.run("talk forever")
+	if err == nil || out.State != event.StateFailed || !strings.Contains(err.Error(), "runtime.max_response_bytes") {
+		t.Fatalf("got %+v %v", out, err)
+	}
+	for _, m := range h.orch.Session().Messages {
+		if m.Role == chat.RoleAssistant {
+			t.Fatal("an oversized response was kept in the history")
+		}
+	}
+}

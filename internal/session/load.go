@@ -50,6 +50,7 @@ func (st *Store) loadLocked(ctx context.Context, id string) (*Session, error) {
 		return nil, fmt.Errorf("session: load %s from %s: %w", id, st.dbPath, err)
 	}
 	st.persisted[id] = stateOf(s)
+	st.primeSnapshot(s)
 	return s, nil
 }
 

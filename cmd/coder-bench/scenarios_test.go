@@ -1,0 +1,34 @@
+package main
+
+import (
+	"testing"
+)
+
+// TestScenariosRunOnce runs every whole-process scenario once through a
+// freshly built binary, so a product change that breaks a scenario's script
+// fails here rather than in the middle of a benchmark run.
+func TestScenariosRunOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs coder")
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := buildCoder(root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range scenarios() {
+		t.Run(sc.name, func(t *testing.T) {
+			st, err := runScenario(bin, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.firstBytes == 0 || len(st.tools) == 0 || st.rssBytes == 0 || st.wall <= 0 {
+				t.Fatalf("implausible figures: %+v", st)
+			}
+			t.Logf("%s: %v, %d KB RSS, first request %d bytes offering %v", sc.name, st.wall, st.rssBytes>>10, st.firstBytes, st.tools)
+		})
+	}
+}

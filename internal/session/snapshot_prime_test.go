@@ -1,0 +1,62 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/coder-agent/coder/internal/chat"
+)
+
+// After a resume, the first checkpoint must write exactly what a full
+// re-encode would, whether or not the cache was primed from disk.
+func TestPrimedSnapshotMatchesFullEncode(t *testing.T) {
+	dir := t.TempDir()
+	st := openStore(t, dir, "/ws", nil)
+	s := New(t0, "m", "build")
+	for i := range 50 {
+		s.Messages = append(s.Messages,
+			chat.Message{Role: chat.RoleUser, Content: fmt.Sprintf("q%d with \"quotes\", <html> & a\nnewline", i)},
+			chat.Message{Role: chat.RoleAssistant, Content: "a", ToolCalls: []chat.ToolCall{{ID: fmt.Sprint(i), Name: "read", Arguments: `{"path":"x"}`}}},
+			chat.Message{Role: chat.RoleTool, ToolCallID: fmt.Sprint(i), Content: "{\n  \"nested\": {}\n}", IsError: i%2 == 0})
+	}
+	ctx := context.Background()
+	if err := st.Checkpoint(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	st2 := openStore(t, dir, "/ws", nil)
+	loaded, err := st2.Load(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st2.snap == nil || len(st2.snap.msgs) != len(loaded.Messages) {
+		t.Fatal("the snapshot cache was not primed from disk")
+	}
+	loaded.Messages = append(loaded.Messages, chat.Message{Role: chat.RoleUser, Content: "next"})
+	if err := st2.Checkpoint(ctx, loaded); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(st2.SnapshotPath(s.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := encodeIndented(loaded, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("primed snapshot differs from a full encode")
+	}
+}
+
+func TestSplitMessagesRefusesAMismatch(t *testing.T) {
+	if splitMessages([]byte("{\n  \"messages\": [\n    {\n      \"role\": \"user\"\n    }\n  ]\n}\n"), 2) != nil {
+		t.Fatal("a count mismatch was accepted")
+	}
+	if splitMessages([]byte("{}"), 0) != nil {
+		t.Fatal("a file without messages was accepted")
+	}
+}
