@@ -10,13 +10,13 @@ import (
 
 // The request body of POST /v1/messages.
 type request struct {
-	Model     string    `json:"model"`
-	MaxTokens int       `json:"max_tokens"`
-	System    string    `json:"system,omitempty"`
-	Messages  []message `json:"messages"`
-	Tools     []tool    `json:"tools,omitempty"`
-	Thinking  *thinking `json:"thinking,omitempty"`
-	Stream    bool      `json:"stream"`
+	Model     string      `json:"model"`
+	MaxTokens int         `json:"max_tokens"`
+	System    []textBlock `json:"system,omitempty"`
+	Messages  []message   `json:"messages"`
+	Tools     []tool      `json:"tools,omitempty"`
+	Thinking  *thinking   `json:"thinking,omitempty"`
+	Stream    bool        `json:"stream"`
 }
 
 type thinking struct {
@@ -30,9 +30,19 @@ type message struct {
 }
 
 type textBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type  string        `json:"type"`
+	Text  string        `json:"text"`
+	Cache *cacheControl `json:"cache_control,omitempty"`
 }
+
+// cacheControl marks a prompt-cache breakpoint: everything up to and
+// including the marked block is cached and reused by the next request with
+// the same prefix.
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+var ephemeral = &cacheControl{Type: "ephemeral"}
 
 type thinkingBlock struct {
 	Type      string `json:"type"`
@@ -48,16 +58,18 @@ type toolUseBlock struct {
 }
 
 type toolResultBlock struct {
-	Type      string `json:"type"`
-	ToolUseID string `json:"tool_use_id"`
-	Content   string `json:"content,omitempty"`
-	IsError   bool   `json:"is_error,omitempty"`
+	Type      string        `json:"type"`
+	ToolUseID string        `json:"tool_use_id"`
+	Content   string        `json:"content,omitempty"`
+	IsError   bool          `json:"is_error,omitempty"`
+	Cache     *cacheControl `json:"cache_control,omitempty"`
 }
 
 type tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	Cache       *cacheControl   `json:"cache_control,omitempty"`
 }
 
 // emptyObject stands in for tool input that is not a JSON object;
@@ -72,11 +84,14 @@ func (p *Provider) encode(req llm.Request) ([]byte, error) {
 	body := request{
 		Model:     req.Model,
 		MaxTokens: req.MaxTokens,
-		System:    req.System,
 		Messages:  messages(req.Messages),
 		Tools:     tools(req.Tools),
 		Stream:    true,
 	}
+	if req.System != "" {
+		body.System = []textBlock{{Type: "text", Text: req.System}}
+	}
+	markCache(&body)
 	if body.Model == "" {
 		body.Model = p.cfg.Model
 	}
@@ -90,6 +105,30 @@ func (p *Provider) encode(req llm.Request) ([]byte, error) {
 		}
 	}
 	return marshal(body)
+}
+
+// markCache sets the prompt-cache breakpoints: the tool list, the system
+// prompt and the latest message. Tools and system never change within a
+// session, and the history only grows, so each request reuses the cached
+// prefix the previous one wrote (3 of the API's 4 breakpoints).
+func markCache(b *request) {
+	if n := len(b.Tools); n > 0 {
+		b.Tools[n-1].Cache = ephemeral
+	}
+	if n := len(b.System); n > 0 {
+		b.System[n-1].Cache = ephemeral
+	}
+	if n := len(b.Messages); n > 0 {
+		blocks := b.Messages[n-1].Content
+		switch blk := blocks[len(blocks)-1].(type) {
+		case textBlock:
+			blk.Cache = ephemeral
+			blocks[len(blocks)-1] = blk
+		case toolResultBlock:
+			blk.Cache = ephemeral
+			blocks[len(blocks)-1] = blk
+		}
+	}
 }
 
 // messages converts the history. Tool results become tool_result blocks in

@@ -51,7 +51,7 @@ func TestRequestBody(t *testing.T) {
 	if got.header.Get("Authorization") != "" {
 		t.Fatal("Authorization sent to Anthropic")
 	}
-	want := `{"model":"claude-sonnet-4-5","max_tokens":18192,"system":"You are coder.","messages":[` +
+	want := `{"model":"claude-sonnet-4-5","max_tokens":18192,"system":[{"type":"text","text":"You are coder.","cache_control":{"type":"ephemeral"}}],"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"fix <main.go> & test"},{"type":"text","text":"please"}]},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"Read first.","signature":"sig=="},{"type":"text","text":"Looking."},` +
 		`{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"main.go"}},` +
@@ -59,8 +59,8 @@ func TestRequestBody(t *testing.T) {
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"package main"},` +
 		`{"type":"tool_result","tool_use_id":"toolu_2","content":"invalid arguments","is_error":true},` +
 		`{"type":"text","text":"also lint"}]},` +
-		`{"role":"assistant","content":[{"type":"text","text":"Done."}]}],` +
-		`"tools":[{"name":"read_file","description":"Read a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}}],` +
+		`{"role":"assistant","content":[{"type":"text","text":"Done.","cache_control":{"type":"ephemeral"}}]}],` +
+		`"tools":[{"name":"read_file","description":"Read a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}},"cache_control":{"type":"ephemeral"}}],` +
 		`"thinking":{"type":"enabled","budget_tokens":10000},"stream":true}`
 	if got.body != want {
 		t.Fatalf("body\n got %s\nwant %s", got.body, want)
@@ -81,7 +81,7 @@ func TestRequestDefaults(t *testing.T) {
 	if _, ok := got.header["X-Api-Key"]; ok {
 		t.Fatal("x-api-key sent without a key")
 	}
-	want := `{"model":"claude-haiku","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"stream":true}`
+	want := `{"model":"claude-haiku","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}],"stream":true}`
 	if got.body != want {
 		t.Fatalf("body\n got %s\nwant %s", got.body, want)
 	}
