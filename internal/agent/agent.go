@@ -5,6 +5,7 @@ package agent
 
 import (
 	_ "embed"
+	"fmt"
 	"slices"
 )
 
@@ -62,4 +63,67 @@ func Lookup(name string) (Agent, bool) {
 		return Plan(), true
 	}
 	return Agent{}, false
+}
+
+// Definition is a custom agent as configured (agents.definitions).
+type Definition struct {
+	Name, Mode, Prompt, Preset string
+	Tools                      []string
+	MaxSteps                   int
+}
+
+// Catalog is the agents one can switch to: the built-in ones and those
+// defined in config, which may not reuse a built-in name.
+type Catalog struct {
+	custom map[string]Agent
+	modes  map[string]string
+}
+
+// NewCatalog builds the custom agents on their mode's built-in agent: a
+// definition's prompt, tools, preset and step limit replace the base's.
+func NewCatalog(defs []Definition) (*Catalog, error) {
+	c := &Catalog{custom: map[string]Agent{}, modes: map[string]string{}}
+	for _, d := range defs {
+		if _, builtin := Lookup(d.Name); builtin || d.Name == "" {
+			return nil, fmt.Errorf("agents.definitions: %q is not a usable name for a custom agent", d.Name)
+		}
+		base, ok := Lookup(orDefault(d.Mode, "build"))
+		if !ok {
+			return nil, fmt.Errorf("agents.definitions: agent %q: mode %q is not build or plan", d.Name, d.Mode)
+		}
+		base.Name = d.Name
+		if d.Prompt != "" {
+			base.Prompt = d.Prompt
+		}
+		if d.Tools != nil {
+			base.Tools, base.Disabled = d.Tools, nil
+		}
+		if d.Preset != "" {
+			base.Preset = d.Preset
+		}
+		base.MaxSteps = d.MaxSteps
+		c.custom[d.Name] = base
+		c.modes[d.Name] = orDefault(d.Mode, "build")
+	}
+	return c, nil
+}
+
+// Lookup finds an agent by name, custom ones first.
+func (c *Catalog) Lookup(name string) (Agent, bool) {
+	if c != nil {
+		if a, ok := c.custom[name]; ok {
+			return a, true
+		}
+	}
+	return Lookup(name)
+}
+
+// Modes maps each custom agent to its mode, for the permission policy.
+func (c *Catalog) Modes() map[string]string { return c.modes }
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

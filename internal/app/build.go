@@ -119,11 +119,16 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", cfg.Runtime.WorkspaceRoot, err)
 	}
-	ag, ok := agent.Lookup(cfg.Agents.Default)
-	if !ok {
-		return nil, setupError{fmt.Errorf("unknown mode %q (use build or plan)", cfg.Agents.Default)}
+	agents, err := agent.NewCatalog(definitions(cfg.Agents.Definitions))
+	if err != nil {
+		return nil, setupError{err}
 	}
-	policy, err := permission.NewPolicy(permission.PolicyOptions{Permission: cfg.Permission, Agent: ag.Name, Workspace: ws.Root})
+	ag, ok := agents.Lookup(cfg.Agents.Default)
+	if !ok {
+		return nil, setupError{fmt.Errorf("unknown mode %q (use build, plan or an agent from agents.definitions)", cfg.Agents.Default)}
+	}
+	policy, err := permission.NewPolicy(permission.PolicyOptions{Permission: cfg.Permission, Agent: ag.Name,
+		AgentModes: agents.Modes(), Workspace: ws.Root})
 	if err != nil {
 		return nil, setupError{err}
 	}
@@ -335,6 +340,15 @@ func (s *sinkRef) Emit(e event.Event) {
 	if k := s.p.Load(); k != nil {
 		(*k).Emit(e)
 	}
+}
+
+func definitions(defs []config.AgentDefinition) []agent.Definition {
+	out := make([]agent.Definition, len(defs))
+	for i, d := range defs {
+		out[i] = agent.Definition{Name: d.Name, Mode: d.Mode, Prompt: d.Prompt, Preset: d.PermissionPreset,
+			Tools: d.Tools, MaxSteps: d.MaxSteps}
+	}
+	return out
 }
 
 func skillInfos(list []skills.Skill) []contextmgr.SkillInfo {

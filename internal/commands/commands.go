@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/orchestrator"
@@ -156,9 +155,9 @@ func (s *Set) model(_ context.Context, o *orchestrator.Orchestrator, args string
 }
 
 func mode(_ context.Context, o *orchestrator.Orchestrator, args string) (string, error) {
-	a, ok := agent.Lookup(strings.TrimSpace(args))
+	a, ok := o.LookupAgent(strings.TrimSpace(args))
 	if !ok {
-		return "", fmt.Errorf("unknown mode %q (use build or plan)", args)
+		return "", fmt.Errorf("unknown mode %q (use build, plan or an agent from agents.definitions)", args)
 	}
 	o.SetAgent(a)
 	return "mode: " + a.Name, nil

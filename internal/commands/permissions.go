@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/orchestrator"
 )
 
@@ -31,7 +30,7 @@ func (s *Set) permissions(_ context.Context, o *orchestrator.Orchestrator, args 
 	if err != nil {
 		return "", err
 	}
-	if a, ok := agent.Lookup(mode); ok {
+	if a, ok := o.LookupAgent(mode); ok {
 		o.SetAgent(a)
 	}
 	return fmt.Sprintf("permissions: %s · mode: %s", s.Permissions.Preset(), o.Agent().Name), nil

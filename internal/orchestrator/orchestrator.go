@@ -71,6 +71,8 @@ type Options struct {
 	// GitSummary, when set, describes the repository for the system prompt;
 	// it is called once per process (a changing prefix defeats caching).
 	GitSummary func() string
+	// Agents are the agents /mode can switch to (built-in and custom).
+	Agents *agent.Catalog
 	// Questioner answers the question and exit_plan_mode tools; nil means
 	// nobody can be asked (headless).
 	Questioner Questioner
@@ -172,6 +174,11 @@ func (o *Orchestrator) Model() string { return o.model }
 
 // Agent is the active agent (mode).
 func (o *Orchestrator) Agent() agent.Agent { return o.agent }
+
+// LookupAgent finds an agent by name among the built-in and custom ones.
+func (o *Orchestrator) LookupAgent(name string) (agent.Agent, bool) {
+	return o.opts.Agents.Lookup(name)
+}
 
 // SetAgent switches the mode; the next model call gets its tools and prompt.
 func (o *Orchestrator) SetAgent(a agent.Agent) {
