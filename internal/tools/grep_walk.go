@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"syscall"
 )
 
 // grepWholeFileMax is the size up to which the built-in backend reads a file
@@ -34,14 +35,6 @@ func grepWithWalker(ctx context.Context, q *grepQuery, set *matchSet) error {
 
 // grepFile returns the matches in one file; none if it is unreadable or binary.
 func grepFile(path string, q *grepQuery) []grepMatch {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > grepWholeFileMax {
-		return grepStream(path, f, q)
-	}
 	bufp := grepBufs.Get().(*[]byte)
 	defer func() {
 		if cap(*bufp) > 1<<20 { // keep the pool small; big files are rare
@@ -49,14 +42,20 @@ func grepFile(path string, q *grepQuery) []grepMatch {
 		}
 		grepBufs.Put(bufp)
 	}()
-	data, err := readInto(f, bufp)
-	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+	data, big, err := readSmallFile(path, bufp)
+	switch {
+	case big:
+		f, err := os.Open(path)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		return grepStream(path, f, q)
+	case err != nil || bytes.IndexByte(data, 0) >= 0:
 		return nil
-	}
-	if q.literal != "" && !bytes.Contains(data, []byte(q.literal)) {
+	case q.literal != "" && !bytes.Contains(data, []byte(q.literal)):
 		return nil
-	}
-	if q.prefilter != nil && !q.prefilter.Match(data) {
+	case q.prefilter != nil && !q.prefilter.Match(data):
 		return nil
 	}
 	var ms []grepMatch
@@ -78,25 +77,54 @@ func grepFile(path string, q *grepQuery) []grepMatch {
 // growing a fresh buffer per file dominated the built-in search's time.
 var grepBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
-// readInto reads all of f into *bufp, growing it to the file's size first.
-func readInto(f *os.File, bufp *[]byte) ([]byte, error) {
+// readSmallFile reads a whole file into *bufp with raw system calls: open,
+// fstat, one read of size+1 bytes (a short read of a regular file is its
+// end), close. os.Open would also register each file with the network
+// poller, and system calls are most of a search's time. big reports a file
+// over grepWholeFileMax, left for streaming.
+func readSmallFile(path string, bufp *[]byte) (data []byte, big bool, err error) {
+	fd, err := openRetry(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, false, err
+	}
+	if st.Size > grepWholeFileMax {
+		return nil, true, nil
+	}
 	buf := (*bufp)[:0]
-	if fi, err := f.Stat(); err == nil && int(fi.Size())+1 > cap(buf) {
-		buf = make([]byte, 0, int(fi.Size())+512)
+	if int(st.Size)+1 > cap(buf) {
+		buf = make([]byte, 0, int(st.Size)+512)
 	}
 	for {
-		if len(buf) == cap(buf) {
+		if len(buf) == cap(buf) { // the file grew while we read it
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			*bufp = buf
-			return buf, nil
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
 		}
 		if err != nil {
 			*bufp = buf
-			return nil, err
+			return nil, false, err
+		}
+		short := n < cap(buf)-len(buf)
+		buf = buf[:len(buf)+n]
+		if n == 0 || short {
+			*bufp = buf
+			return buf, false, nil
+		}
+	}
+}
+
+func openRetry(path string) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			return fd, err
 		}
 	}
 }
