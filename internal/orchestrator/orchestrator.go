@@ -116,6 +116,9 @@ type Orchestrator struct {
 	lazyOnce      sync.Once
 	rebuild       string // an approved plan to restart the context with
 	est           historyCache
+	// dirty: the session changed since it was last saved (fields set
+	// outside a message append: usage, todos, mode, model).
+	dirty bool
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.
@@ -184,6 +187,7 @@ func (o *Orchestrator) LookupAgent(name string) (agent.Agent, bool) {
 func (o *Orchestrator) SetAgent(a agent.Agent) {
 	o.agent = a
 	o.sess.Mode = a.Name
+	o.dirty = true
 	o.ctx = contextState{} // the prompt and tool list changed: estimate afresh
 }
 
@@ -194,6 +198,7 @@ func (o *Orchestrator) SetApprover(a permission.Approver) { o.opts.Approver = a 
 func (o *Orchestrator) SetModel(m string) {
 	o.model = m
 	o.sess.Model = m
+	o.dirty = true
 }
 
 // LoadLazyTools adds the lazily started tools (MCP) once; a tool that
@@ -293,6 +298,7 @@ func (o *Orchestrator) checkpoint(ctx context.Context) error {
 	if err := o.opts.Store.Checkpoint(context.WithoutCancel(ctx), o.sess); err != nil {
 		return &StorageError{Err: err}
 	}
+	o.dirty = false
 	return nil
 }
 

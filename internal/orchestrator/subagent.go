@@ -165,5 +165,6 @@ func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
 func (o *Orchestrator) addUsage(u chat.Usage) {
 	o.usageMu.Lock()
 	o.sess.Usage.Add(u)
+	o.dirty = true
 	o.usageMu.Unlock()
 }

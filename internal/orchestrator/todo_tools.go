@@ -62,6 +62,7 @@ func (t todoWrite) Run(_ context.Context, args json.RawMessage) (tools.Result, e
 		seen[td.ID] = true
 	}
 	t.o.sess.Todos = a.Todos
+	t.o.dirty = true
 	t.o.emitTodos()
 	done := 0
 	for _, td := range a.Todos {

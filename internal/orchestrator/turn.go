@@ -175,8 +175,12 @@ func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error)
 		if uerr := o.endUndo(ctx); uerr != nil && err == nil {
 			err, out.State, out.Reason = uerr, event.StateFailed, uerr.Error()
 		}
-		if perr := o.checkpoint(ctx); perr != nil && err == nil {
-			err, out.State, out.Reason = perr, event.StateFailed, perr.Error()
+		// Messages were saved as they were appended; save again only what
+		// changed since (usage, todos, mode).
+		if o.dirty {
+			if perr := o.checkpoint(ctx); perr != nil && err == nil {
+				err, out.State, out.Reason = perr, event.StateFailed, perr.Error()
+			}
 		}
 	}
 	if out.State == event.StateFailed {
