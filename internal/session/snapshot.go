@@ -89,8 +89,8 @@ func encodeIndented(v any, prefix string) ([]byte, error) {
 }
 
 // writeSnapshot writes data to path atomically: a temporary file in the same
-// directory is written, synced and renamed over path, so a reader sees the
-// old snapshot or the new one, never a torn file.
+// directory is written and renamed over path, so a reader sees the old
+// snapshot or the new one, never a torn file.
 func writeSnapshot(path string, data []byte) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -102,10 +102,10 @@ func writeSnapshot(path string, data []byte) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
+	// No fsync: the snapshot mirrors SQLite, which is the durable record
+	// (WAL) that resume reads; the rename keeps readers from a torn file,
+	// and fsyncing megabytes at every key point cost more than the turn.
 	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {
