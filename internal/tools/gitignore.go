@@ -3,12 +3,12 @@ package tools
 import (
 	"context"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/charlievieth/fastwalk"
+	"github.com/coder-agent/coder/internal/ignore"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
@@ -27,22 +27,15 @@ import (
 type ignoreRules struct {
 	root    string
 	parents []gitignore.Pattern
-
-	mu   sync.Mutex
-	dirs map[string]*dirPatterns
-}
-
-type dirPatterns struct {
-	once sync.Once
-	ps   []gitignore.Pattern
+	dirs    ignore.DirCache
 }
 
 // newIgnoreRules returns the rules for a walk of root (absolute, clean).
 func newIgnoreRules(root, workspaceRoot string) *ignoreRules {
-	r := &ignoreRules{root: root, dirs: map[string]*dirPatterns{}}
+	r := &ignoreRules{root: root}
 	dirs := ancestorDirs(root, workspaceRoot)
 	for i := len(dirs) - 1; i >= 0; i-- { // outermost first: lowest priority
-		r.parents = append(r.parents, readPatterns(dirs[i])...)
+		r.parents = append(r.parents, ignore.ReadPatterns(dirs[i], ".gitignore")...)
 	}
 	if r.parentsExclude(root) {
 		r.parents = nil
@@ -53,14 +46,14 @@ func newIgnoreRules(root, workspaceRoot string) *ignoreRules {
 // ancestorDirs lists the directories above root whose .gitignore counts,
 // innermost first.
 func ancestorDirs(root, workspaceRoot string) []string {
-	if exists(filepath.Join(root, ".git")) {
+	if ignore.Exists(filepath.Join(root, ".git")) {
 		return nil
 	}
 	var dirs []string
 	wsIdx := -1
 	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
 		dirs = append(dirs, d)
-		if exists(filepath.Join(d, ".git")) {
+		if ignore.Exists(filepath.Join(d, ".git")) {
 			return dirs
 		}
 		if d == workspaceRoot {
@@ -77,9 +70,9 @@ func ancestorDirs(root, workspaceRoot string) []string {
 }
 
 func (r *ignoreRules) parentsExclude(dir string) bool {
-	path := splitPath(dir)
+	path := ignore.SplitPath(dir)
 	for i := 1; i <= len(path); i++ {
-		if lastMatch(r.parents, path[:i], true) == gitignore.Exclude {
+		if ignore.LastMatch(r.parents, path[:i], true) == gitignore.Exclude {
 			return true
 		}
 	}
@@ -89,15 +82,15 @@ func (r *ignoreRules) parentsExclude(dir string) bool {
 // skip reports whether the entry at abs, below root, is skipped. Its parent
 // directories are assumed to have passed already, as in a walk.
 func (r *ignoreRules) skip(abs string, isDir bool) bool {
-	if filepath.Base(abs) == ".git" || isCoderState(abs) {
+	if filepath.Base(abs) == ".git" || ignore.IsCoderState(abs) {
 		return true
 	}
-	path := splitPath(abs)
-	if lastMatch(r.parents, path, isDir) == gitignore.Exclude {
+	path := ignore.SplitPath(abs)
+	if ignore.LastMatch(r.parents, path, isDir) == gitignore.Exclude {
 		return true
 	}
 	for dir := filepath.Dir(abs); strings.HasPrefix(dir, r.root); dir = filepath.Dir(dir) {
-		if m := lastMatch(r.load(dir), path, isDir); m != gitignore.NoMatch {
+		if m := ignore.LastMatch(r.dirs.Load(dir), path, isDir); m != gitignore.NoMatch {
 			return m == gitignore.Exclude
 		}
 		if dir == r.root || dir == filepath.Dir(dir) {
@@ -122,60 +115,6 @@ func (r *ignoreRules) skipPath(abs string) bool {
 		}
 	}
 	return false
-}
-
-func (r *ignoreRules) load(dir string) []gitignore.Pattern {
-	r.mu.Lock()
-	dp, ok := r.dirs[dir]
-	if !ok {
-		dp = &dirPatterns{}
-		r.dirs[dir] = dp
-	}
-	r.mu.Unlock()
-	dp.once.Do(func() { dp.ps = readPatterns(dir) })
-	return dp.ps
-}
-
-// readPatterns parses dir/.gitignore; a missing or unreadable file has none.
-func readPatterns(dir string) []gitignore.Pattern {
-	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
-	if err != nil {
-		return nil
-	}
-	domain := splitPath(dir)
-	var ps []gitignore.Pattern
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSuffix(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
-	}
-	return ps
-}
-
-// lastMatch is the verdict of the last pattern that matches path.
-func lastMatch(ps []gitignore.Pattern, path []string, isDir bool) gitignore.MatchResult {
-	for i := len(ps) - 1; i >= 0; i-- {
-		if m := ps[i].Match(path, isDir); m != gitignore.NoMatch {
-			return m
-		}
-	}
-	return gitignore.NoMatch
-}
-
-// splitPath turns an absolute path into its components.
-func splitPath(abs string) []string {
-	abs = strings.Trim(filepath.ToSlash(abs), "/")
-	if abs == "" {
-		return nil
-	}
-	return strings.Split(abs, "/")
-}
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
 }
 
 // walkTree calls fn for every entry below root that rules do not skip, from
@@ -223,15 +162,4 @@ func walkTree(ctx context.Context, root string, rules *ignoreRules, maxDepth int
 		return stop
 	}
 	return err
-}
-
-// isCoderState reports coder's own session state (.coder/sessions/ and the
-// .coder/coder.db files): a search that found the model's past transcripts
-// would feed them back to it. User-written files in .coder/ stay visible.
-func isCoderState(abs string) bool {
-	if filepath.Base(filepath.Dir(abs)) != ".coder" {
-		return false
-	}
-	base := filepath.Base(abs)
-	return base == "sessions" || strings.HasPrefix(base, "coder.db")
 }
