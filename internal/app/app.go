@@ -35,7 +35,7 @@ type IO struct {
 
 // Run runs coder with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, args []string, stdio IO, env func(string) (string, bool)) int {
-	f, err := parseFlags(args, stdio.Err)
+	f, err := parseFlags(args)
 	if err != nil {
 		return fail(stdio, setupError{err})
 	}

@@ -58,7 +58,7 @@ Exit codes: 0 success, 1 run failed, 2 usage or configuration error,
 
 // parseFlags parses args with flags and positional arguments interleaved
 // (coder -p "fix it" --output-format json).
-func parseFlags(args []string, stderr io.Writer) (flags, error) {
+func parseFlags(args []string) (flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("coder", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

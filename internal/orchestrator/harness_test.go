@@ -45,12 +45,11 @@ func (r *recorder) kinds() []string {
 // harness is an orchestrator wired to the fake LLM server over loopback, with
 // the real tools working in a temp workspace.
 type harness struct {
-	t      *testing.T
-	srv    *llmtest.Server
-	orch   *Orchestrator
-	sink   *recorder
-	dir    string
-	extras []tools.Tool
+	t    *testing.T
+	srv  *llmtest.Server
+	orch *Orchestrator
+	sink *recorder
+	dir  string
 }
 
 type harnessOpt func(*Options)

@@ -23,7 +23,6 @@ type Renderer struct {
 	bol   bool   // the cursor is at the beginning of a line
 
 	tokens int
-	limit  int
 }
 
 // NewRenderer writes to w.
@@ -72,7 +71,7 @@ func (r *Renderer) Emit(e event.Event) {
 			r.line(r.st.Yellow("resumed session " + e.SessionID))
 		}
 	case event.ContextUpdated:
-		r.tokens, r.limit = e.Tokens, e.Limit
+		r.tokens = e.Tokens
 	case event.TurnFinished:
 		r.turnDone(e)
 	case event.TodoUpdated:
