@@ -68,7 +68,13 @@ func migrate(db *sql.DB, now func() time.Time) error {
 	if cur, err := schemaVersion(ctx, db); err == nil && cur >= ms[len(ms)-1].version {
 		return nil
 	}
-	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
+	// In an (immediate) transaction: a plain statement on a new database
+	// takes a shared lock and then upgrades it, and SQLite answers a second
+	// process doing the same with SQLITE_BUSY at once, without waiting.
+	if err := inTx(ctx, db, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, createMigrationsTable)
+		return err
+	}); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	for _, m := range ms {
@@ -87,12 +93,23 @@ func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
 	return int(v.Int64), err
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, m migration, now func() time.Time) error {
+func inTx(ctx context.Context, db *sql.DB, f func(*sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if err := f(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, m migration, now func() time.Time) error {
+	return inTx(ctx, db, func(tx *sql.Tx) error { return applyIn(ctx, tx, m, now) })
+}
+
+func applyIn(ctx context.Context, tx *sql.Tx, m migration, now func() time.Time) error {
 	// Checked inside the (immediate) transaction: another process may have
 	// applied it since we looked.
 	var n int
@@ -105,8 +122,6 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration, now func() tim
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, m.version, now().UnixNano()); err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, m.version, now().UnixNano())
+	return err
 }

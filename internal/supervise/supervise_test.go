@@ -24,7 +24,9 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		select {} // until killed
+		for { // until killed (a bare select{} would trip the deadlock detector)
+			time.Sleep(time.Hour)
+		}
 	}
 	os.Exit(m.Run())
 }
