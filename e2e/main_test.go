@@ -147,3 +147,22 @@ func readFile(t *testing.T, dir, name string) string {
 	}
 	return string(b)
 }
+
+// approvals pairs each stream-json approval request with its answer:
+// "tool:decision" in order.
+func approvals(t *testing.T, stdout string) []string {
+	t.Helper()
+	tool := map[string]string{}
+	var out []string
+	for _, e := range streamEvents(t, stdout) {
+		id, _ := e["call_id"].(string)
+		switch e["type"] {
+		case "approval":
+			tool[id], _ = e["tool"].(string)
+		case "approval_answer":
+			d, _ := e["decision"].(string)
+			out = append(out, tool[id]+":"+d)
+		}
+	}
+	return out
+}

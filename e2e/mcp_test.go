@@ -73,14 +73,9 @@ func TestMCPToolsThroughTheModel(t *testing.T) {
 	}
 	// The mutating tools went through approval (approved: nobody to ask),
 	// the read-only one did not.
-	var approvals []string
-	for _, e := range streamEvents(t, res.stdout) {
-		if e["type"] == "approval" {
-			approvals = append(approvals, e["tool"].(string)+":"+e["decision"].(string))
-		}
-	}
-	if got := strings.Join(approvals, ","); got != "mcp__test__write_note:approved,mcp__test__crash:approved" {
-		t.Fatalf("approvals %v", approvals)
+	got := approvals(t, res.stdout)
+	if strings.Join(got, ",") != "mcp__test__write_note:approved,mcp__test__crash:approved" {
+		t.Fatalf("approvals %v", got)
 	}
 	crash := lastToolResults(srv.Requests()[2])
 	if len(crash) != 1 || !strings.Contains(crash[0].Text, `"ok":false`) {

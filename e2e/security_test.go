@@ -584,8 +584,8 @@ func TestSecurityPromptInjectionStillNeedsApproval(t *testing.T) {
 		t.Errorf("the home directory was damaged: canary.txt: %v", err)
 	}
 	var denied int
-	for _, e := range streamEvents(t, res.stdout) {
-		if e["type"] == "approval" && e["decision"] == "denied" {
+	for _, a := range approvals(t, res.stdout) {
+		if strings.HasSuffix(a, ":denied") {
 			denied++
 		}
 	}

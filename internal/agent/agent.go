@@ -7,11 +7,36 @@ import (
 	_ "embed"
 	"fmt"
 	"slices"
+
+	"github.com/coder-agent/coder/internal/tools"
 )
 
-// Agent is one mode of working.
+// Mode is how an agent works: build changes code and runs commands; plan
+// analyses and plans and changes nothing. The system prompt's mode section,
+// the policy's plan floor, the sandbox profile, auto-verify and the todo
+// rules follow an agent's mode, never its name.
+type Mode string
+
+const (
+	Build Mode = "build"
+	Plan  Mode = "plan"
+)
+
+// ParseMode checks a mode name ("" is build).
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "", Build:
+		return Build, nil
+	case Plan:
+		return Plan, nil
+	}
+	return "", fmt.Errorf("mode %q is not build or plan", s)
+}
+
+// Agent is one way of working: a named mode with its prompt and tools.
 type Agent struct {
 	Name string
+	Mode Mode
 	// Prompt is the agent's part of the system prompt.
 	Prompt string
 	// Tools lists the enabled tools; nil means every registered tool.
@@ -38,29 +63,40 @@ var buildPrompt string
 //go:embed prompts/plan.md
 var planPrompt string
 
-// Build delivers changes: every tool but todowrite (seed 02-orchestrator §5).
-func Build() Agent {
-	return Agent{Name: "build", Prompt: buildPrompt, Disabled: []string{"todowrite", "question", "exit_plan_mode"}}
+// BuildAgent delivers changes: every tool but todowrite (which build leaves
+// to plan mode; the todos stay visible as a reminder) and plan's own tools.
+func BuildAgent() Agent {
+	return Agent{Name: string(Build), Mode: Build, Prompt: buildPrompt,
+		Disabled: []string{tools.TodoWrite, tools.Question, tools.ExitPlanMode}}
 }
 
-// Plan analyses and plans and changes nothing.
-func Plan() Agent {
+// PlanAgent analyses and plans and changes nothing.
+func PlanAgent() Agent {
 	return Agent{
-		Name:   "plan",
+		Name:   string(Plan),
+		Mode:   Plan,
 		Prompt: planPrompt,
-		Tools: []string{"read", "list", "glob", "grep", "bash", "fetch", "todoread", "todowrite",
-			"question", "skill", "exit_plan_mode"},
-		Preset: "plan",
+		Tools: []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.Bash, tools.Fetch,
+			tools.TodoRead, tools.TodoWrite, tools.Question, tools.Skill, tools.ExitPlanMode},
+		Preset: string(Plan),
 	}
+}
+
+// ForMode is the built-in agent of mode m.
+func ForMode(m Mode) Agent {
+	if m == Plan {
+		return PlanAgent()
+	}
+	return BuildAgent()
 }
 
 // Lookup returns a built-in agent by name.
 func Lookup(name string) (Agent, bool) {
-	switch name {
-	case "build":
-		return Build(), true
-	case "plan":
-		return Plan(), true
+	switch Mode(name) {
+	case Build:
+		return BuildAgent(), true
+	case Plan:
+		return PlanAgent(), true
 	}
 	return Agent{}, false
 }
@@ -76,21 +112,21 @@ type Definition struct {
 // defined in config, which may not reuse a built-in name.
 type Catalog struct {
 	custom map[string]Agent
-	modes  map[string]string
 }
 
 // NewCatalog builds the custom agents on their mode's built-in agent: a
 // definition's prompt, tools, preset and step limit replace the base's.
 func NewCatalog(defs []Definition) (*Catalog, error) {
-	c := &Catalog{custom: map[string]Agent{}, modes: map[string]string{}}
+	c := &Catalog{custom: map[string]Agent{}}
 	for _, d := range defs {
 		if _, builtin := Lookup(d.Name); builtin || d.Name == "" {
 			return nil, fmt.Errorf("agents.definitions: %q is not a usable name for a custom agent", d.Name)
 		}
-		base, ok := Lookup(orDefault(d.Mode, "build"))
-		if !ok {
-			return nil, fmt.Errorf("agents.definitions: agent %q: mode %q is not build or plan", d.Name, d.Mode)
+		m, err := ParseMode(d.Mode)
+		if err != nil {
+			return nil, fmt.Errorf("agents.definitions: agent %q: %v", d.Name, err)
 		}
+		base := ForMode(m)
 		base.Name = d.Name
 		if d.Prompt != "" {
 			base.Prompt = d.Prompt
@@ -103,7 +139,6 @@ func NewCatalog(defs []Definition) (*Catalog, error) {
 		}
 		base.MaxSteps = d.MaxSteps
 		c.custom[d.Name] = base
-		c.modes[d.Name] = orDefault(d.Mode, "build")
 	}
 	return c, nil
 }
@@ -118,12 +153,15 @@ func (c *Catalog) Lookup(name string) (Agent, bool) {
 	return Lookup(name)
 }
 
-// Modes maps each custom agent to its mode, for the permission policy.
-func (c *Catalog) Modes() map[string]string { return c.modes }
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
+// Names lists every agent's name, built-in ones first.
+func (c *Catalog) Names() []string {
+	names := []string{string(Build), string(Plan)}
+	var custom []string
+	if c != nil {
+		for n := range c.custom {
+			custom = append(custom, n)
+		}
 	}
-	return s
+	slices.Sort(custom)
+	return append(names, custom...)
 }

@@ -15,11 +15,11 @@ func TestCustomAgentsBuildOnTheirMode(t *testing.T) {
 		t.Fatalf("reviewer %+v", r)
 	}
 	f, _ := c.Lookup("fixer")
-	if !f.Enabled("edit") || f.Enabled("write") || f.MaxSteps != 7 || f.Prompt != Build().Prompt {
+	if !f.Enabled("edit") || f.Enabled("write") || f.MaxSteps != 7 || f.Prompt != BuildAgent().Prompt {
 		t.Fatalf("fixer %+v", f)
 	}
-	if c.Modes()["reviewer"] != "plan" || c.Modes()["fixer"] != "build" {
-		t.Fatalf("modes %v", c.Modes())
+	if r.Mode != Plan || f.Mode != Build {
+		t.Fatalf("modes: reviewer %q, fixer %q", r.Mode, f.Mode)
 	}
 	if b, ok := c.Lookup("build"); !ok || b.Name != "build" {
 		t.Fatal("built-in agents are still found")

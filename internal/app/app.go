@@ -70,17 +70,17 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 		return fail(stdio, err)
 	}
 	defer b.Close()
-	rt, err := build(ctx, b)
+	p := &headless.Printer{Format: format, Out: stdio.Out, Err: stdio.Err}
+	rt, err := build(ctx, b, orchestrator.Front{Sink: p,
+		Approver: permission.NonInteractive{AllowDanger: b.cfg.Approval.AllowDanger}})
 	if err != nil {
 		return fail(stdio, err)
 	}
 	defer rt.mcp.Close()
-	p := &headless.Printer{Format: format, Out: stdio.Out, Err: stdio.Err}
-	rt.sink.set(p)
 	if err := rt.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
-	out, runErr := rt.orch.RunInput(ctx, prompt)
+	out, runErr := rt.input.RunInput(ctx, prompt)
 	p.Finish(out, runErr)
 	if runErr != nil && format == headless.Text {
 		fmt.Fprintln(stdio.Err, "coder: "+oneLine(out.Reason))
@@ -98,33 +98,36 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 		return fail(stdio, err)
 	}
 	defer b.Close()
-	rt, err := build(ctx, b)
+	interactive := stdio.InTTY && stdio.InFile != nil && stdio.OutFile != nil
+	st := repl.Style{Color: repl.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
+	rend := repl.NewRenderer(stdio.Out, st)
+	front := orchestrator.Front{Sink: rend, Approver: permission.NonInteractive{AllowDanger: b.cfg.Approval.AllowDanger}}
+	var r *repl.REPL
+	if interactive {
+		term, _ := env("TERM")
+		r = repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Renderer: rend, Style: st, Term: term})
+		front.Questioner = r
+		switch ap := b.cfg.Approval; {
+		case !ap.Interactive:
+			// keep the non-interactive approver
+		case ap.AutoApproveAsk:
+			front.Approver = permission.AutoApproveAsks{Person: r}
+		default:
+			front.Approver = r
+		}
+	}
+	rt, err := build(ctx, b, front)
 	if err != nil {
 		return fail(stdio, err)
 	}
 	defer rt.mcp.Close()
-	interactive := stdio.InTTY && stdio.InFile != nil && stdio.OutFile != nil
-	st := repl.Style{Color: repl.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
-	rend := repl.NewRenderer(stdio.Out, st)
-	rt.sink.set(rend)
 	if err := rt.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
 	if !interactive {
-		return repl.RunLines(ctx, stdio.In, rt.orch)
+		return repl.RunLines(ctx, stdio.In, rt.input)
 	}
-	term, _ := env("TERM")
-	r := repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Orch: rt.orch, Renderer: rend, Style: st, Term: term})
-	rt.orch.SetQuestioner(r)
-	switch ap := b.cfg.Approval; {
-	case !ap.Interactive:
-		// keep the non-interactive approver
-	case ap.AutoApproveAsk:
-		rt.orch.SetApprover(permission.AutoApproveAsks{Person: r})
-	default:
-		rt.orch.SetApprover(r)
-	}
-	return r.Run(ctx)
+	return r.Run(ctx, rt.input)
 }
 
 // listSessions is `coder sessions`.

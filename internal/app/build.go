@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder-agent/coder/internal/agent"
@@ -102,14 +101,17 @@ type runtime struct {
 	*base
 	workspace string
 	orch      *orchestrator.Orchestrator
-	sink      *sinkRef
-	mcp       *mcp.Manager
+	// input runs inputs: / commands, then the core.
+	input *commands.Dispatcher
+	sink  event.Sink
+	mcp   *mcp.Manager
 	// warnings are shown once the session starts (bad skills, commands).
 	warnings []error
 }
 
-// build wires provider, tools and orchestrator onto the base.
-func build(ctx context.Context, b *base) (*runtime, error) {
+// build wires provider, tools, orchestrator and commands onto the base,
+// for the front end that consumes the events and answers the core.
+func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, error) {
 	cfg := b.cfg
 	rp, err := b.loaded.ResolveProvider(ctx)
 	if err != nil {
@@ -119,21 +121,15 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", cfg.Runtime.WorkspaceRoot, err)
 	}
-	agents, err := agent.NewCatalog(definitions(cfg.Agents.Definitions))
+	agents, ag, err := startAgent(cfg)
 	if err != nil {
 		return nil, setupError{err}
 	}
-	ag, ok := agents.Lookup(cfg.Agents.Default)
-	if !ok {
-		return nil, setupError{fmt.Errorf("unknown mode %q (use build, plan or an agent from agents.definitions)", cfg.Agents.Default)}
-	}
-	policy, err := permission.NewPolicy(permission.PolicyOptions{Permission: cfg.Permission, Agent: ag.Name,
-		AgentModes: agents.Modes(), Workspace: ws.Root})
+	policy, err := permission.NewPolicy(permission.PolicyOptions{Permission: cfg.Permission})
 	if err != nil {
 		return nil, setupError{err}
 	}
-	sink := &sinkRef{}
-	var orch *orchestrator.Orchestrator // the sandbox hook follows the current mode
+	sink := front.Sink
 	rec := undo.NewRecorder(b.store, ws.Root)
 	home, _ := os.UserHomeDir()
 	skillList, warnings := skills.Discover(cfg.Skills.Paths, ws.Root, home)
@@ -145,11 +141,9 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
 		Tracker:        tools.NewReadTracker(),
 		BeforeChange:   rec.Capture,
-		BashReasons:    func(cmd string) []string { return permission.AnalyzeBash(cmd, ws.Root, ws.Root).Reasons },
-		ReadReasons:    secretReasons,
 		SecretValues:   secretValues(rp),
 		Supervise:      superviseWithSelf(),
-		Sandbox:        planSandbox(ws.Root, func() string { return orch.Agent().Name }, sink),
+		Sandbox:        planSandbox(ws.Root, sink),
 	})
 	builtins = append(builtins, tools.NewFetchTool(tools.FetchOptions{}),
 		tools.NewSkillTool(func() []skills.Skill { return skillList }))
@@ -158,49 +152,63 @@ func build(ctx context.Context, b *base) (*runtime, error) {
 		return nil, err
 	}
 	servers := mcp.NewManager(cfg.MCP.Servers, mcp.Options{Cwd: ws.Root, MaxOutputBytes: cfg.Safety.OutputLimitBytes})
-	orch, err = orchestrator.New(orchestrator.Options{
-		Provider:         newProvider(rp, sink),
-		Model:            rp.Model,
-		MaxTokens:        rp.MaxTokens,
-		Registry:         reg,
-		Policy:           policy,
-		Approver:         permission.NonInteractive{AllowDanger: cfg.Approval.AllowDanger},
-		OnAlways:         rememberApproval(policy, b.loaded.ProjectFile),
-		Sink:             sink,
-		Agent:            ag,
-		Workspace:        ws.Root,
-		MaxSteps:         cfg.Runtime.MaxSteps,
-		ContextLimit:     cfg.Runtime.ContextTokenLimit,
-		MaxResponseBytes: cfg.Runtime.MaxResponseBytes,
-		Store:            b.store,
-		Undo:             rec,
-		Subagents: orchestrator.SubagentOptions{
-			MaxConcurrent: cfg.Agents.Subagents.MaxConcurrent, MaxPerTurn: cfg.Agents.Subagents.MaxPerTurn,
-			TokenBudget: cfg.Agents.Subagents.TokenBudget, MaxSteps: cfg.Agents.Subagents.MaxSteps,
+	orch, err := orchestrator.New(orchestrator.Options{
+		Model:     orchestrator.Model{Provider: newProvider(rp, sink), Name: rp.Model, MaxTokens: rp.MaxTokens},
+		Front:     front,
+		Tools:     reg,
+		LazyTools: lazyMCP(cfg, servers),
+		Policy:    policy,
+		OnAlways:  rememberApproval(policy, b.loaded.ProjectFile),
+		Agent:     ag,
+		Workspace: ws.Root,
+		Limits: orchestrator.Limits{MaxSteps: cfg.Runtime.MaxSteps, ContextLimit: cfg.Runtime.ContextTokenLimit,
+			MaxResponseBytes: cfg.Runtime.MaxResponseBytes},
+		Workflow: orchestrator.Workflow{
+			Verify: orchestrator.VerifyOptions{Enabled: cfg.Workflow.AutoVerifyAfterEdit,
+				MaxAttempts: cfg.Workflow.MaxVerifyAttempts, Commands: cfg.Workflow.VerifyCommands},
+			RequireTodoForComplex: cfg.Workflow.RequireTodoForComplex,
 		},
-		RequireTodoForComplex: cfg.Workflow.RequireTodoForComplex,
 		Compaction: orchestrator.CompactionOptions{
 			Auto: cfg.Compaction.Auto, Prune: cfg.Compaction.Prune,
 			Threshold: cfg.Compaction.Threshold, RecentMessages: cfg.Compaction.RecentMessages,
 		},
-		Rules:      contextmgr.LoadRules(ws.Root, b.loaded.UserDir),
-		Skills:     skillInfos(skillList),
-		GitSummary: startGitSummary(ws.Root),
-		LazyTools:  lazyMCP(cfg, servers),
-		Verify: orchestrator.VerifyOptions{
-			Enabled:     cfg.Workflow.AutoVerifyAfterEdit,
-			MaxAttempts: cfg.Workflow.MaxVerifyAttempts,
-			Commands:    cfg.Workflow.VerifyCommands,
+		Prompt: orchestrator.PromptParts{Rules: contextmgr.LoadRules(ws.Root, b.loaded.UserDir),
+			Skills: skillInfos(skillList), GitSummary: startGitSummary(ws.Root)},
+		Persistence: orchestrator.Persistence{Store: b.store, Undo: rec},
+		Subagents: orchestrator.SubagentOptions{
+			MaxConcurrent: cfg.Agents.Subagents.MaxConcurrent, MaxPerTurn: cfg.Agents.Subagents.MaxPerTurn,
+			TokenBudget: cfg.Agents.Subagents.TokenBudget, MaxSteps: cfg.Agents.Subagents.MaxSteps,
 		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	orch.SetCommands(commands.New(commands.Deps{
-		ProjectConfig: b.loaded.ProjectFile, Sessions: b.store, Location: config.Location(cfg.UI), Undo: b.store,
-		Permissions: policy, Skills: skillList, SkillErrors: warnings, Custom: custom,
-	}))
-	return &runtime{base: b, workspace: ws.Root, orch: orch, sink: sink, mcp: servers, warnings: warnings}, nil
+	input := commands.New(orch, commands.Deps{
+		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Sessions: b.store,
+		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
+		Skills: skillList, SkillErrors: warnings, Custom: custom,
+	})
+	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
+		warnings: warnings}, nil
+}
+
+// startAgent builds the agent catalog and picks the agent to start in:
+// agents.default (--mode), or the mode a preset named after one selects
+// (--permissions plan).
+func startAgent(cfg config.Config) (*agent.Catalog, agent.Agent, error) {
+	agents, err := agent.NewCatalog(definitions(cfg.Agents.Definitions))
+	if err != nil {
+		return nil, agent.Agent{}, err
+	}
+	name := cfg.Agents.Default
+	if _, mode, err := permission.ParsePreset(cfg.Permission.Preset); err == nil && mode != "" {
+		name = string(mode)
+	}
+	ag, ok := agents.Lookup(name)
+	if !ok {
+		return nil, agent.Agent{}, fmt.Errorf("unknown mode %q (use build, plan or an agent from agents.definitions)", name)
+	}
+	return agents, ag, nil
 }
 
 // superviseWithSelf runs bash commands under this binary acting as their
@@ -228,24 +236,17 @@ func secretValues(rp config.ResolvedProvider) []string {
 	return out
 }
 
-// secretReasons asks before a secrets file (.env, keys) is read.
-func secretReasons(abs string) []string {
-	if r := permission.SecretPathReason(abs); r != "" {
-		return []string{r}
-	}
-	return nil
-}
-
 // planSandbox runs plan-mode bash commands under Landlock with the
 // filesystem read-only (temp dirs writable), so even an approved command
 // cannot change the workspace. Where the kernel offers no Landlock, the
 // policy alone applies and a notice says so once.
-func planSandbox(workspace string, mode func() string, sink event.Sink) func(shell, command string) (*exec.Cmd, error) {
+func planSandbox(workspace string, sink event.Sink) func(c *tools.Call, shell string) (*exec.Cmd, error) {
 	var warn sync.Once
-	return func(shell, command string) (*exec.Cmd, error) {
-		if mode() != "plan" {
+	return func(c *tools.Call, shell string) (*exec.Cmd, error) {
+		if !c.ReadOnlyWorkspace {
 			return nil, nil
 		}
+		command := c.Args.(*tools.BashArgs).Command
 		pol, err := sandbox.PlanPolicyFor(workspace)
 		if err != nil {
 			return nil, err
@@ -267,7 +268,7 @@ func planSandbox(workspace string, mode func() string, sink event.Sink) func(she
 func rememberApproval(p *permission.Engine, projectFile string) func(tool, subject string) error {
 	return func(tool, subject string) error {
 		p.AllowExact(tool, subject)
-		if tool != "bash" || projectFile == "" {
+		if tool != tools.Bash || projectFile == "" {
 			return nil
 		}
 		return config.AppendProjectList(projectFile, []string{"permission", "command_allowlist"}, subject)
@@ -329,17 +330,6 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 				wait.Round(10*time.Millisecond), attempt, err)})
 		},
 	})
-}
-
-// sinkRef forwards events to a sink chosen after the runtime is built.
-type sinkRef struct{ p atomic.Pointer[event.Sink] }
-
-func (s *sinkRef) set(k event.Sink) { s.p.Store(&k) }
-
-func (s *sinkRef) Emit(e event.Event) {
-	if k := s.p.Load(); k != nil {
-		(*k).Emit(e)
-	}
 }
 
 func definitions(defs []config.AgentDefinition) []agent.Definition {

@@ -1,27 +1,42 @@
-// Package commands holds the built-in / commands, each a small handler over
-// the orchestrator's API.
+// Package commands dispatches inputs above the core: built-in / commands
+// and custom commands run here, each a small handler over the core's API;
+// everything else (! commands and requests) goes to the core.
 package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/customcmd"
+	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
 	"github.com/coder-agent/coder/internal/undo"
 )
 
-// handler runs one command.
-type handler struct {
-	summary string
-	run     func(ctx context.Context, o *orchestrator.Orchestrator, args string) (string, error)
+// Core is what the commands need of the orchestrator.
+type Core interface {
+	RunInput(ctx context.Context, input string) (orchestrator.Outcome, error)
+	RunTurn(ctx context.Context, input string) (orchestrator.Outcome, error)
+	Status() orchestrator.Status
+	SetAgent(a agent.Agent)
+	SetModel(m string)
+	NewSession() *session.Session
+	Resume(ctx context.Context, s *session.Session) error
+	Compact(ctx context.Context) (orchestrator.Compaction, error)
+	LoadLazyTools(ctx context.Context)
+	ToolSpecs() []chat.ToolSpec
 }
+
+var _ Core = (*orchestrator.Orchestrator)(nil)
 
 // Sessions is the session store as the commands use it.
 type Sessions interface {
@@ -29,8 +44,21 @@ type Sessions interface {
 	Load(ctx context.Context, id string) (*session.Session, error)
 }
 
-// Deps are what the commands work with besides the orchestrator.
+// Permissions is the policy as /permissions sees it.
+type Permissions interface {
+	Matrix(mode agent.Mode) string
+	Preset() string
+	// SetPreset switches the preset; mode is set when the preset name was
+	// a mode ("build" or "plan").
+	SetPreset(name string) (mode agent.Mode, err error)
+}
+
+// Deps are what the commands work with besides the core.
 type Deps struct {
+	// Sink receives the commands' output (CommandOutput and Error events).
+	Sink event.Sink
+	// Agents are the agents /mode can switch to.
+	Agents *agent.Catalog
 	// ProjectConfig is ./.coder/config.json, where /model persists its choice.
 	ProjectConfig string
 	Sessions      Sessions
@@ -47,65 +75,114 @@ type Deps struct {
 	Custom []customcmd.Command
 }
 
-// Set is the table of built-in commands.
-type Set struct {
-	Deps
+// handler runs one command and returns its output.
+type handler struct {
+	summary string
+	run     func(ctx context.Context, args string) (string, error)
+}
+
+// Dispatcher runs inputs: / commands itself, the rest through the core.
+type Dispatcher struct {
+	core  Core
+	deps  Deps
 	table map[string]handler
 }
 
-// New returns the built-in commands.
-func New(d Deps) *Set {
-	s := &Set{Deps: d}
-	s.table = map[string]handler{
-		"help":  {"show commands and keys", s.help},
-		"tools": {"list the tools the current mode offers", listTools},
-		"model": {"show or switch the model: /model <name>", s.model},
-		"mode":  {"switch mode: /mode build|plan", mode},
-		"build": {"switch to build mode", func(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
-			return mode(ctx, o, "build")
-		}},
-		"plan": {"switch to plan mode", func(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
-			return mode(ctx, o, "plan")
-		}},
-		"new":         {"start a new session", newSession},
-		"sessions":    {"list recent sessions", s.sessions},
-		"resume":      {"continue a session: /resume <session-id> (no id: list them)", s.resume},
-		"undo":        {"revert the files the last turn changed (again: the turn before)", s.undoLast},
-		"permissions": {"show the permission matrix, or switch: /permissions strict|balanced|auto-edit|yolo|build|plan", s.permissions},
-		"todos":       {"show the session's todo list", todos},
-		"compact":     {"summarise older history now to free context", compact},
-		"skills":      {"list the skills the model can load", s.listSkills},
-		"diff":        {"show the workspace's changes (git, or this session's snapshots)", s.diff},
+// New returns the dispatcher over core.
+func New(core Core, d Deps) *Dispatcher {
+	if d.Sink == nil {
+		d.Sink = event.Discard
 	}
-	return s
+	x := &Dispatcher{core: core, deps: d}
+	x.table = map[string]handler{
+		"help":        {"show commands and keys", x.help},
+		"tools":       {"list the tools the current mode offers", x.listTools},
+		"model":       {"show or switch the model: /model <name>", x.model},
+		"mode":        {"switch mode: /mode build|plan (or a custom agent)", x.mode},
+		"build":       {"switch to build mode", func(ctx context.Context, _ string) (string, error) { return x.mode(ctx, "build") }},
+		"plan":        {"switch to plan mode", func(ctx context.Context, _ string) (string, error) { return x.mode(ctx, "plan") }},
+		"new":         {"start a new session", x.newSession},
+		"sessions":    {"list recent sessions", x.sessions},
+		"resume":      {"continue a session: /resume <session-id> (no id: list them)", x.resume},
+		"undo":        {"revert the files the last turn changed (again: the turn before)", x.undoLast},
+		"permissions": {"show the permission matrix, or switch: /permissions strict|balanced|auto-edit|yolo|build|plan", x.permissions},
+		"todos":       {"show the session's todo list", x.todos},
+		"compact":     {"summarise older history now to free context", x.compact},
+		"skills":      {"list the skills the model can load", x.listSkills},
+		"diff":        {"show the workspace's changes (git, or this session's snapshots)", x.diff},
+	}
+	return x
 }
 
-// RunCommand implements orchestrator.CommandHandler.
-func (s *Set) RunCommand(ctx context.Context, o *orchestrator.Orchestrator, name, args string) (string, error) {
-	h, ok := s.table[name]
-	if ok {
-		return h.run(ctx, o, args)
+// RunInput runs one input: a leading / is a built-in or custom command;
+// anything else goes to the core (! commands and requests).
+func (x *Dispatcher) RunInput(ctx context.Context, input string) (orchestrator.Outcome, error) {
+	in := strings.TrimSpace(input)
+	if !strings.HasPrefix(in, "/") {
+		return x.core.RunInput(ctx, in)
 	}
-	if turn, ok := s.custom(name, args); ok {
-		return "", turn
+	name, args, _ := strings.Cut(strings.TrimPrefix(in, "/"), " ")
+	args = strings.TrimSpace(args)
+	if c, ok := x.customCommand(name); ok {
+		return x.core.RunTurn(ctx, c.Expand(args))
 	}
-	return "", orchestrator.ErrUnknownCommand
+	h, ok := x.table[name]
+	if !ok {
+		return x.failed(errors.New("unknown command /" + name + " (try /help)"))
+	}
+	text, err := h.run(ctx, args)
+	switch {
+	case isCancel(err):
+		return orchestrator.Outcome{State: event.StateAborted, Reason: "cancelled"}, err
+	case err != nil:
+		return x.failed(err)
+	}
+	x.deps.Sink.Emit(event.CommandOutput{Command: in, Text: text})
+	return orchestrator.Outcome{State: event.StateCompleted, Result: text}, nil
 }
 
-func (s *Set) help(context.Context, *orchestrator.Orchestrator, string) (string, error) {
-	names := make([]string, 0, len(s.table))
-	for n := range s.table {
+func (x *Dispatcher) failed(err error) (orchestrator.Outcome, error) {
+	x.deps.Sink.Emit(event.Error{Message: err.Error()})
+	return orchestrator.Outcome{State: event.StateFailed, Reason: err.Error()}, err
+}
+
+// ToggleMode switches between the built-in build and plan agents (Tab on
+// an empty input).
+func (x *Dispatcher) ToggleMode() {
+	next := agent.PlanAgent()
+	if x.core.Status().Agent.Mode == agent.Plan {
+		next = agent.BuildAgent()
+	}
+	x.core.SetAgent(next)
+}
+
+// Names lists the commands, built-in and custom, without the slash.
+func (x *Dispatcher) Names() []string {
+	names := make([]string, 0, len(x.table)+len(x.deps.Custom))
+	for n := range x.table {
+		names = append(names, n)
+	}
+	for _, c := range x.deps.Custom {
+		names = append(names, c.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (x *Dispatcher) help(context.Context, string) (string, error) {
+	names := make([]string, 0, len(x.table))
+	for n := range x.table {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString("Commands:\n")
 	for _, n := range names {
-		fmt.Fprintf(&b, "  /%-12s %s\n", n, s.table[n].summary)
+		fmt.Fprintf(&b, "  /%-12s %s\n", n, x.table[n].summary)
 	}
-	if len(s.Custom) > 0 {
+	if len(x.deps.Custom) > 0 {
 		b.WriteString("Custom commands:\n")
-		for _, c := range s.Custom {
+		for _, c := range x.deps.Custom {
 			fmt.Fprintf(&b, "  /%-12s %s\n", c.Name, c.Description)
 		}
 	}
@@ -129,36 +206,40 @@ Undo:
   Not covered: files outside the workspace, ignored paths (.gitignore, .git),
   files bash changed that are over 1 MiB, and workspaces over 100,000 files.`
 
-func listTools(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
-	o.LoadLazyTools(ctx) // MCP servers' tools appear here too
+func (x *Dispatcher) listTools(ctx context.Context, _ string) (string, error) {
+	x.core.LoadLazyTools(ctx) // MCP servers' tools appear here too
 	var b strings.Builder
-	fmt.Fprintf(&b, "Tools in %s mode:\n", o.Agent().Name)
-	for _, t := range o.ToolSpecs() {
+	fmt.Fprintf(&b, "Tools in %s mode:\n", x.core.Status().Agent.Name)
+	for _, t := range x.core.ToolSpecs() {
 		desc, _, _ := strings.Cut(t.Description, "\n")
 		fmt.Fprintf(&b, "  %-10s %s\n", t.Name, desc)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-func (s *Set) model(_ context.Context, o *orchestrator.Orchestrator, args string) (string, error) {
+func (x *Dispatcher) model(_ context.Context, args string) (string, error) {
 	if args == "" {
-		return "model: " + o.Model(), nil
+		return "model: " + x.core.Status().Model, nil
 	}
-	o.SetModel(args)
-	if s.Deps.ProjectConfig == "" {
+	x.core.SetModel(args)
+	if x.deps.ProjectConfig == "" {
 		return "model: " + args, nil
 	}
-	if err := config.SaveProjectValue(s.ProjectConfig, []string{"provider", "model"}, args); err != nil {
+	if err := config.SaveProjectValue(x.deps.ProjectConfig, []string{"provider", "model"}, args); err != nil {
 		return "", fmt.Errorf("model switched to %s for this session, but saving it failed: %w", args, err)
 	}
-	return fmt.Sprintf("model: %s (saved to %s)", args, s.ProjectConfig), nil
+	return fmt.Sprintf("model: %s (saved to %s)", args, x.deps.ProjectConfig), nil
 }
 
-func mode(_ context.Context, o *orchestrator.Orchestrator, args string) (string, error) {
-	a, ok := o.LookupAgent(strings.TrimSpace(args))
+func (x *Dispatcher) mode(_ context.Context, args string) (string, error) {
+	a, ok := x.deps.Agents.Lookup(strings.TrimSpace(args))
 	if !ok {
 		return "", fmt.Errorf("unknown mode %q (use build, plan or an agent from agents.definitions)", args)
 	}
-	o.SetAgent(a)
+	x.core.SetAgent(a)
 	return "mode: " + a.Name, nil
+}
+
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
@@ -23,6 +24,7 @@ var fixed = time.Date(2026, 11, 22, 2, 30, 0, 0, time.UTC)
 
 type env struct {
 	orch  *orchestrator.Orchestrator
+	cmds  *Dispatcher
 	store *session.Store
 	srv   *llmtest.Server
 	dir   string
@@ -46,21 +48,27 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 		t.Fatal(err)
 	}
 	o, err := orchestrator.New(orchestrator.Options{
-		Provider: openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "m1"}), Model: "m1",
-		Registry: reg, Workspace: ws.Root, MaxSteps: 5, ContextLimit: 100_000, Store: store,
-		Now: func() time.Time { return fixed },
+		Model:     orchestrator.Model{Provider: openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "m1"}), Name: "m1"},
+		Tools:     reg,
+		Workspace: ws.Root, Limits: orchestrator.Limits{MaxSteps: 5, ContextLimit: 100_000},
+		Persistence: orchestrator.Persistence{Store: store},
+		Now:         func() time.Time { return fixed },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.SetCommands(New(Deps{ProjectConfig: filepath.Join(dir, ".coder", "config.json"), Sessions: store,
-		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"})}))
-	return &env{orch: o, store: store, srv: srv, dir: dir}
+	agents, err := agent.NewCatalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := New(o, Deps{Agents: agents, ProjectConfig: filepath.Join(dir, ".coder", "config.json"), Sessions: store,
+		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"})})
+	return &env{orch: o, cmds: cmds, store: store, srv: srv, dir: dir}
 }
 
 func (e *env) do(t *testing.T, input string) (string, error) {
 	t.Helper()
-	out, err := e.orch.RunInput(context.Background(), input)
+	out, err := e.cmds.RunInput(context.Background(), input)
 	return out.Result, err
 }
 
@@ -138,8 +146,8 @@ func TestModelSwitchPersists(t *testing.T) {
 	if _, err := e.do(t, "/model m2"); err != nil {
 		t.Fatal(err)
 	}
-	if e.orch.Model() != "m2" {
-		t.Fatalf("model now %s", e.orch.Model())
+	if e.orch.Status().Model != "m2" {
+		t.Fatalf("model now %s", e.orch.Status().Model)
 	}
 	b, err := os.ReadFile(filepath.Join(e.dir, ".coder", "config.json"))
 	if err != nil {

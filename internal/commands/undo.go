@@ -5,17 +5,17 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/undo"
 )
 
 // undoLast restores the files the latest turn changed (write/edit/patch and
 // bash), without git; each call walks one turn further back.
-func (s *Set) undoLast(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
-	if s.Undo == nil {
+func (x *Dispatcher) undoLast(ctx context.Context, _ string) (string, error) {
+	if x.deps.Undo == nil {
 		return "", errors.New("undo is not recorded in this run")
 	}
-	restored, problems, err := undo.UndoLatest(ctx, s.Undo, o.Session().ID, o.Workspace())
+	st := x.core.Status()
+	restored, problems, err := undo.UndoLatest(ctx, x.deps.Undo, st.SessionID, st.Workspace)
 	if err != nil {
 		return "", err
 	}
@@ -35,16 +35,17 @@ func (s *Set) undoLast(ctx context.Context, o *orchestrator.Orchestrator, _ stri
 
 // diff shows the workspace's changes: git's view in a repository, the
 // session's snapshots otherwise.
-func (s *Set) diff(ctx context.Context, o *orchestrator.Orchestrator, _ string) (string, error) {
-	summary, d, ok, err := undo.GitDiff(ctx, o.Workspace())
+func (x *Dispatcher) diff(ctx context.Context, _ string) (string, error) {
+	st := x.core.Status()
+	summary, d, ok, err := undo.GitDiff(ctx, st.Workspace)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		if s.Undo == nil {
+		if x.deps.Undo == nil {
 			return "", errors.New("not a git repository, and no snapshots are recorded in this run")
 		}
-		if summary, d, err = undo.SessionDiff(ctx, s.Undo, o.Session().ID, o.Workspace()); err != nil {
+		if summary, d, err = undo.SessionDiff(ctx, x.deps.Undo, st.SessionID, st.Workspace); err != nil {
 			return "", err
 		}
 	}

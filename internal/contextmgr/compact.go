@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 // Defaults for a zero Compactor field.
@@ -50,7 +51,7 @@ type Pinned struct {
 	// Rules are re-injected verbatim when set. Leave empty when the rules are
 	// in the system prompt (SystemPrompt puts them there): they survive.
 	Rules string
-	Todos []Todo
+	Todos []session.Todo
 	// LatestRequest is what the user typed for the current turn, without
 	// @path attachments. Empty means the last user message.
 	LatestRequest string
@@ -217,7 +218,7 @@ func summaryMessage(summary string, p Pinned, kept []chat.Message) string {
 	}
 	if len(p.Todos) > 0 {
 		b.WriteString("\n\n## Todo list (current)\n")
-		b.WriteString(strings.TrimRight(formatTodos(p.Todos), "\n"))
+		b.WriteString(session.FormatTodos(p.Todos))
 	}
 	if r := strings.TrimSpace(p.Rules); r != "" {
 		b.WriteString("\n\n## Rules (still apply)\n" + r)

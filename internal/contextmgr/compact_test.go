@@ -9,6 +9,7 @@ import (
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/llm/openai"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 func user(s string) chat.Message { return chat.Message{Role: chat.RoleUser, Content: s} }
@@ -191,7 +192,7 @@ func TestCompactEndToEnd(t *testing.T) {
 	msgs := longSession()
 	pinned := Pinned{
 		Rules: "Always run make check.",
-		Todos: []Todo{{ID: "1", Content: "Add --json", Status: "done"}, {ID: "2", Content: "Fix parser test", Status: "in_progress"}},
+		Todos: []session.Todo{{ID: "1", Content: "Add --json", Status: "done"}, {ID: "2", Content: "Fix parser test", Status: "in_progress"}},
 	}
 	res, err := c.Compact(context.Background(), msgs, pinned)
 	if err != nil {
@@ -221,7 +222,7 @@ func TestCompactEndToEnd(t *testing.T) {
 	}
 	head := res.Messages[0].Content
 	t.Logf("compacted history: %s, first message:\n%s", roles(res.Messages), head)
-	for _, want := range []string{SummaryTag, summary, latest, "- [in_progress] Fix parser test (#2)", "Always run make check."} {
+	for _, want := range []string{SummaryTag, summary, latest, "[~] 2. Fix parser test", "Always run make check."} {
 		if !strings.Contains(head, want) {
 			t.Errorf("the compacted history lacks %q:\n%s", want, head)
 		}

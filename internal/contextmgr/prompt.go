@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/coder-agent/coder/internal/agent"
 )
 
 // Env is everything the system prompt depends on. Every volatile input is
 // injected, so the prompt is a pure function of Env and golden-testable.
 type Env struct {
 	AgentPrompt string
-	// Mode is the active agent's name; "plan" adds the plan-mode reminder.
-	Mode  string
+	// Mode is the active agent's mode; plan adds the plan-mode section.
+	Mode  agent.Mode
 	Cwd   string
 	OS    string
 	Date  time.Time
@@ -49,7 +51,7 @@ func SystemPrompt(e Env) string {
 		skillsSection(e.Skills),
 		envSection(e),
 	}
-	if e.Mode == "plan" {
+	if e.Mode == agent.Plan {
 		sections = append(sections, "# Plan mode\nChange nothing (edit tools are off, bash is read-only). "+
 			"When the plan is ready, call exit_plan_mode for the user's approval.")
 	}

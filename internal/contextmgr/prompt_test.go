@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/coder-agent/coder/internal/agent"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -16,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func testEnv(mode string) Env {
 	return Env{
 		AgentPrompt: "You are coder in " + mode + " mode.\n- Be brief.\n",
-		Mode:        mode,
+		Mode:        agent.Mode(mode),
 		Cwd:         "/home/dev/project",
 		OS:          "linux/amd64",
 		Date:        time.Date(2026, 11, 22, 8, 4, 12, 0, time.UTC),

@@ -88,21 +88,3 @@ func TestLoadRulesNone(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
-
-func TestTodoReminder(t *testing.T) {
-	t.Parallel()
-	if got := TodoReminder(nil); got != "" {
-		t.Errorf("no todos: %q", got)
-	}
-	got := TodoReminder([]Todo{
-		{ID: "1", Content: "Read the code", Status: "done"},
-		{ID: "2", Content: " Fix the bug ", Status: "in_progress"},
-		{Content: "Run the tests"},
-	})
-	want := "<system-reminder>\nTodo list:\n" +
-		"- [done] Read the code (#1)\n- [in_progress] Fix the bug (#2)\n- [pending] Run the tests\n" +
-		"</system-reminder>"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-}

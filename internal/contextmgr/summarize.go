@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 // summarizerPrompt is the system prompt of the summary call. The sections
@@ -57,7 +58,7 @@ func (c *Compactor) Summarize(ctx context.Context, old []chat.Message, pinned Pi
 		b.WriteString("\nThe user's latest request:\n" + truncateMiddle(r, maxPinnedRequest) + "\n")
 	}
 	if len(pinned.Todos) > 0 {
-		b.WriteString("\nCurrent todo list:\n" + formatTodos(pinned.Todos))
+		b.WriteString("\nCurrent todo list:\n" + session.FormatTodos(pinned.Todos) + "\n")
 	}
 	b.WriteString("\nWrite the summary now.")
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 // Event is one thing that happened. Kind is its stable name, used as the
@@ -27,7 +28,9 @@ func (f SinkFunc) Emit(e Event) { f(e) }
 // Discard drops every event.
 var Discard Sink = SinkFunc(func(Event) {})
 
-// RunState is a state of the run state machine (seed 03).
+// RunState is a state of the run state machine: idle → preparing →
+// model_running → (tool_running ⇄ awaiting_human) → … → completed |
+// failed | aborted.
 type RunState string
 
 const (
@@ -50,12 +53,26 @@ type StateChanged struct {
 
 // SessionStarted: the session the following events belong to.
 type SessionStarted struct {
-	SessionID string   `json:"session_id"`
-	Model     string   `json:"model"`
-	Mode      string   `json:"mode"`
-	Cwd       string   `json:"cwd"`
-	Tools     []string `json:"tools"`
-	Resumed   bool     `json:"resumed,omitempty"`
+	SessionID string `json:"session_id"`
+	Model     string `json:"model"`
+	// Agent is the active agent's name; Mode its mode (build or plan).
+	Agent    string   `json:"agent"`
+	Mode     string   `json:"mode"`
+	Cwd      string   `json:"cwd"`
+	Tools    []string `json:"tools"`
+	Resumed  bool     `json:"resumed,omitempty"`
+	Messages int      `json:"messages,omitempty"`
+}
+
+// ModeChanged: the active agent (and so maybe the mode) changed.
+type ModeChanged struct {
+	Agent string `json:"agent"`
+	Mode  string `json:"mode"`
+}
+
+// ModelChanged: the next model call uses another model.
+type ModelChanged struct {
+	Model string `json:"model"`
 }
 
 // TextDelta: a chunk of answer text, as it streamed.
@@ -83,16 +100,23 @@ type AssistantMessage struct {
 
 // ToolStarted: a tool call begins (after approval).
 type ToolStarted struct {
-	CallID  string `json:"call_id"`
-	Name    string `json:"name"`
-	Summary string `json:"summary"`
-	Args    string `json:"args"`
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	// ToolKind says what the call does (read, edit, execute, …).
+	ToolKind string `json:"kind,omitempty"`
+	Summary  string `json:"summary"`
+	// Args are the arguments as the model sent them.
+	Args string `json:"args"`
+	// Paths are the files the call names, workspace-relative.
+	Paths []string `json:"paths,omitempty"`
 }
 
-// ToolFinished: a tool call ended (also for denied or failed calls).
+// ToolFinished: a tool call ended (also for denied, failed and malformed
+// calls, which never started).
 type ToolFinished struct {
 	CallID   string        `json:"call_id"`
 	Name     string        `json:"name"`
+	Args     string        `json:"args"`
 	OK       bool          `json:"ok"`
 	Summary  string        `json:"summary"`
 	Diff     string        `json:"diff,omitempty"`
@@ -100,14 +124,24 @@ type ToolFinished struct {
 	Duration time.Duration `json:"duration_ns"`
 }
 
-// ApprovalRequested: a tool call needs a person's decision.
+// ApprovalRequested: a tool call needs a person's decision; it is emitted
+// when the approver is asked.
 type ApprovalRequested struct {
-	CallID   string   `json:"call_id"`
-	Tool     string   `json:"tool"`
-	Subject  string   `json:"subject"`
-	Reasons  []string `json:"reasons"`
-	Danger   bool     `json:"danger"`
-	Decision string   `json:"decision,omitempty"`
+	CallID  string   `json:"call_id"`
+	Tool    string   `json:"tool"`
+	Subject string   `json:"subject"`
+	Reasons []string `json:"reasons"`
+	Danger  bool     `json:"danger"`
+	// Preview is the change the call would make (a unified diff), if known.
+	Preview string `json:"preview,omitempty"`
+}
+
+// ApprovalAnswered: the decision on an ApprovalRequested: approved,
+// always, denied or cancelled.
+type ApprovalAnswered struct {
+	CallID   string `json:"call_id"`
+	Decision string `json:"decision"`
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // ContextUpdated: the size of what the next model call would send.
@@ -139,16 +173,9 @@ type CommandOutput struct {
 	Block   string `json:"block,omitempty"` // "COMMAND" for ! blocks
 }
 
-// TodoItem is one entry of the session's todo list.
-type TodoItem struct {
-	ID      string `json:"id"`
-	Content string `json:"content"`
-	Status  string `json:"status"`
-}
-
 // TodoUpdated: the todo list changed.
 type TodoUpdated struct {
-	Todos []TodoItem `json:"todos"`
+	Todos []session.Todo `json:"todos"`
 }
 
 // Subagent wraps an event of a subagent (the task tool) so a consumer can
@@ -176,8 +203,8 @@ type TurnFinished struct {
 	Steps    int           `json:"num_turns"`
 	Usage    chat.Usage    `json:"usage"`
 	Duration time.Duration `json:"duration_ns"`
-	// Verification is the orchestrator's own verification line (SPEC §11),
-	// empty when nothing was edited.
+	// Verification is the orchestrator's own verification line, written
+	// from what it observed; empty when nothing was edited.
 	Verification string `json:"verification,omitempty"`
 }
 
@@ -190,6 +217,9 @@ func (AssistantMessage) Kind() string  { return "assistant" }
 func (ToolStarted) Kind() string       { return "tool_start" }
 func (ToolFinished) Kind() string      { return "tool_done" }
 func (ApprovalRequested) Kind() string { return "approval" }
+func (ApprovalAnswered) Kind() string  { return "approval_answer" }
+func (ModeChanged) Kind() string       { return "mode" }
+func (ModelChanged) Kind() string      { return "model" }
 func (ContextUpdated) Kind() string    { return "context" }
 func (UsageUpdated) Kind() string      { return "usage" }
 func (Notice) Kind() string            { return "notice" }

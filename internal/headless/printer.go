@@ -46,7 +46,6 @@ type Printer struct {
 	sessionID string
 	model     string
 	calls     []toolCall
-	args      map[string]string // call id → arguments, from ToolStarted
 }
 
 type toolCall struct {
@@ -64,13 +63,10 @@ func (p *Printer) Emit(e event.Event) {
 	switch e := e.(type) {
 	case event.SessionStarted:
 		p.sessionID, p.model = e.SessionID, e.Model
-	case event.ToolStarted:
-		if p.args == nil {
-			p.args = map[string]string{}
-		}
-		p.args[e.CallID] = e.Args
+	case event.ModelChanged:
+		p.model = e.Model
 	case event.ToolFinished:
-		p.calls = append(p.calls, toolCall{ID: e.CallID, Name: e.Name, Args: p.args[e.CallID], OK: e.OK, Summary: e.Summary})
+		p.calls = append(p.calls, toolCall{ID: e.CallID, Name: e.Name, Args: e.Args, OK: e.OK, Summary: e.Summary})
 	}
 	switch p.Format {
 	case StreamJSON:

@@ -18,7 +18,9 @@ func feed(p *Printer) {
 	p.Emit(event.TextDelta{Text: "Hel"})
 	p.Emit(event.Notice{Text: "retrying model call"})
 	p.Emit(event.ToolStarted{CallID: "c1", Name: "read", Summary: "a.go", Args: `{"path":"a.go"}`})
-	p.Emit(event.ToolFinished{CallID: "c1", Name: "read", OK: true, Summary: "3 lines"})
+	p.Emit(event.ToolFinished{CallID: "c1", Name: "read", Args: `{"path":"a.go"}`, OK: true, Summary: "3 lines"})
+	// A refused call never starts; its arguments are still reported.
+	p.Emit(event.ToolFinished{CallID: "c2", Name: "bash", Args: `{"command":"rm -rf ~"}`, OK: false, Summary: "denied"})
 	p.Emit(event.Error{Message: "boom"})
 }
 
@@ -58,7 +60,8 @@ func TestJSONResultUsesClaudeCodeNames(t *testing.T) {
 		t.Errorf("usage %v", u)
 	}
 	calls := m["tool_calls"].([]any)
-	if len(calls) != 1 || calls[0].(map[string]any)["args"] != `{"path":"a.go"}` {
+	if len(calls) != 2 || calls[0].(map[string]any)["args"] != `{"path":"a.go"}` ||
+		calls[1].(map[string]any)["args"] != `{"command":"rm -rf ~"}` {
 		t.Errorf("tool_calls %v", calls)
 	}
 }
@@ -77,7 +80,7 @@ func TestStreamJSONOneEventPerLine(t *testing.T) {
 		}
 		types = append(types, m["type"].(string))
 	}
-	if got := strings.Join(types, ","); got != "session,text,notice,tool_start,tool_done,error,result" {
+	if got := strings.Join(types, ","); got != "session,text,notice,tool_start,tool_done,tool_done,error,result" {
 		t.Fatalf("types %s", got)
 	}
 	var last map[string]any

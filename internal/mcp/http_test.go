@@ -54,7 +54,7 @@ func TestStreamableHTTPServer(t *testing.T) {
 	}, Options{CallTimeout: 10 * time.Second})
 	got := toolsByName(t, m)
 	lookup, ok := got["mcp__remote__lookup"]
-	if !ok || !lookup.ReadOnly() {
+	if !ok || !readOnly(t, lookup) {
 		t.Fatalf("tools = %v", keys(got))
 	}
 	res := run(t, lookup, `{"key":"k1"}`)

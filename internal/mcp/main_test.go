@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -67,9 +68,29 @@ func toolsByName(t *testing.T, m *Manager) map[string]tools.Tool {
 
 func run(t *testing.T, tl tools.Tool, args string) tools.Result {
 	t.Helper()
-	res, err := tools.Execute(context.Background(), tl, args)
+	res, err := tools.Execute(context.Background(), decode(t, tl, args))
 	if err != nil {
 		t.Fatalf("%s(%s): infrastructure error: %v", tl.Name(), args, err)
 	}
 	return res
+}
+
+// decode decodes a call of tl as the orchestrator does.
+func decode(t *testing.T, tl tools.Tool, args string) *tools.Call {
+	t.Helper()
+	reg, err := tools.NewRegistry(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg.Decode(chat.ToolCall{ID: "c1", Name: tl.Name(), Arguments: args})
+}
+
+// readOnly reports whether tl's calls are read-only (whatever the arguments).
+func readOnly(t *testing.T, tl tools.Tool) bool {
+	t.Helper()
+	c := &tools.Call{Name: tl.Name(), Input: []byte("{}")}
+	if err := tl.Prepare(c); err != nil {
+		t.Fatal(err)
+	}
+	return c.ReadOnly
 }

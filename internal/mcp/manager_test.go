@@ -31,8 +31,8 @@ func TestToolsListsAdapters(t *testing.T) {
 		if !ok {
 			t.Fatalf("missing %s in %v", name, keys(got))
 		}
-		if tl.ReadOnly() != ro {
-			t.Errorf("%s ReadOnly = %v, want %v", name, tl.ReadOnly(), ro)
+		if readOnly(t, tl) != ro {
+			t.Errorf("%s ReadOnly = %v, want %v", name, readOnly(t, tl), ro)
 		}
 	}
 	var schema struct {

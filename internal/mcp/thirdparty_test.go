@@ -109,7 +109,7 @@ func checkFilesystemServer(t *testing.T, m *Manager, root string) {
 			t.Fatalf("missing %s in %v", want, keys(ts))
 		}
 	}
-	if !ts["mcp__fs__read_text_file"].ReadOnly() || ts["mcp__fs__write_file"].ReadOnly() {
+	if !readOnly(t, ts["mcp__fs__read_text_file"]) || readOnly(t, ts["mcp__fs__write_file"]) {
 		t.Errorf("read-only hints not carried over")
 	}
 	res := run(t, ts["mcp__fs__read_text_file"], `{"path":"`+filepath.Join(root, "hello.txt")+`"}`)

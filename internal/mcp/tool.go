@@ -25,10 +25,7 @@ type tool struct {
 	readOnly bool
 }
 
-var (
-	_ tools.Tool       = (*tool)(nil)
-	_ tools.Summarizer = (*tool)(nil)
-)
+var _ tools.Tool = (*tool)(nil)
 
 func adapters(s *server, remote []*sdk.Tool) []tools.Tool {
 	out := make([]tools.Tool, 0, len(remote))
@@ -50,18 +47,23 @@ func adapters(s *server, remote []*sdk.Tool) []tools.Tool {
 func (t *tool) Name() string            { return t.name }
 func (t *tool) Description() string     { return t.desc }
 func (t *tool) Schema() json.RawMessage { return t.schema }
-func (t *tool) ReadOnly() bool          { return t.readOnly }
+func (t *tool) Kind() tools.Kind        { return tools.KindOther }
 
-// Summary shows the arguments, shortened, for the tool-start line.
-func (t *tool) Summary(args json.RawMessage) string {
-	s := strings.Join(strings.Fields(string(args)), " ")
+// Prepare keeps the checked arguments as they are (the server reads them)
+// and shows them, shortened, for the tool-start line. Only an explicit
+// read-only hint makes a call read-only.
+func (t *tool) Prepare(c *tools.Call) error {
+	s := strings.Join(strings.Fields(string(c.Input)), " ")
 	if s == "{}" {
 		s = ""
 	}
-	return truncateRunes(s, 80)
+	c.Summary = truncateRunes(s, 80)
+	c.ReadOnly = t.readOnly
+	return nil
 }
 
-func (t *tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+func (t *tool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
+	args := c.Input
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}

@@ -8,45 +8,47 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // bangDisplayLines is how many lines of each stream a [COMMAND] block shows.
 const bangDisplayLines = 20
 
-// runBangCommand runs "!cmd" (SPEC §9): no model call; the bash tool goes
-// through the same agent check, policy and approval as a model's call; the
-// result is appended as a [COMMAND] block the next model call will see.
+// runBangCommand runs "!cmd": no model call; the bash tool goes through the
+// same agent check, policy and approval as a model's call; the result is
+// appended as a [COMMAND] block the next model call will see.
 func (o *Orchestrator) runBangCommand(ctx context.Context, raw string) (Outcome, error) {
 	ts := o.newTurnState(raw)
 	command := strings.TrimSpace(strings.TrimPrefix(raw, "!"))
-	if err := o.appendMessage(ctx, chat.Message{Role: chat.RoleUser, Content: raw}); err != nil {
+	failed := func(err error) (Outcome, error) {
 		return Outcome{State: event.StateFailed, Reason: err.Error()}, err
+	}
+	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: raw}); err != nil {
+		return failed(err)
 	}
 	// A ! command is a turn for /undo too.
 	if err := o.beginUndo(ctx); err != nil {
-		return Outcome{State: event.StateFailed, Reason: err.Error()}, err
+		return failed(err)
 	}
 	defer func() { _ = o.endUndo(ctx) }()
 	var block string
-	if !o.agent.Enabled("bash") {
+	if !o.agent.Enabled(tools.Bash) {
 		block = "command mode denied: bash disabled by active agent " + o.agent.Name
 	} else {
-		args, _ := json.Marshal(map[string]string{"command": command})
-		call := chat.ToolCall{ID: fmt.Sprintf("bang_%s", ts.runID), Name: "bash", Arguments: string(args)}
-		a := o.admit(ctx, ts, call)
+		a := o.admit(ctx, ts, o.bashCall(fmt.Sprintf("bang_%s", ts.runID), command))
 		switch {
 		case a.refused != nil:
-			block = "$ " + command + "\n" + refusalText(a.refused.Content)
+			block = "$ " + command + "\n" + a.refused.Summary
 		default:
-			if err := o.execute(a, ts); err != nil {
-				return Outcome{State: event.StateFailed, Reason: err.Error()}, err
+			if err := o.execute(ctx, a, ts); err != nil {
+				return failed(err)
 			}
-			block = FormatCommandBlock(command, a.result.Content)
+			block = FormatCommandBlock(command, *a.result)
 		}
 	}
 	o.emit(event.CommandOutput{Command: raw, Text: block, Block: "COMMAND"})
-	if err := o.appendMessage(ctx, chat.Message{Role: chat.RoleAssistant, Content: block}); err != nil {
-		return Outcome{State: event.StateFailed, Reason: err.Error()}, err
+	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleAssistant, Content: block}); err != nil {
+		return failed(err)
 	}
 	o.emitContext()
 	if err := ctx.Err(); err != nil {
@@ -55,23 +57,18 @@ func (o *Orchestrator) runBangCommand(ctx context.Context, raw string) (Outcome,
 	return Outcome{State: event.StateCompleted, Result: block}, nil
 }
 
-// bashResult is the bash tool's JSON result.
-type bashResult struct {
-	OK         bool   `json:"ok"`
-	ExitCode   int    `json:"exit_code"`
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	Truncated  bool   `json:"truncated"`
-	DurationMS int64  `json:"duration_ms"`
-	Error      string `json:"error"`
+// bashCall is a bash call the core makes itself (! mode, auto-verify).
+func (o *Orchestrator) bashCall(id, command string) *tools.Call {
+	args, _ := json.Marshal(tools.BashArgs{Command: command})
+	return o.decode(chat.ToolCall{ID: id, Name: tools.Bash, Arguments: string(args)})
 }
 
-// FormatCommandBlock renders a bash JSON result as the [COMMAND] block body.
+// FormatCommandBlock renders a bash result as the [COMMAND] block body.
 // Only the display is cut to 20 lines per stream; the stored JSON is untouched.
-func FormatCommandBlock(command, resultJSON string) string {
-	var r bashResult
-	if err := json.Unmarshal([]byte(resultJSON), &r); err != nil {
-		return "$ " + command + "\n" + resultJSON
+func FormatCommandBlock(command string, res tools.Result) string {
+	r := res.Bash
+	if r == nil {
+		return "$ " + command + "\n" + res.Summary
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "$ %s\nexit=%d duration=%dms", command, r.ExitCode, r.DurationMS)
@@ -103,15 +100,4 @@ func writeStream(b *strings.Builder, header, text, cutNote string) {
 		}
 		b.WriteString(l + "\n")
 	}
-}
-
-// refusalText turns a standard failure JSON into its error text.
-func refusalText(content string) string {
-	var f struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal([]byte(content), &f) == nil && f.Error != "" {
-		return f.Error
-	}
-	return content
 }

@@ -46,7 +46,8 @@ func BenchmarkTurn20Steps(b *testing.B) {
 			b.Fatal(err)
 		}
 		prov := llm.WithRetry(openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "fake"}), llm.RetryPolicy{})
-		o, err := New(Options{Provider: prov, Model: "fake", Registry: reg, Workspace: ws.Root, MaxSteps: 30, ContextLimit: 100_000})
+		o, err := New(Options{Model: Model{Provider: prov, Name: "fake"}, Tools: reg, Workspace: ws.Root,
+			Limits: Limits{MaxSteps: 30, ContextLimit: 100_000}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func (o *Orchestrator) chatStep(ctx context.Context, ts *turnState) (chat.Messag
 		}
 		msg, err = o.stream(ctx, ts)
 	}
-	o.ctx.compacted = false
+	o.conv.compacted = false
 	return msg, err
 }
 
@@ -37,19 +37,20 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 		ModelCallIndex: ts.modelCalls,
 		Model:          o.model,
 		System:         o.SystemPrompt(),
-		Messages:       o.sess.Messages,
+		Messages:       o.conv.messages(),
 		Tools:          o.ToolSpecs(),
-		MaxTokens:      o.opts.MaxTokens,
+		MaxTokens:      o.opts.Model.MaxTokens,
 	}
 	var acc llm.Accumulator
 	streamCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	size, tooLarge := 0, false
-	err := o.opts.Provider.Stream(streamCtx, req, func(d chat.MessageDelta) {
+	limit := o.opts.Limits.MaxResponseBytes
+	err := o.opts.Model.Provider.Stream(streamCtx, req, func(d chat.MessageDelta) {
 		if !acc.Add(d) {
 			return // a duplicate delta
 		}
-		if size += len(d.Text); o.opts.MaxResponseBytes > 0 && size > o.opts.MaxResponseBytes && !tooLarge {
+		if size += len(d.Text); limit > 0 && size > limit && !tooLarge {
 			tooLarge = true
 			stop()
 		}
@@ -64,7 +65,7 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 		}
 	})
 	if tooLarge && ctx.Err() == nil {
-		return chat.Message{}, fmt.Errorf("the model's response passed %d bytes (runtime.max_response_bytes); it was stopped and not kept", o.opts.MaxResponseBytes)
+		return chat.Message{}, fmt.Errorf("the model's response passed %d bytes (runtime.max_response_bytes); it was stopped and not kept", limit)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -76,18 +77,18 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 	assignCallIDs(&msg, ts)
 	usage := acc.Usage()
 	ts.usage.Add(usage)
-	o.addUsage(usage)
+	o.conv.addUsage(usage)
 	ts.last = msg
-	if err := o.appendMessage(ctx, msg); err != nil {
+	if err := o.conv.append(ctx, msg); err != nil {
 		return chat.Message{}, err
 	}
 	// The provider counted everything up to and including this message.
-	o.ctx.last, o.ctx.lastCount = usage, len(o.sess.Messages)
+	o.conv.modelCounted(usage)
 	if err := o.recordUsage(ctx, ts, session.UsageRecord{Usage: usage}); err != nil {
 		return chat.Message{}, err
 	}
 	o.emit(event.AssistantMessage{ModelCallIndex: ts.modelCalls, Message: msg, Usage: usage})
-	o.emit(event.UsageUpdated{Call: usage, Total: o.sess.Usage})
+	o.emit(event.UsageUpdated{Call: usage, Total: o.conv.usage()})
 	return msg, nil
 }
 
@@ -98,7 +99,7 @@ func (o *Orchestrator) commitInterrupted(ctx context.Context, acc *llm.Accumulat
 	msg.ToolCalls = nil
 	if msg.Content != "" || msg.Reasoning != "" {
 		msg.Interrupted = true
-		if err := o.appendMessage(ctx, msg); err != nil {
+		if err := o.conv.append(ctx, msg); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/llm"
@@ -21,34 +20,21 @@ type CompactionOptions struct {
 	Provider llm.Provider
 }
 
-// contextState is what the context figure is computed from: the usage the
-// provider reported for the last call and how many messages existed then.
-type contextState struct {
-	last      chat.Usage
-	lastCount int
-	// compacted: this model call already compacted (no second summary call).
-	compacted bool
-}
-
 func (o *Orchestrator) compactor() *contextmgr.Compactor {
 	c := o.opts.Compaction
 	prov := c.Provider
 	if prov == nil {
-		prov = o.opts.Provider
+		prov = o.opts.Model.Provider
 	}
 	return &contextmgr.Compactor{
 		Provider: prov, Model: o.model, RecentMessages: c.RecentMessages,
-		Threshold: c.Threshold, Limit: o.opts.ContextLimit, Prune: c.Prune,
-		Overhead: contextmgr.Estimate(o.SystemPrompt(), nil, o.ToolSpecs()),
+		Threshold: c.Threshold, Limit: o.opts.Limits.ContextLimit, Prune: c.Prune,
+		Overhead: o.overhead(),
 	}
 }
 
 func (o *Orchestrator) pinned() contextmgr.Pinned {
-	p := contextmgr.Pinned{LatestRequest: o.latestRequest}
-	for _, td := range o.sess.Todos {
-		p.Todos = append(p.Todos, contextmgr.Todo{ID: td.ID, Content: td.Content, Status: td.Status})
-	}
-	return p
+	return contextmgr.Pinned{LatestRequest: o.conv.latestInput, Todos: o.conv.todos()}
 }
 
 // maybeCompact runs before every model call of the main agent: when the
@@ -56,11 +42,11 @@ func (o *Orchestrator) pinned() contextmgr.Pinned {
 // A failed compaction is reported and the call goes on uncompacted.
 func (o *Orchestrator) maybeCompact(ctx context.Context) error {
 	c := o.opts.Compaction
-	if !c.Auto || o.opts.TokenBudget > 0 || o.ctx.compacted { // subagents do not compact
+	if !c.Auto || o.opts.Limits.TokenBudget > 0 || o.conv.compacted { // subagents do not compact
 		return nil
 	}
-	tokens := o.ContextTokens()
-	if !contextmgr.ShouldCompact(tokens, o.opts.ContextLimit, c.Threshold) {
+	tokens := o.contextTokens()
+	if !contextmgr.ShouldCompact(tokens, o.opts.Limits.ContextLimit, c.Threshold) {
 		return nil
 	}
 	err := o.applyCompaction(ctx, false)
@@ -73,12 +59,19 @@ func (o *Orchestrator) maybeCompact(ctx context.Context) error {
 	return nil
 }
 
-// Compact forces a compaction (/compact) and returns the summary.
-func (o *Orchestrator) Compact(ctx context.Context) (summary string, err error) {
+// Compaction is what a forced compaction did.
+type Compaction struct {
+	TokensBefore, TokensAfter int
+	Summary                   string
+}
+
+// Compact forces a compaction (/compact).
+func (o *Orchestrator) Compact(ctx context.Context) (Compaction, error) {
+	before := o.contextTokens()
 	if err := o.applyCompaction(ctx, true); err != nil {
-		return "", err
+		return Compaction{}, err
 	}
-	return o.lastSummary, nil
+	return Compaction{TokensBefore: before, TokensAfter: o.contextTokens(), Summary: o.lastSummary}, nil
 }
 
 // applyCompaction replaces the history with the compacted one and saves it.
@@ -89,19 +82,16 @@ func (o *Orchestrator) applyCompaction(ctx context.Context, force bool) error {
 		err error
 	)
 	if force {
-		res, err = comp.CompactNow(ctx, o.sess.Messages, o.pinned())
+		res, err = comp.CompactNow(ctx, o.conv.messages(), o.pinned())
 	} else {
-		res, err = comp.Compact(ctx, o.sess.Messages, o.pinned())
+		res, err = comp.Compact(ctx, o.conv.messages(), o.pinned())
 	}
 	if err != nil {
 		return err
 	}
-	o.sess.Messages = res.Messages
-	o.sess.Generation++
-	o.addUsage(res.Usage)
-	o.ctx = contextState{compacted: true}
+	o.conv.addUsage(res.Usage)
 	o.lastSummary = res.Summary
-	if err := o.checkpoint(ctx); err != nil {
+	if err := o.conv.replace(ctx, res.Messages, true); err != nil {
 		return err
 	}
 	o.emit(event.Compacted{TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter, Summarized: res.Summary != ""})

@@ -35,10 +35,10 @@ func TestLongSessionCompactsAndKeepsWhatMatters(t *testing.T) {
 	sess := session.New(time.Now(), "fake", "build")
 	sess.Todos = []session.Todo{{ID: "1", Content: todo, Status: session.TodoInProgress}}
 	h := newHarness(t, sc, nil, func(o *Options) {
-		o.MaxSteps = steps + 5
-		o.ContextLimit = limit
-		o.Session = sess
-		o.Rules = []contextmgr.RulesFile{{Name: "AGENTS.md", Content: rule}}
+		o.Limits.MaxSteps = steps + 5
+		o.Limits.ContextLimit = limit
+		o.Persistence.Session = sess
+		o.Prompt.Rules = []contextmgr.RulesFile{{Name: "AGENTS.md", Content: rule}}
 		o.Compaction = CompactionOptions{Auto: true, Threshold: 0.6, RecentMessages: 6,
 			Provider: llm.WithRetry(openai.New(openai.Config{BaseURL: summaries.OpenAIBaseURL(), Model: "fake"}), llm.RetryPolicy{})}
 	})

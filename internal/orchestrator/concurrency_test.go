@@ -32,11 +32,16 @@ func (t timedTool) Description() string { return "waits, then answers" }
 func (t timedTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)
 }
-func (t timedTool) ReadOnly() bool { return t.readOnly }
+func (t timedTool) Kind() tools.Kind { return tools.KindOther }
 
-func (t timedTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+func (t timedTool) Prepare(c *tools.Call) error {
+	c.ReadOnly = t.readOnly
+	return nil
+}
+
+func (t timedTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
 	var a struct{ ID string }
-	_ = json.Unmarshal(args, &a)
+	_ = json.Unmarshal(c.Input, &a)
 	start := time.Now()
 	select {
 	case <-time.After(150 * time.Millisecond):

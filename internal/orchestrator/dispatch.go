@@ -19,21 +19,21 @@ type Outcome struct {
 	Steps    int
 	Usage    chat.Usage
 	Duration time.Duration
-	// Verification is the orchestrator's verification line (SPEC §11).
+	// Verification is the orchestrator's own verification line, written
+	// from what it observed (see autoVerifyStep).
 	Verification string
 }
 
-// RunInput dispatches one input (SPEC §4): a leading / is a built-in command,
-// else a leading ! is command mode, else a normal turn. Empty input does
-// nothing. The error is non-nil when the run failed or was cancelled;
-// cancellation returns ctx.Err() itself.
+// RunInput runs one input: a leading ! is command mode, anything else a
+// normal turn; empty input does nothing. / commands are not the core's:
+// the commands package dispatches them before they get here. The error is
+// non-nil when the run failed or was cancelled; cancellation returns
+// ctx.Err() itself.
 func (o *Orchestrator) RunInput(ctx context.Context, input string) (Outcome, error) {
 	in := strings.TrimSpace(input)
 	switch {
 	case in == "":
 		return Outcome{State: event.StateIdle}, nil
-	case strings.HasPrefix(in, "/"):
-		return o.runSlashCommand(ctx, in)
 	case strings.HasPrefix(in, "!"):
 		return o.runBangCommand(ctx, in)
 	default:

@@ -71,8 +71,8 @@ func newHarness(t *testing.T, sc llmtest.Scenario, extra []tools.Tool, opts ...h
 		llm.RetryPolicy{MaxRetries: 2, BaseDelay: time.Millisecond})
 	sink := &recorder{}
 	o := Options{
-		Provider: prov, Model: "fake", Registry: reg, Sink: sink,
-		Workspace: ws.Root, MaxSteps: 10, ContextLimit: 100_000,
+		Model: Model{Provider: prov, Name: "fake"}, Tools: reg, Front: Front{Sink: sink},
+		Workspace: ws.Root, Limits: Limits{MaxSteps: 10, ContextLimit: 100_000},
 	}
 	for _, f := range opts {
 		f(&o)

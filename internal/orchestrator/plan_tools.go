@@ -11,6 +11,7 @@ import (
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -20,7 +21,8 @@ var questionDescription string
 //go:embed description/exit_plan_mode.md
 var exitPlanDescription string
 
-// Question is one multiple-choice question (SPEC §13.5).
+// Question is one multiple-choice question; the first option is the
+// recommended one.
 type Question struct {
 	Question string           `json:"question"`
 	Options  []QuestionOption `json:"options"`
@@ -42,23 +44,28 @@ type Questioner interface {
 // ErrQuestionsCancelled: the person dismissed the questions.
 var ErrQuestionsCancelled = errors.New("the user cancelled the questions")
 
-// SetQuestioner installs who answers questions (the REPL).
-func (o *Orchestrator) SetQuestioner(q Questioner) { o.opts.Questioner = q }
-
 type questionTool struct{ o *Orchestrator }
 
-func (questionTool) Name() string        { return "question" }
+type questionArgs struct{ Questions []Question }
+
+func (questionTool) Name() string        { return tools.Question }
 func (questionTool) Description() string { return questionDescription }
-func (questionTool) ReadOnly() bool      { return false } // one interaction at a time
+func (questionTool) Kind() tools.Kind    { return tools.KindOther } // one interaction at a time
 func (questionTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"questions":{"type":"array","items":{"type":"object","properties":{"question":{"type":"string"},"options":{"type":"array","items":{"type":"object","properties":{"label":{"type":"string"},"description":{"type":"string"}},"required":["label"]}}},"required":["question","options"]}}},"required":["questions"]}`)
 }
 
-func (t questionTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-	var a struct{ Questions []Question }
-	if err := json.Unmarshal(args, &a); err != nil || len(a.Questions) == 0 || len(a.Questions) > 4 {
-		return tools.Failure("give 1 to 4 questions, each with options"), nil
+func (questionTool) Prepare(c *tools.Call) error {
+	var a questionArgs
+	if err := json.Unmarshal(c.Input, &a); err != nil || len(a.Questions) == 0 || len(a.Questions) > 4 {
+		return errors.New("give 1 to 4 questions, each with options")
 	}
+	c.Args = &a
+	return nil
+}
+
+func (t questionTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
+	a := c.Args.(*questionArgs)
 	answers, fail, err := t.o.ask(ctx, a.Questions)
 	if fail != nil || err != nil {
 		return derefResult(fail), err
@@ -78,11 +85,11 @@ func (t questionTool) Run(ctx context.Context, args json.RawMessage) (tools.Resu
 // ask puts questions to the person; fail is the tool result when there is
 // nobody to ask or they dismissed the questions.
 func (o *Orchestrator) ask(ctx context.Context, qs []Question) ([]string, *tools.Result, error) {
-	if o.opts.Questioner == nil {
+	if o.opts.Front.Questioner == nil {
 		r := tools.Failure("nobody can answer questions in this run (non-interactive); make a reasonable assumption and state it")
 		return nil, &r, nil
 	}
-	answers, err := o.opts.Questioner.Ask(ctx, qs)
+	answers, err := o.opts.Front.Questioner.Ask(ctx, qs)
 	switch {
 	case errors.Is(err, ErrQuestionsCancelled):
 		r := tools.Failure("the user cancelled the questions without answering; do not ask them again unless you must")
@@ -111,18 +118,26 @@ const (
 	planMore  = "Keep planning"
 )
 
-func (exitPlanTool) Name() string        { return "exit_plan_mode" }
+type exitPlanArgs struct{ Plan string }
+
+func (exitPlanTool) Name() string        { return tools.ExitPlanMode }
 func (exitPlanTool) Description() string { return exitPlanDescription }
-func (exitPlanTool) ReadOnly() bool      { return false }
+func (exitPlanTool) Kind() tools.Kind    { return tools.KindMode }
 func (exitPlanTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"plan":{"type":"string","description":"the plan, in Markdown"}},"required":["plan"]}`)
 }
 
-func (t exitPlanTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-	var a struct{ Plan string }
-	if err := json.Unmarshal(args, &a); err != nil || strings.TrimSpace(a.Plan) == "" {
-		return tools.Failure("give the plan"), nil
+func (exitPlanTool) Prepare(c *tools.Call) error {
+	var a exitPlanArgs
+	if err := json.Unmarshal(c.Input, &a); err != nil || strings.TrimSpace(a.Plan) == "" {
+		return errors.New("give the plan")
 	}
+	c.Args = &a
+	return nil
+}
+
+func (t exitPlanTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
+	a := c.Args.(*exitPlanArgs)
 	t.o.emit(event.CommandOutput{Command: "exit_plan_mode", Block: "PLAN", Text: strings.TrimSpace(a.Plan)})
 	answers, fail, err := t.o.ask(ctx, []Question{{Question: "Start building with this plan?", Options: []QuestionOption{
 		{Label: planKeep}, {Label: planClean}, {Label: planMore},
@@ -132,10 +147,10 @@ func (t exitPlanTool) Run(ctx context.Context, args json.RawMessage) (tools.Resu
 	}
 	switch answers[0] {
 	case planKeep:
-		t.o.SetAgent(agent.Build())
+		t.o.SetAgent(agent.BuildAgent())
 		return tools.Result{OK: true, Content: "The user approved the plan. You are in build mode now: implement it step by step and verify it.", Summary: "approved"}, nil
 	case planClean:
-		t.o.SetAgent(agent.Build())
+		t.o.SetAgent(agent.BuildAgent())
 		t.o.rebuild = a.Plan
 		return tools.Result{OK: true, Content: "The user approved the plan; the context restarts with it.", Summary: "approved, clean context"}, nil
 	}
@@ -152,13 +167,10 @@ func (o *Orchestrator) applyRebuild(ctx context.Context) error {
 	plan := o.rebuild
 	o.rebuild = ""
 	content := "Implement this approved plan:\n\n" + plan
-	if len(o.sess.Todos) > 0 {
-		content += "\n\nTodo list:\n" + FormatTodos(o.sess.Todos)
+	if todos := o.conv.todos(); len(todos) > 0 {
+		content += "\n\nTodo list:\n" + session.FormatTodos(todos)
 	}
-	o.sess.Messages = []chat.Message{{Role: chat.RoleUser, Content: content}}
-	o.sess.Generation++
-	o.latestRequest = content
-	o.ctx = contextState{}
+	o.conv.latestInput = content
 	o.emit(event.Notice{Text: "context rebuilt: only the plan and the todos remain"})
-	return o.checkpoint(ctx)
+	return o.conv.replace(ctx, []chat.Message{{Role: chat.RoleUser, Content: content}}, false)
 }

@@ -24,14 +24,14 @@ func TestExitPlanModeCleanContext(t *testing.T) {
 		llmtest.Calls(llmtest.Call("exit_plan_mode", `{"plan":"PLAN-TEXT: create store.go"}`)),
 		llmtest.Text("Implementing."),
 	}}, nil, func(o *Options) {
-		o.Agent = agent.Plan()
-		o.Questioner = &person{answers: []string{planClean}}
+		o.Agent = agent.PlanAgent()
+		o.Front.Questioner = &person{answers: []string{planClean}}
 	})
 	if _, err := h.run("plan the store, with a long discussion before it"); err != nil {
 		t.Fatal(err)
 	}
-	if h.orch.Agent().Name != "build" {
-		t.Fatalf("mode after approval: %s", h.orch.Agent().Name)
+	if h.orch.Status().Agent.Name != "build" {
+		t.Fatalf("mode after approval: %s", h.orch.Status().Agent.Name)
 	}
 	msgs := h.srv.Requests()[2].Messages()
 	if len(msgs) != 1 || !strings.Contains(msgs[0].Text, "PLAN-TEXT: create store.go") || !strings.Contains(msgs[0].Text, "[ ] 1. write store.go") {
@@ -43,7 +43,7 @@ func TestQuestionsWithNobodyToAsk(t *testing.T) {
 	h := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{
 		llmtest.Calls(llmtest.ToolCall{ID: "q", Name: "question", Args: `{"questions":[{"question":"x?","options":[{"label":"a"}]}]}`}),
 		llmtest.Text("assuming a"),
-	}}, nil, func(o *Options) { o.Agent = agent.Plan() })
+	}}, nil, func(o *Options) { o.Agent = agent.PlanAgent() })
 	if _, err := h.run("ask"); err != nil {
 		t.Fatal(err)
 	}

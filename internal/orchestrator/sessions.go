@@ -15,9 +15,9 @@ type UsageRecorder interface {
 
 // NewSession starts an empty session (/new). It is saved with its first message.
 func (o *Orchestrator) NewSession() *session.Session {
-	o.sess = session.New(o.opts.Now(), o.model, o.agent.Name)
+	o.conv.switchTo(session.New(o.opts.Now(), o.model, o.agent.Name))
 	o.AnnounceSession(false)
-	return o.sess
+	return o.conv.sess
 }
 
 // Resume continues s (/resume, --resume, --continue). Tool calls that never
@@ -26,10 +26,11 @@ func (o *Orchestrator) NewSession() *session.Session {
 // history; the repaired session is saved before anything else happens.
 func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
 	repaired := session.RepairInterrupted(s)
-	o.sess = s
-	s.Model, s.Mode = o.model, o.agent.Name
+	o.conv.switchTo(s)
+	o.conv.setModel(o.model)
+	o.conv.setMode(o.agent.Name)
 	if repaired > 0 {
-		if err := o.checkpoint(ctx); err != nil {
+		if err := o.conv.save(ctx); err != nil {
 			return err
 		}
 		o.emit(event.Notice{Text: fmt.Sprintf("%d tool call(s) interrupted by the last exit were not run; the model is told so", repaired)})
@@ -45,20 +46,21 @@ func (o *Orchestrator) AnnounceSession(resumed bool) {
 	for _, t := range o.ToolSpecs() {
 		names = append(names, t.Name)
 	}
-	o.emit(event.SessionStarted{SessionID: o.sess.ID, Model: o.model, Mode: o.agent.Name,
-		Cwd: o.opts.Workspace, Tools: names, Resumed: resumed})
+	s := o.conv.sess
+	o.emit(event.SessionStarted{SessionID: s.ID, Model: o.model, Agent: o.agent.Name, Mode: string(o.agent.Mode),
+		Cwd: o.opts.Workspace, Tools: names, Resumed: resumed, Messages: len(s.Messages)})
 	o.emitContext()
 }
 
 // recordUsage keeps the call's usage row when the store supports it; a
 // retried call replaces its row (keyed by run and call index).
 func (o *Orchestrator) recordUsage(ctx context.Context, ts *turnState, u session.UsageRecord) error {
-	r, ok := o.opts.Store.(UsageRecorder)
+	r, ok := o.opts.Persistence.Store.(UsageRecorder)
 	if !ok {
 		return nil
 	}
 	u.RunID, u.ModelCall, u.Model, u.At = ts.runID, ts.modelCalls, o.model, o.opts.Now()
-	if err := r.RecordUsage(context.WithoutCancel(ctx), o.sess.ID, u); err != nil {
+	if err := r.RecordUsage(context.WithoutCancel(ctx), o.conv.sess.ID, u); err != nil {
 		return &StorageError{Err: err}
 	}
 	return nil

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/coder-agent/coder/internal/agent"
-	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -33,8 +32,9 @@ var ErrTokenBudget = errors.New("token budget used up")
 
 // subagentTools are each kind's tools; no kind gets task (no recursion).
 var subagentTools = map[string][]string{
-	"explore": {"read", "list", "glob", "grep"},
-	"general": {"read", "list", "glob", "grep", "write", "edit", "patch", "bash", "fetch", "skill"},
+	"explore": {tools.Read, tools.List, tools.Glob, tools.Grep},
+	"general": {tools.Read, tools.List, tools.Glob, tools.Grep, tools.Write, tools.Edit, tools.Patch,
+		tools.Bash, tools.Fetch, tools.Skill},
 }
 
 const subagentPrompt = `You are a subagent of coder, working for another agent, not a person. Do the task in the prompt with your tools, then answer with exactly what was asked for: concise, with file paths and line numbers where they help. Your answer is all the other agent sees.`
@@ -55,32 +55,34 @@ type taskArgs struct {
 	Agent       string `json:"agent"`
 }
 
-func (taskTool) Name() string        { return "task" }
+func (taskTool) Name() string        { return tools.Task }
 func (taskTool) Description() string { return taskDescription }
-func (taskTool) ReadOnly() bool      { return false }
+func (taskTool) Kind() tools.Kind    { return tools.KindOther }
 func (taskTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"description":{"type":"string","description":"3-6 words"},"prompt":{"type":"string"},"agent":{"type":"string","enum":["explore","general"]}},"required":["prompt"]}`)
 }
 
-// ReadOnlyFor lets explore subagents run concurrently with other read-only calls.
-func (taskTool) ReadOnlyFor(args json.RawMessage) bool {
+// Prepare: explore subagents only read, so they run concurrently with
+// other read-only calls.
+func (taskTool) Prepare(c *tools.Call) error {
 	var a taskArgs
-	return json.Unmarshal(args, &a) == nil && (a.Agent == "" || a.Agent == "explore")
-}
-
-func (t taskTool) Summary(args json.RawMessage) string {
-	var a taskArgs
-	_ = json.Unmarshal(args, &a)
-	return orDefault(a.Description, "subagent")
-}
-
-func (t taskTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-	var a taskArgs
-	_ = json.Unmarshal(args, &a)
-	kind := orDefault(a.Agent, "explore")
-	if _, ok := subagentTools[kind]; !ok {
-		return tools.Failure("unknown agent %q (use explore or general)", kind), nil
+	if err := json.Unmarshal(c.Input, &a); err != nil {
+		return err
 	}
+	a.Agent = orDefault(a.Agent, "explore")
+	if _, ok := subagentTools[a.Agent]; !ok {
+		return fmt.Errorf("unknown agent %q (use explore or general)", a.Agent)
+	}
+	c.Args = &a
+	c.Subject = a.Agent
+	c.Summary = orDefault(a.Description, "subagent")
+	c.ReadOnly = a.Agent == "explore"
+	return nil
+}
+
+func (t taskTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
+	a := c.Args.(*taskArgs)
+	kind := a.Agent
 	id, refusal := t.o.subs.start(t.o.opts.Subagents)
 	if refusal != "" {
 		return tools.Failure("%s", refusal), nil
@@ -91,7 +93,7 @@ func (t taskTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, 
 		return tools.Result{}, err
 	}
 	out, err := child.RunTurn(ctx, a.Prompt)
-	t.o.addUsage(out.Usage)
+	t.o.conv.addUsage(out.Usage)
 	note := fmt.Sprintf("\n\n(subagent %s: %d model calls, %d tokens)", id, out.Steps, out.Usage.PromptTokens()+out.Usage.OutputTokens)
 	switch {
 	case isCancel(err):
@@ -137,7 +139,7 @@ func (s *subagents) resetTurn() {
 // kind's tools, the parent's policy, approver and provider, events tagged.
 func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
 	var ts []tools.Tool
-	for _, t := range o.opts.Registry.Tools() {
+	for _, t := range o.opts.Tools.Tools() {
 		if slices.Contains(subagentTools[kind], t.Name()) {
 			ts = append(ts, t)
 		}
@@ -147,24 +149,18 @@ func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
 		return nil, err
 	}
 	opts := o.opts
-	opts.Registry = reg
-	opts.Store, opts.Undo, opts.Session = nil, nil, nil
-	opts.Model = o.model
-	opts.Agent = agent.Agent{Name: kind, Prompt: subagentPrompt, Tools: subagentTools[kind]}
-	opts.MaxSteps = o.opts.Subagents.MaxSteps
-	opts.TokenBudget = o.opts.Subagents.TokenBudget
+	opts.Tools = reg
+	opts.LazyTools = nil
+	opts.Persistence = Persistence{}
+	opts.Model.Name = o.model
+	// A subagent works in its parent's mode: a plan-mode explorer stays
+	// read-only under the plan policy and sandbox.
+	opts.Agent = agent.Agent{Name: kind, Mode: o.agent.Mode, Prompt: subagentPrompt, Tools: subagentTools[kind]}
+	opts.Limits.MaxSteps = o.opts.Subagents.MaxSteps
+	opts.Limits.TokenBudget = o.opts.Subagents.TokenBudget
 	opts.Subagents = SubagentOptions{} // no recursion
-	opts.Verify = VerifyOptions{}
-	opts.RequireTodoForComplex = false
-	opts.Sink = event.SinkFunc(func(e event.Event) { o.emit(event.Subagent{ID: id, Agent: kind, Event: e}) })
+	opts.Workflow = Workflow{}
+	opts.Front.Questioner = nil
+	opts.Front.Sink = event.SinkFunc(func(e event.Event) { o.emit(event.Subagent{ID: id, Agent: kind, Event: e}) })
 	return New(opts)
-}
-
-// addUsage adds a subagent's usage to the session; subagents may finish
-// concurrently.
-func (o *Orchestrator) addUsage(u chat.Usage) {
-	o.usageMu.Lock()
-	o.sess.Usage.Add(u)
-	o.dirty = true
-	o.usageMu.Unlock()
 }

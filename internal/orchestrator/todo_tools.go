@@ -24,73 +24,65 @@ var todoReadDescription string
 type todoRead struct{ o *Orchestrator }
 type todoWrite struct{ o *Orchestrator }
 
-func (todoRead) Name() string            { return "todoread" }
+func (todoRead) Name() string            { return tools.TodoRead }
 func (todoRead) Description() string     { return todoReadDescription }
 func (todoRead) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
-func (todoRead) ReadOnly() bool          { return true }
+func (todoRead) Kind() tools.Kind        { return tools.KindRead }
+func (todoRead) Prepare(*tools.Call) error {
+	return nil
+}
 
-func (t todoRead) Run(context.Context, json.RawMessage) (tools.Result, error) {
-	todos := t.o.sess.Todos
+func (t todoRead) Run(context.Context, *tools.Call) (tools.Result, error) {
+	todos := t.o.conv.todos()
 	if len(todos) == 0 {
 		return tools.Result{OK: true, Content: "no todos", Summary: "no todos"}, nil
 	}
-	return tools.Result{OK: true, Content: FormatTodos(todos), Summary: fmt.Sprintf("%d todos", len(todos))}, nil
+	return tools.Result{OK: true, Content: session.FormatTodos(todos), Summary: fmt.Sprintf("%d todos", len(todos))}, nil
 }
 
-func (todoWrite) Name() string        { return "todowrite" }
+type todoWriteArgs struct{ Todos []session.Todo }
+
+func (todoWrite) Name() string        { return tools.TodoWrite }
 func (todoWrite) Description() string { return todoWriteDescription }
-func (todoWrite) ReadOnly() bool      { return false }
+func (todoWrite) Kind() tools.Kind    { return tools.KindThink }
 func (todoWrite) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"content":{"type":"string"},"status":{"type":"string","enum":["pending","in_progress","done"]}},"required":["content","status"]}}},"required":["todos"]}`)
 }
 
-func (t todoWrite) Run(_ context.Context, args json.RawMessage) (tools.Result, error) {
-	var a struct{ Todos []session.Todo }
-	if err := json.Unmarshal(args, &a); err != nil {
-		return tools.Failure("invalid todos: %v", err), nil
+// Prepare checks the list: every todo has content; missing or repeated
+// ids are numbered.
+func (todoWrite) Prepare(c *tools.Call) error {
+	var a todoWriteArgs
+	if err := json.Unmarshal(c.Input, &a); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for i := range a.Todos {
 		td := &a.Todos[i]
 		td.Content = strings.TrimSpace(td.Content)
 		if td.Content == "" {
-			return tools.Failure("todo %d has no content", i+1), nil
+			return fmt.Errorf("todo %d has no content", i+1)
 		}
 		if td.ID == "" || seen[td.ID] {
 			td.ID = strconv.Itoa(i + 1)
 		}
 		seen[td.ID] = true
 	}
-	t.o.sess.Todos = a.Todos
-	t.o.dirty = true
-	t.o.emitTodos()
+	c.Args = &a
+	c.ReadOnly = false // it changes the session's plan
+	return nil
+}
+
+func (t todoWrite) Run(_ context.Context, c *tools.Call) (tools.Result, error) {
+	todos := c.Args.(*todoWriteArgs).Todos
+	t.o.conv.setTodos(todos)
+	t.o.emit(event.TodoUpdated{Todos: todos})
 	done := 0
-	for _, td := range a.Todos {
+	for _, td := range todos {
 		if td.Status == session.TodoDone {
 			done++
 		}
 	}
-	summary := fmt.Sprintf("%d todos, %d done", len(a.Todos), done)
+	summary := fmt.Sprintf("%d todos, %d done", len(todos), done)
 	return tools.Result{OK: true, Content: "todo list saved: " + summary, Summary: summary}, nil
-}
-
-// FormatTodos renders a todo list for the model and for /todos.
-func FormatTodos(todos []session.Todo) string {
-	var b strings.Builder
-	for _, td := range todos {
-		mark := map[string]string{session.TodoDone: "[x]", session.TodoInProgress: "[~]"}[td.Status]
-		if mark == "" {
-			mark = "[ ]"
-		}
-		fmt.Fprintf(&b, "%s %s. %s\n", mark, td.ID, td.Content)
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func (o *Orchestrator) emitTodos() {
-	items := make([]event.TodoItem, len(o.sess.Todos))
-	for i, td := range o.sess.Todos {
-		items[i] = event.TodoItem{ID: td.ID, Content: td.Content, Status: td.Status}
-	}
-	o.emit(event.TodoUpdated{Todos: items})
 }

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,44 +9,45 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
-// admitted is a tool call that passed (or failed) the chain before execution.
+// admitted is a decoded tool call that went through the chain before
+// execution: refused is set when it must not run (it is then the call's
+// result), result once it ran.
 type admitted struct {
-	call chat.ToolCall
-	tool tools.Tool
-	// ctx carries approval markers for the execution.
-	ctx context.Context
-	// refused is set when the call must not run; it is the call's result.
+	call    *tools.Call
 	refused *tools.Result
-	// done is set once the call has a result to append.
-	result *tools.Result
+	result  *tools.Result
 }
 
-// toolLoopStep runs one assistant message's tool calls (SPEC §6). When every
-// call is read-only they run concurrently (approvals are still asked one at a
-// time, before any runs); otherwise they run serially in the model's order.
+// toolLoopStep runs one assistant message's tool calls. When every call is
+// read-only they run concurrently (approvals are still asked one at a time,
+// before any runs); otherwise they run serially in the model's order.
 // Results are appended in the model's order either way.
 //
 // calls belong to the last assistant message; a call whose result is already
 // stored after that message (a resumed session) is never executed again.
-func (o *Orchestrator) toolLoopStep(ctx context.Context, ts *turnState, calls []chat.ToolCall) error {
+func (o *Orchestrator) toolLoopStep(ctx context.Context, ts *turnState, msgCalls []chat.ToolCall) error {
 	o.setState(ts, event.StateToolRunning)
 	done := o.storedResults()
-	if o.allReadOnly(calls) && len(calls) > 1 {
-		return o.runConcurrently(ctx, ts, calls, done)
+	var calls []*tools.Call
+	for _, tc := range msgCalls {
+		if !done[tc.ID] {
+			calls = append(calls, o.decode(tc))
+		}
+	}
+	if len(calls) > 1 && allReadOnly(calls) {
+		return o.runConcurrently(ctx, ts, calls)
 	}
 	for _, c := range calls {
-		if done[c.ID] {
-			continue
-		}
 		a := o.admit(ctx, ts, c)
 		if ctx.Err() == nil && a.refused == nil {
-			if err := o.execute(a, ts); err != nil {
+			if err := o.execute(ctx, a, ts); err != nil {
 				_ = o.appendResult(ctx, a)
 				return err
 			}
@@ -59,12 +59,10 @@ func (o *Orchestrator) toolLoopStep(ctx context.Context, ts *turnState, calls []
 	return ctx.Err()
 }
 
-func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls []chat.ToolCall, done map[string]bool) error {
-	batch := make([]*admitted, 0, len(calls))
-	for _, c := range calls {
-		if !done[c.ID] {
-			batch = append(batch, o.admit(ctx, ts, c))
-		}
+func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls []*tools.Call) error {
+	batch := make([]*admitted, len(calls))
+	for i, c := range calls {
+		batch[i] = o.admit(ctx, ts, c)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(batch))
@@ -72,7 +70,7 @@ func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls
 		if a.refused != nil || ctx.Err() != nil {
 			continue
 		}
-		wg.Go(func() { errs[i] = o.execute(a, ts) })
+		wg.Go(func() { errs[i] = o.execute(ctx, a, ts) })
 	}
 	wg.Wait()
 	// Every call gets its result before any error ends the step, so the
@@ -92,7 +90,7 @@ func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls
 // message. Ids are only unique per message (some servers reuse "call_0"), so
 // earlier messages' results do not count.
 func (o *Orchestrator) storedResults() map[string]bool {
-	msgs := o.sess.Messages
+	msgs := o.conv.messages()
 	done := map[string]bool{}
 	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == chat.RoleTool; i-- {
 		done[msgs[i].ToolCallID] = true
@@ -100,44 +98,43 @@ func (o *Orchestrator) storedResults() map[string]bool {
 	return done
 }
 
-func (o *Orchestrator) allReadOnly(calls []chat.ToolCall) bool {
+func allReadOnly(calls []*tools.Call) bool {
 	for _, c := range calls {
-		t, ok := o.tools.Get(c.Name)
-		if !ok {
-			return false
-		}
-		if rc, ok := t.(interface{ ReadOnlyFor(json.RawMessage) bool }); ok {
-			if !rc.ReadOnlyFor(json.RawMessage(c.Arguments)) {
-				return false
-			}
-		} else if !t.ReadOnly() {
+		if c.Failure == nil && !c.ReadOnly {
 			return false
 		}
 	}
 	return true
 }
 
-// admit runs the chain before execution: tool lookup, agent check, policy,
-// tool-level approval reasons, and at most one approval interaction.
-func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c chat.ToolCall) *admitted {
-	a := &admitted{call: c, ctx: ctx}
-	t, ok := o.tools.Get(c.Name)
-	if !ok {
-		return a.refuse(tools.Unknown(c.Name, o.enabledNames()))
+// decode turns a model's call into a typed one, once. A call to a tool
+// that does not exist (or has no name) is told the tools this mode offers.
+func (o *Orchestrator) decode(tc chat.ToolCall) *tools.Call {
+	c := o.tools.Decode(tc)
+	if c.Tool == nil {
+		r := tools.Unknown(tc.Name, o.enabledNames())
+		c.Failure = &r
 	}
-	a.tool = t
+	return c
+}
+
+// admit runs the chain before execution: a call that could not be decoded
+// is answered at once (nobody is asked about garbage); then the agent
+// check, the policy, the tool-level reasons, and at most one approval.
+func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c *tools.Call) *admitted {
+	a := &admitted{call: c}
+	if c.Failure != nil {
+		return a.refuse(*c.Failure)
+	}
 	if !o.agent.Enabled(c.Name) {
 		return a.refuse(tools.Failure("tool %q is disabled in %s mode", c.Name, o.agent.Name))
 	}
-	args := json.RawMessage(c.Arguments)
-	dec := o.opts.Policy.Decide(permission.Call{Tool: c.Name, Args: args, Agent: o.agent.Name, ReadOnly: t.ReadOnly()})
+	c.ReadOnlyWorkspace = o.agent.Mode == agent.Plan
+	dec := o.opts.Policy.Decide(c, o.agent.Mode)
 	if dec.Action == permission.Deny {
-		return a.refuse(tools.Failure("permission denied: %s", orDefault(dec.Reason, "denied by policy")))
+		return a.refuse(tools.Failure("permission denied by the policy: %s", orDefault(dec.Reason, "denied by policy")))
 	}
-	var reasons []string
-	if ac, ok := t.(tools.ApprovalChecker); ok && json.Valid(args) {
-		reasons = ac.ApprovalReasons(args)
-	}
+	reasons := slices.Clone(c.Reasons)
 	if dec.Action != permission.Ask && len(reasons) == 0 {
 		return a
 	}
@@ -147,17 +144,20 @@ func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c chat.ToolCall
 	if dec.Action == permission.Ask {
 		reasons = append([]string{orDefault(dec.Reason, c.Name+" requires approval")}, reasons...)
 	}
-	req := permission.Request{
-		CallID: c.ID, Tool: c.Name, Subject: approvalSubject(t, args), Reasons: reasons,
-		PolicyAsk: dec.Action == permission.Ask, Danger: danger,
+	req := permission.Request{Call: c, Reasons: reasons, PolicyAsk: dec.Action == permission.Ask, Danger: danger}
+	if p, ok := c.Tool.(tools.Previewer); ok {
+		req.Preview, _ = p.Preview(c)
 	}
 	return o.askApproval(ctx, ts, a, req)
 }
 
 func (o *Orchestrator) askApproval(ctx context.Context, ts *turnState, a *admitted, req permission.Request) *admitted {
+	c := req.Call
 	prev := ts.state
 	o.setState(ts, event.StateAwaitingHuman)
-	reply, err := o.opts.Approver.Approve(ctx, req)
+	o.emit(event.ApprovalRequested{CallID: c.ID, Tool: c.Name, Subject: c.Subject, Reasons: req.Reasons,
+		Danger: req.Danger, Preview: req.Preview})
+	reply, err := o.opts.Front.Approver.Approve(ctx, req)
 	o.setState(ts, prev)
 	decision := "denied"
 	switch {
@@ -168,39 +168,49 @@ func (o *Orchestrator) askApproval(ctx context.Context, ts *turnState, a *admitt
 	case reply.Approved:
 		decision = "approved"
 	}
-	o.emit(event.ApprovalRequested{CallID: req.CallID, Tool: req.Tool, Subject: req.Subject,
-		Reasons: req.Reasons, Danger: req.Danger, Decision: decision})
+	o.emit(event.ApprovalAnswered{CallID: c.ID, Decision: decision, Feedback: reply.Feedback})
 	switch {
 	case err != nil:
 		return a.refuse(cancelledResult())
 	case !reply.Approved:
-		msg := "the user denied this call: " + strings.Join(req.Reasons, "; ")
-		if reply.Feedback != "" {
-			msg += ". Feedback: " + reply.Feedback
-		}
-		return a.refuse(tools.Failure("%s", msg))
+		return a.refuse(tools.Failure("%s", denialText(req, reply)))
 	}
 	if reply.Always && o.opts.OnAlways != nil {
-		if err := o.opts.OnAlways(req.Tool, req.Subject); err != nil {
+		if err := o.opts.OnAlways(c.Name, c.Subject); err != nil {
 			o.emit(event.Notice{Text: "could not remember the approval: " + err.Error()})
 		}
 	}
-	a.ctx = tools.WithOutsideApproved(ctx)
+	c.OutsideApproved = true
 	return a
 }
 
+// denialText tells the model who said no and why: a person, or the rule
+// that nobody may approve a dangerous call in an unattended run.
+func denialText(req permission.Request, reply permission.Reply) string {
+	who := "the user denied this call"
+	if reply.Unattended {
+		who = "denied without asking (nobody can approve it in this run)"
+	}
+	msg := who + ": " + strings.Join(req.Reasons, "; ")
+	if reply.Feedback != "" {
+		msg += ". Feedback: " + reply.Feedback
+	}
+	return msg
+}
+
 // execute runs an admitted call. The error is an infrastructure failure.
-func (o *Orchestrator) execute(a *admitted, ts *turnState) error {
-	args := json.RawMessage(a.call.Arguments)
-	o.emit(event.ToolStarted{CallID: a.call.ID, Name: a.call.Name, Summary: summarize(a.tool, args), Args: a.call.Arguments})
+func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) error {
+	c := a.call
+	o.emit(event.ToolStarted{CallID: c.ID, Name: c.Name, ToolKind: string(c.Kind), Summary: c.Summary,
+		Args: c.Raw, Paths: relPaths(c)})
 	start := time.Now()
-	after, uerr := o.beforeBash(a)
+	after, uerr := o.beforeBash(ctx, c)
 	if uerr != nil {
 		return uerr
 	}
-	res, err := tools.Execute(a.ctx, a.tool, a.call.Arguments)
+	res, err := tools.Execute(ctx, c)
 	if err != nil {
-		res = tools.Failure("%s failed: %v", a.call.Name, err)
+		res = tools.Failure("%s failed: %v", c.Name, err)
 	}
 	if uerr := after(); uerr != nil && err == nil {
 		err = uerr
@@ -209,22 +219,31 @@ func (o *Orchestrator) execute(a *admitted, ts *turnState) error {
 	if len(res.Changed) > 0 {
 		ts.addEdited(res.Changed)
 	}
-	o.emit(event.ToolFinished{CallID: a.call.ID, Name: a.call.Name, OK: res.OK, Summary: res.Summary,
+	o.emit(event.ToolFinished{CallID: c.ID, Name: c.Name, Args: c.Raw, OK: res.OK, Summary: res.Summary,
 		Diff: res.Diff, Result: res.Content, Duration: time.Since(start)})
 	if err != nil {
-		return fmt.Errorf("tool %s: %w", a.call.Name, err)
+		return fmt.Errorf("tool %s: %w", c.Name, err)
 	}
 	return nil
 }
 
+func relPaths(c *tools.Call) []string {
+	var out []string
+	for _, p := range c.Paths {
+		out = append(out, p.Rel)
+	}
+	return out
+}
+
 // beforeBash marks the workspace before a bash call so /undo can revert
 // what the command changes; the returned function captures after it.
-func (o *Orchestrator) beforeBash(a *admitted) (after func() error, err error) {
-	if o.opts.Undo == nil || a.call.Name != "bash" {
+func (o *Orchestrator) beforeBash(ctx context.Context, c *tools.Call) (after func() error, err error) {
+	u := o.opts.Persistence.Undo
+	if u == nil || c.Name != tools.Bash {
 		return func() error { return nil }, nil
 	}
-	ctx := context.WithoutCancel(a.ctx)
-	done, err := o.opts.Undo.AroundBash(ctx)
+	ctx = context.WithoutCancel(ctx)
+	done, err := u.AroundBash(ctx)
 	if err != nil {
 		return nil, &StorageError{Err: err}
 	}
@@ -244,6 +263,7 @@ func (o *Orchestrator) beforeBash(a *admitted) (after func() error, err error) {
 // (refused, or cancelled before its turn) still gets a result, so the
 // history stays valid for the next model call.
 func (o *Orchestrator) appendResult(ctx context.Context, a *admitted) error {
+	c := a.call
 	res := a.result
 	if res == nil {
 		res = a.refused
@@ -253,10 +273,10 @@ func (o *Orchestrator) appendResult(ctx context.Context, a *admitted) error {
 		res = &r
 	}
 	if a.result == nil {
-		o.emit(event.ToolFinished{CallID: a.call.ID, Name: a.call.Name, OK: false, Summary: res.Summary, Result: res.Content})
+		o.emit(event.ToolFinished{CallID: c.ID, Name: c.Name, Args: c.Raw, OK: false, Summary: res.Summary, Result: res.Content})
 	}
-	return o.appendMessage(ctx, chat.Message{
-		Role: chat.RoleTool, ToolCallID: a.call.ID, ToolName: a.call.Name,
+	return o.conv.append(ctx, chat.Message{
+		Role: chat.RoleTool, ToolCallID: c.ID, ToolName: c.Name,
 		Content: res.Content, IsError: !res.OK,
 	})
 }
@@ -286,28 +306,6 @@ func (o *Orchestrator) enabledNames() []string {
 		}
 	}
 	return names
-}
-
-// approvalSubject is what a person approves and what "always" remembers:
-// the exact command or path the policy judges, not a shortened summary.
-func approvalSubject(t tools.Tool, args json.RawMessage) string {
-	var a struct{ Command, Path string }
-	if json.Unmarshal(args, &a) == nil {
-		if a.Command != "" {
-			return a.Command
-		}
-		if a.Path != "" {
-			return a.Path
-		}
-	}
-	return summarize(t, args)
-}
-
-func summarize(t tools.Tool, args json.RawMessage) string {
-	if s, ok := t.(tools.Summarizer); ok && json.Valid(args) {
-		return s.Summary(args)
-	}
-	return t.Name()
 }
 
 func orDefault(s, def string) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // turnState is everything one turn knows, passed explicitly between the
@@ -49,12 +50,12 @@ func (o *Orchestrator) RunTurn(ctx context.Context, input string) (Outcome, erro
 func (o *Orchestrator) newTurnState(input string) *turnState {
 	o.runs++
 	o.subs.resetTurn()
-	max := o.opts.MaxSteps
+	max := o.opts.Limits.MaxSteps
 	if o.agent.MaxSteps > 0 {
 		max = o.agent.MaxSteps
 	}
 	return &turnState{
-		runID:    fmt.Sprintf("%s-r%d", o.sess.ID, o.runs),
+		runID:    fmt.Sprintf("%s-r%d", o.conv.sess.ID, o.runs),
 		input:    input,
 		started:  o.opts.Now(),
 		state:    event.StateIdle,
@@ -66,16 +67,14 @@ func (o *Orchestrator) newTurnState(input string) *turnState {
 func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
 	o.setState(ts, event.StatePreparing)
 	o.LoadLazyTools(ctx)
-	if o.sess.Title == "" {
-		o.sess.Title = session.TitleFrom(ts.input)
-	}
+	o.conv.setTitle(ts.input)
 	expanded, _, missing := contextmgr.ExpandAtRefs(ts.input, o.opts.Workspace, contextmgr.AtLimits{})
 	for _, m := range missing {
 		o.emit(event.Notice{Text: "not attached: @" + m})
 	}
-	o.latestRequest = ts.input
+	o.conv.latestInput = ts.input
 	content := expanded + o.todoReminder(ts.input)
-	if err := o.appendMessage(ctx, chat.Message{Role: chat.RoleUser, Content: content}); err != nil {
+	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: content}); err != nil {
 		return err
 	}
 	if err := o.beginUndo(ctx); err != nil {
@@ -85,19 +84,20 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 	return ctx.Err()
 }
 
-// todoReminder is appended to a complex input (SPEC §12a): where todowrite
-// is enabled the model is told to plan first; otherwise the unfinished todo
-// list (e.g. written in plan mode) is shown again.
+// todoReminder is appended to a complex input (see isComplexTask): where
+// todowrite is enabled the model is told to plan first; otherwise the
+// unfinished todo list (e.g. written in plan mode) is shown again.
 func (o *Orchestrator) todoReminder(input string) string {
-	if !o.opts.RequireTodoForComplex || !isComplexTask(input) {
+	if !o.opts.Workflow.RequireTodoForComplex || !isComplexTask(input) {
 		return ""
 	}
-	if o.agent.Enabled("todowrite") {
+	if o.agent.Enabled(tools.TodoWrite) {
 		return "\n\n<system-reminder>This task has several steps: first write a todo plan with todowrite, then work through it, keeping the list current.</system-reminder>"
 	}
-	for _, td := range o.sess.Todos {
+	todos := o.conv.todos()
+	for _, td := range todos {
 		if td.Status != session.TodoDone {
-			return "\n\n<system-reminder>Current todo list:\n" + FormatTodos(o.sess.Todos) + "\n</system-reminder>"
+			return "\n\n<system-reminder>Current todo list:\n" + session.FormatTodos(todos) + "\n</system-reminder>"
 		}
 	}
 	return ""
@@ -105,20 +105,20 @@ func (o *Orchestrator) todoReminder(input string) string {
 
 // beginUndo opens the turn's undo snapshot; the session row exists by now.
 func (o *Orchestrator) beginUndo(ctx context.Context) error {
-	if o.opts.Undo == nil {
+	if o.opts.Persistence.Undo == nil {
 		return nil
 	}
-	if err := o.opts.Undo.BeginTurn(context.WithoutCancel(ctx), o.sess.ID); err != nil {
+	if err := o.opts.Persistence.Undo.BeginTurn(context.WithoutCancel(ctx), o.conv.sess.ID); err != nil {
 		return &StorageError{Err: err}
 	}
 	return nil
 }
 
 func (o *Orchestrator) endUndo(ctx context.Context) error {
-	if o.opts.Undo == nil {
+	if o.opts.Persistence.Undo == nil {
 		return nil
 	}
-	if err := o.opts.Undo.EndTurn(context.WithoutCancel(ctx)); err != nil {
+	if err := o.opts.Persistence.Undo.EndTurn(context.WithoutCancel(ctx)); err != nil {
 		return &StorageError{Err: err}
 	}
 	return nil
@@ -131,7 +131,7 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 		if err != nil {
 			return err
 		}
-		if b := o.opts.TokenBudget; b > 0 && ts.usage.PromptTokens()+ts.usage.OutputTokens > b {
+		if b := o.opts.Limits.TokenBudget; b > 0 && ts.usage.PromptTokens()+ts.usage.OutputTokens > b {
 			return ErrTokenBudget
 		}
 		if len(msg.ToolCalls) == 0 {
@@ -177,10 +177,8 @@ func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error)
 		}
 		// Messages were saved as they were appended; save again only what
 		// changed since (usage, todos, mode).
-		if o.dirty {
-			if perr := o.checkpoint(ctx); perr != nil && err == nil {
-				err, out.State, out.Reason = perr, event.StateFailed, perr.Error()
-			}
+		if perr := o.conv.saveIfChanged(ctx); perr != nil && err == nil {
+			err, out.State, out.Reason = perr, event.StateFailed, perr.Error()
 		}
 	}
 	if out.State == event.StateFailed {

@@ -15,6 +15,7 @@ import (
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 func TestEmptyInputDoesNothing(t *testing.T) {
@@ -100,7 +101,7 @@ func TestToolFailuresGoBackToTheModel(t *testing.T) {
 func TestStepLimit(t *testing.T) {
 	h := newHarness(t, llmtest.Scenario{Repeat: true, Steps: []llmtest.Step{
 		llmtest.Calls(llmtest.Call("glob", `{"pattern":"*"}`)),
-	}}, nil, func(o *Options) { o.MaxSteps = 3 })
+	}}, nil, func(o *Options) { o.Limits.MaxSteps = 3 })
 	out, err := h.run("loop forever")
 	if !errors.Is(err, ErrStepLimit) || out.State != event.StateFailed || out.Reason != "step limit reached" {
 		t.Fatalf("want step limit, got %+v %v", out, err)
@@ -119,7 +120,7 @@ func TestDisabledToolIsRefusedAndHidden(t *testing.T) {
 	h := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{
 		llmtest.Calls(llmtest.ToolCall{ID: "w", Name: "write", Args: `{"path":"x.txt","content":"x"}`}),
 		llmtest.Text("done"),
-	}}, nil, func(o *Options) { o.Agent = agent.Plan() })
+	}}, nil, func(o *Options) { o.Agent = agent.PlanAgent() })
 	if _, err := h.run("write x"); err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +148,8 @@ func (a *countingApprover) Approve(ctx context.Context, r permission.Request) (p
 
 type askPolicy struct{}
 
-func (askPolicy) Decide(c permission.Call) permission.Decision {
-	return permission.Decision{Action: permission.Ask, Reason: c.Tool + " policy requires approval"}
+func (askPolicy) Decide(c *tools.Call, _ agent.Mode) permission.Decision {
+	return permission.Decision{Action: permission.Ask, Reason: c.Name + " policy requires approval"}
 }
 
 func TestOneApprovalForPolicyAndToolReasons(t *testing.T) {
@@ -156,7 +157,7 @@ func TestOneApprovalForPolicyAndToolReasons(t *testing.T) {
 	h := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{
 		llmtest.Calls(llmtest.ToolCall{ID: "r", Name: "read", Args: `{"path":"/etc/hostname"}`}),
 		llmtest.Text("fine"),
-	}}, nil, func(o *Options) { o.Policy = askPolicy{}; o.Approver = appr })
+	}}, nil, func(o *Options) { o.Policy = askPolicy{}; o.Front.Approver = appr })
 	if _, err := h.run("read the hostname"); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestCancelMidStreamKeepsPartialText(t *testing.T) {
 	}}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h.orch.opts.Sink = &cancelOnText{recorder: h.sink, cancel: cancel, after: 5}
+	h.orch.opts.Front.Sink = &cancelOnText{recorder: h.sink, cancel: cancel, after: 5}
 	out, err := h.orch.RunInput(ctx, "talk")
 	if !errors.Is(err, context.Canceled) || out.State != event.StateAborted {
 		t.Fatalf("want aborted with context.Canceled, got %+v %v", out, err)
@@ -243,7 +244,7 @@ func TestReusedCallIDsStillRunEveryCall(t *testing.T) {
 func TestOversizedResponseFailsReadably(t *testing.T) {
 	h := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{
 		{Text: strings.Repeat("x", 200<<10), ChunkSize: 4 << 10},
-	}}, nil, func(o *Options) { o.MaxResponseBytes = 64 << 10 })
+	}}, nil, func(o *Options) { o.Limits.MaxResponseBytes = 64 << 10 })
 	out, err := h.run("talk forever")
 	if err == nil || out.State != event.StateFailed || !strings.Contains(err.Error(), "runtime.max_response_bytes") {
 		t.Fatalf("got %+v %v", out, err)

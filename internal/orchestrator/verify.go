@@ -2,18 +2,19 @@ package orchestrator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
-// VerifyOptions are the workflow settings auto-verify follows (SPEC §11).
+// VerifyOptions are the workflow settings auto-verify follows.
 type VerifyOptions struct {
 	Enabled     bool
 	MaxAttempts int
@@ -21,7 +22,8 @@ type VerifyOptions struct {
 	Commands []string
 }
 
-// verifyWhitelist is every command auto-verify may run (seed 02-orchestrator §8).
+// verifyWhitelist is every command auto-verify may run: the usual test
+// commands of each ecosystem, nothing configurable into arbitrary code.
 var verifyWhitelist = []string{
 	"go test ./...",
 	"pytest -q",
@@ -46,7 +48,7 @@ type verifyInput struct {
 	edited      []string
 	enabled     bool
 	bashEnabled bool
-	mode        string
+	mode        agent.Mode
 	attempts    int
 	maxAttempts int
 }
@@ -56,7 +58,7 @@ type verifyInput struct {
 // available, the mode is build and attempts remain.
 func decideVerify(in verifyInput) verifyDecision {
 	switch {
-	case len(in.edited) == 0 || allDocs(in.edited) || in.mode != "build":
+	case len(in.edited) == 0 || allDocs(in.edited) || in.mode != agent.Build:
 		return verifyDecision{}
 	case !in.enabled:
 		return verifyDecision{line: "not verified: auto-verify is off (workflow.auto_verify_after_edit)"}
@@ -143,10 +145,11 @@ func trimOutput(s string, max int) string {
 // verification line it leaves in ts is written from what was observed, so
 // the model cannot claim a pass that did not happen.
 func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again bool, err error) {
-	_, hasBash := o.tools.Get("bash")
+	v := o.opts.Workflow.Verify
+	_, hasBash := o.tools.Get(tools.Bash)
 	d := decideVerify(verifyInput{
-		edited: ts.edited, enabled: o.opts.Verify.Enabled, bashEnabled: hasBash && o.agent.Enabled("bash"),
-		mode: o.agent.Name, attempts: ts.verifyAttempts, maxAttempts: o.opts.Verify.MaxAttempts,
+		edited: ts.edited, enabled: v.Enabled, bashEnabled: hasBash && o.agent.Enabled(tools.Bash),
+		mode: o.agent.Mode, attempts: ts.verifyAttempts, maxAttempts: v.MaxAttempts,
 	})
 	if !d.run {
 		if d.line != "" {
@@ -154,37 +157,39 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 		}
 		return false, nil
 	}
-	cmd, err := chooseVerifyCommand(o.opts.Workspace, o.opts.Verify.Commands)
+	cmd, err := chooseVerifyCommand(o.opts.Workspace, v.Commands)
 	if err != nil {
 		ts.verification = "not verified: " + err.Error()
 		return false, nil
 	}
 	ts.verifyAttempts++
-	o.emit(event.Notice{Text: fmt.Sprintf("auto-verify: %s (attempt %d of %d)", cmd, ts.verifyAttempts, o.opts.Verify.MaxAttempts)})
-	args, _ := json.Marshal(map[string]string{"command": cmd})
-	a := o.admit(ctx, ts, chat.ToolCall{ID: fmt.Sprintf("verify_%s_%d", ts.runID, ts.verifyAttempts), Name: "bash", Arguments: string(args)})
+	o.emit(event.Notice{Text: fmt.Sprintf("auto-verify: %s (attempt %d of %d)", cmd, ts.verifyAttempts, v.MaxAttempts)})
+	a := o.admit(ctx, ts, o.bashCall(fmt.Sprintf("verify_%s_%d", ts.runID, ts.verifyAttempts), cmd))
 	if a.refused != nil {
-		ts.verification = "not verified: " + refusalText(a.refused.Content)
+		ts.verification = "not verified: " + a.refused.Summary
 		return false, ctx.Err()
 	}
-	if err := o.execute(a, ts); err != nil {
+	if err := o.execute(ctx, a, ts); err != nil {
 		return false, err
 	}
 	if ctx.Err() != nil {
 		ts.verification = "not verified: cancelled"
 		return false, ctx.Err()
 	}
-	var r bashResult
-	_ = json.Unmarshal([]byte(a.result.Content), &r)
+	r := a.result.Bash
+	if r == nil { // the call failed before running
+		ts.verification = "not verified: " + a.result.Summary
+		return false, nil
+	}
 	if r.ExitCode == 0 && r.Error == "" {
 		ts.verification = fmt.Sprintf("verified: %s (exit 0)", cmd)
 		return false, nil
 	}
 	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %d attempts", cmd, r.ExitCode, ts.verifyAttempts)
-	if ts.verifyAttempts >= o.opts.Verify.MaxAttempts {
+	if ts.verifyAttempts >= v.MaxAttempts {
 		return false, nil
 	}
 	fix := fmt.Sprintf("[auto-verify] `%s` failed (exit %d). Fix the cause; verification runs again when you stop.\n\n%s",
 		cmd, r.ExitCode, trimOutput(strings.TrimSpace(r.Stdout+"\n"+r.Stderr), 4000))
-	return true, o.appendMessage(ctx, chat.Message{Role: chat.RoleUser, Content: fix})
+	return true, o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: fix})
 }

@@ -82,7 +82,7 @@ func TestAutoVerifyFailureReachesModelThenPasses(t *testing.T) {
 		llmtest.Text("Changed Add."),
 		llmtest.Calls(llmtest.Call("edit", `{"path":"calc.go","old_string":"a - b","new_string":"a + b"}`)),
 		llmtest.Text("Fixed it."),
-	}}, nil, func(o *Options) { o.Verify = VerifyOptions{Enabled: true, MaxAttempts: 2} })
+	}}, nil, func(o *Options) { o.Workflow.Verify = VerifyOptions{Enabled: true, MaxAttempts: 2} })
 	h.write("go.mod", verifyGoMod)
 	h.write("calc.go", verifyCalc)
 	h.write("calc_test.go", verifyCalcGo)
@@ -110,7 +110,7 @@ func TestAutoVerifyGivesUpAfterMaxAttempts(t *testing.T) {
 		llmtest.Calls(llmtest.Call("edit", `{"path":"calc.go","old_string":"a + b","new_string":"a - b"}`)),
 		llmtest.Text("Changed Add."),
 		llmtest.Text("I believe it passes now."),
-	}}, nil, func(o *Options) { o.Verify = VerifyOptions{Enabled: true, MaxAttempts: 2} })
+	}}, nil, func(o *Options) { o.Workflow.Verify = VerifyOptions{Enabled: true, MaxAttempts: 2} })
 	h.write("go.mod", verifyGoMod)
 	h.write("calc.go", verifyCalc)
 	h.write("calc_test.go", verifyCalcGo)
@@ -128,7 +128,7 @@ func TestAutoVerifyDocsOnlyAndWhitelist(t *testing.T) {
 	docs := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{
 		llmtest.Calls(llmtest.Call("write", `{"path":"docs/guide.md","content":"# Guide\n"}`)),
 		llmtest.Text("Wrote the guide."),
-	}}, nil, func(o *Options) { o.Verify = VerifyOptions{Enabled: true, MaxAttempts: 2} })
+	}}, nil, func(o *Options) { o.Workflow.Verify = VerifyOptions{Enabled: true, MaxAttempts: 2} })
 	docs.write("go.mod", verifyGoMod)
 	out, err := docs.run("write a guide")
 	if err != nil || out.Verification != "" || len(docs.srv.Requests()) != 2 {
@@ -139,7 +139,7 @@ func TestAutoVerifyDocsOnlyAndWhitelist(t *testing.T) {
 		llmtest.Calls(llmtest.Call("write", `{"path":"main.go","content":"package main\n"}`)),
 		llmtest.Text("Done."),
 	}}, nil, func(o *Options) {
-		o.Verify = VerifyOptions{Enabled: true, MaxAttempts: 2, Commands: []string{"make check"}}
+		o.Workflow.Verify = VerifyOptions{Enabled: true, MaxAttempts: 2, Commands: []string{"make check"}}
 	})
 	out, err = bad.run("write main")
 	if err != nil || !strings.Contains(out.Verification, `not verified: verify command "make check" is not on the whitelist (go test ./...`) {

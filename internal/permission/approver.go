@@ -21,9 +21,9 @@ func (n NonInteractive) Approve(ctx context.Context, r Request) (Reply, error) {
 		return Reply{}, err
 	}
 	if r.Danger && !n.AllowDanger {
-		return Reply{Approved: false, Feedback: DangerDeniedFeedback}, nil
+		return Reply{Approved: false, Unattended: true, Feedback: DangerDeniedFeedback}, nil
 	}
-	return Reply{Approved: true}, nil
+	return Reply{Approved: true, Unattended: true}, nil
 }
 
 // AutoApproveAsks approves policy asks itself and passes only danger
@@ -37,7 +37,7 @@ func (a AutoApproveAsks) Approve(ctx context.Context, r Request) (Reply, error) 
 		return Reply{}, err
 	}
 	if !r.Danger {
-		return Reply{Approved: true}, nil
+		return Reply{Approved: true, Unattended: true}, nil
 	}
 	return a.Person.Approve(ctx, r)
 }

@@ -14,10 +14,10 @@ func TestNonInteractive(t *testing.T) {
 		approved bool
 		feedback string
 	}{
-		{"policy ask", NonInteractive{}, Request{Tool: "bash", PolicyAsk: true}, true, ""},
-		{"danger", NonInteractive{}, Request{Tool: "bash", Danger: true}, false, DangerDeniedFeedback},
-		{"danger with policy ask", NonInteractive{}, Request{Tool: "bash", PolicyAsk: true, Danger: true}, false, DangerDeniedFeedback},
-		{"danger allowed by config", NonInteractive{AllowDanger: true}, Request{Tool: "bash", Danger: true}, true, ""},
+		{"policy ask", NonInteractive{}, Request{PolicyAsk: true}, true, ""},
+		{"danger", NonInteractive{}, Request{Danger: true}, false, DangerDeniedFeedback},
+		{"danger with policy ask", NonInteractive{}, Request{PolicyAsk: true, Danger: true}, false, DangerDeniedFeedback},
+		{"danger allowed by config", NonInteractive{AllowDanger: true}, Request{Danger: true}, true, ""},
 	}
 	for _, tt := range tests {
 		r, err := tt.approver.Approve(context.Background(), tt.req)

@@ -4,11 +4,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/shell"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // knownTools are the built-in tools, in the order /permissions lists them.
-var knownTools = []string{"read", "list", "glob", "grep", "write", "edit", "patch", "bash",
-	"fetch", "task", "todoread", "todowrite", "question", "skill", "exit_plan_mode"}
+var knownTools = []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.Write, tools.Edit,
+	tools.Patch, tools.Bash, tools.Fetch, tools.Task, tools.TodoRead, tools.TodoWrite, tools.Question,
+	tools.Skill, tools.ExitPlanMode}
 
 const dangerSummary = `Danger checks ask every time, whatever the rules say ("always" never skips them):
   recursive deletes of /, ~, .., the workspace or paths computed at run time; sudo, doas, su;
@@ -18,25 +23,21 @@ const dangerSummary = `Danger checks ask every time, whatever the rules say ("al
   writes outside the workspace; reads of secrets files; command names computed at run time.
 `
 
-// Matrix renders the active policy for /permissions: the action per tool,
+// Matrix renders the policy of mode for /permissions: the action per tool,
 // the bash rules in evaluation order, the allowlist and the danger checks.
-func (e *Engine) Matrix() string {
+func (e *Engine) Matrix(mode agent.Mode) string {
+	rs, guard := e.ruleset(mode)
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	mode := e.modeOf("")
-	rs, guard := e.build, []compiledRule(nil)
-	if mode == ModePlan {
-		rs, guard = e.plan, e.guard
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Permissions: preset %s, mode %s (the last matching rule wins)\n\n", e.preset, mode)
 	e.toolTable(&b, rs, guard)
 	bashTable(&b, rs)
-	if mode == ModePlan {
+	if mode == agent.Plan {
 		b.WriteString("  Plan mode is also a floor: later rules can tighten it, not loosen it.\n")
 	}
 	e.allowlist(&b)
-	fmt.Fprintf(&b, "\nRead-only commands: %s\n\n", strings.Join(readOnlyNames(), " "))
+	fmt.Fprintf(&b, "\nRead-only commands: %s\n\n", strings.Join(shell.ReadOnlyNames(), " "))
 	b.WriteString(dangerSummary)
 	return b.String()
 }
@@ -79,7 +80,7 @@ func bashTable(b *strings.Builder, rs []compiledRule) {
 	b.WriteString("\nBash rules (each simple command of a line is judged; the strictest wins)\n")
 	fmt.Fprintf(b, "  %-6s %-28s %s\n", "ACTION", "PATTERN", "SOURCE")
 	for _, r := range rs {
-		if r.Tool != "bash" || r.Exact {
+		if r.Tool != tools.Bash || r.Exact {
 			continue
 		}
 		pattern := r.Pattern

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
 )
 
@@ -17,18 +18,21 @@ func TestMatrixGolden(t *testing.T) {
 		Bash:             []config.BashRule{{Pattern: "docker *", Action: "ask"}, {Pattern: "rm -rf /*", Action: "deny"}},
 		CommandAllowlist: []string{"go generate ./..."},
 	}
-	for _, tc := range []struct{ golden, preset, agent string }{
-		{"matrix_balanced.golden", "balanced", ""},
-		{"matrix_plan.golden", "strict", "plan"},
+	for _, tc := range []struct {
+		golden, preset string
+		mode           agent.Mode
+	}{
+		{"matrix_balanced.golden", "balanced", agent.Build},
+		{"matrix_plan.golden", "strict", agent.Plan},
 	} {
 		p := perm
 		p.Preset = tc.preset
-		e, err := NewPolicy(PolicyOptions{Permission: p, Agent: tc.agent, Workspace: t.TempDir()})
+		e, err := NewPolicy(PolicyOptions{Permission: p})
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.AllowExact("bash", "make deploy")
-		got := e.Matrix()
+		got := e.Matrix(tc.mode)
 		path := filepath.Join("testdata", tc.golden)
 		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

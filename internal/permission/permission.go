@@ -4,7 +4,9 @@ package permission
 
 import (
 	"context"
-	"encoding/json"
+
+	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // Action is a policy decision.
@@ -16,16 +18,6 @@ const (
 	Deny  Action = "deny"
 )
 
-// Call is what a policy decides on.
-type Call struct {
-	Tool string
-	Args json.RawMessage
-	// Agent is the active agent (mode), e.g. "build" or "plan".
-	Agent string
-	// ReadOnly: the tool declares it changes nothing (MCP readOnlyHint).
-	ReadOnly bool
-}
-
 // Decision is a policy's answer with the reason a person is shown.
 type Decision struct {
 	Action Action
@@ -36,22 +28,27 @@ type Decision struct {
 	Danger bool
 }
 
-// Policy decides on a tool call.
+// Policy decides on a decoded tool call made in mode m. Bash calls are
+// judged on their parsed command line (c.Shell), file tools on their
+// resolved paths, other tools on their subject.
 type Policy interface {
-	Decide(c Call) Decision
+	Decide(c *tools.Call, m agent.Mode) Decision
 }
 
 // AllowAll allows every call. It is the policy until rules are configured.
 type AllowAll struct{}
 
-func (AllowAll) Decide(Call) Decision { return Decision{Action: Allow} }
+func (AllowAll) Decide(*tools.Call, agent.Mode) Decision { return Decision{Action: Allow} }
 
 // Request is one aggregated approval interaction: the policy's ask (if any)
 // and every tool-level reason, shown to a person once.
 type Request struct {
-	CallID  string
-	Tool    string
-	Subject string // the command or path, as a person reads it
+	// Call is the call asked about: its tool, subject (the command or
+	// path as a person reads it) and kind.
+	Call *tools.Call
+	// Preview is the change the call would make (a unified diff), when
+	// the tool can tell before running.
+	Preview string
 	Reasons []string
 	// PolicyAsk: the policy said ask; "always" may be offered.
 	PolicyAsk bool
@@ -66,6 +63,8 @@ type Reply struct {
 	Always bool
 	// Feedback is optional text for the model when denied.
 	Feedback string
+	// Unattended: nobody was asked; the answer is the unattended run's rule.
+	Unattended bool
 }
 
 // Approver asks a person. It returns ctx.Err() when cancelled while waiting
@@ -82,5 +81,5 @@ func (DenyWhenAsked) Approve(ctx context.Context, r Request) (Reply, error) {
 	if err := ctx.Err(); err != nil {
 		return Reply{}, err
 	}
-	return Reply{Approved: false, Feedback: "no one is available to approve this (non-interactive run)"}, nil
+	return Reply{Approved: false, Unattended: true, Feedback: "no one is available to approve this (non-interactive run)"}, nil
 }

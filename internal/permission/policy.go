@@ -6,7 +6,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // PolicyOptions configures the rule-based policy.
@@ -14,13 +16,6 @@ type PolicyOptions struct {
 	// Permission is the config section: preset, default, per-tool actions,
 	// bash rules and the allowlist written by "always".
 	Permission config.Permission
-	// Agent is the active agent when a Call names none ("build", "plan").
-	Agent string
-	// AgentModes maps agents defined in config to their mode, so an agent
-	// with mode "plan" gets plan's rules.
-	AgentModes map[string]string
-	// Workspace is the workspace root; file-tool patterns are relative to it.
-	Workspace string
 }
 
 // Engine is the rule-based Policy: defaults → config default → preset →
@@ -28,34 +23,28 @@ type PolicyOptions struct {
 // In plan mode the plan rules are also a floor: user rules can tighten
 // them but not loosen them, because plan mode must not change anything.
 type Engine struct {
-	mu        sync.RWMutex
-	opts      PolicyOptions
-	preset    string
-	agent     string
-	workspace string
-	runtime   Ruleset // allow rules added by AllowExact
-	build     []compiledRule
-	plan      []compiledRule
-	guard     []compiledRule // plan rules alone
+	mu      sync.RWMutex
+	opts    PolicyOptions
+	preset  string
+	runtime Ruleset // allow rules added by AllowExact
+	build   []compiledRule
+	plan    []compiledRule
+	guard   []compiledRule // plan rules alone
 }
 
 var _ Policy = (*Engine)(nil)
 
 // NewPolicy builds the policy from config. The preset may be "build" or
-// "plan", which also selects the default agent.
+// "plan" (ParsePreset tells the caller which mode that selects).
 func NewPolicy(opts PolicyOptions) (*Engine, error) {
-	preset, mode, err := ParsePreset(opts.Permission.Preset)
+	preset, _, err := ParsePreset(opts.Permission.Preset)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Permission.Default != "" && !validAction(opts.Permission.Default) {
 		return nil, fmt.Errorf("permission.default: %q is not allow, ask or deny", opts.Permission.Default)
 	}
-	e := &Engine{opts: opts, preset: preset, agent: opts.Agent,
-		workspace: realPath(absOr(opts.Workspace, "."))}
-	if e.agent == "" {
-		e.agent = mode
-	}
+	e := &Engine{opts: opts, preset: preset}
 	if err := e.compile(); err != nil {
 		return nil, err
 	}
@@ -65,7 +54,7 @@ func NewPolicy(opts PolicyOptions) (*Engine, error) {
 // SetPreset switches the preset at run time (/permissions PRESET),
 // keeping the rules added by AllowExact. It returns the mode to switch to
 // when the name was "build" or "plan".
-func (e *Engine) SetPreset(name string) (mode string, err error) {
+func (e *Engine) SetPreset(name string) (agent.Mode, error) {
 	preset, mode, err := ParsePreset(name)
 	if err != nil {
 		return "", err
@@ -73,9 +62,6 @@ func (e *Engine) SetPreset(name string) (mode string, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.preset = preset
-	if mode != "" {
-		e.agent = mode
-	}
 	return mode, e.compile()
 }
 
@@ -102,14 +88,14 @@ func (e *Engine) AllowExact(tool, subject string) {
 }
 
 // rules returns the ruleset in evaluation order for mode.
-func (e *Engine) rules(mode string) Ruleset {
+func (e *Engine) rules(mode agent.Mode) Ruleset {
 	p := e.opts.Permission
 	rs := defaultRules()
 	if p.Default != "" {
 		rs = append(rs, Rule{Tool: "*", Pattern: "*", Action: Action(p.Default), Source: "config permission.default"})
 	}
 	rs = append(rs, presetRules(e.preset)...)
-	if mode == ModePlan {
+	if mode == agent.Plan {
 		rs = append(rs, planRules()...)
 	}
 	return append(rs, e.userRules()...)
@@ -120,11 +106,11 @@ func (e *Engine) rules(mode string) Ruleset {
 func (e *Engine) userRules() Ruleset {
 	p := e.opts.Permission
 	var rs Ruleset
-	tools := make([]string, 0, len(p.Tools))
+	names := make([]string, 0, len(p.Tools))
 	for t := range p.Tools {
-		tools = append(tools, t)
+		names = append(names, t)
 	}
-	slices.SortFunc(tools, func(a, b string) int {
+	slices.SortFunc(names, func(a, b string) int {
 		if (a == "*") != (b == "*") {
 			if a == "*" {
 				return -1
@@ -133,15 +119,15 @@ func (e *Engine) userRules() Ruleset {
 		}
 		return strings.Compare(a, b)
 	})
-	for _, t := range tools {
+	for _, t := range names {
 		rs = append(rs, Rule{Tool: t, Pattern: "*", Action: Action(p.Tools[t]), Source: "config permission.tools." + t})
 	}
 	for i, b := range p.Bash {
-		rs = append(rs, Rule{Tool: "bash", Pattern: b.Pattern, Action: Action(b.Action),
+		rs = append(rs, Rule{Tool: tools.Bash, Pattern: b.Pattern, Action: Action(b.Action),
 			Source: fmt.Sprintf("config permission.bash[%d]", i)})
 	}
 	for _, cmd := range p.CommandAllowlist {
-		rs = append(rs, Rule{Tool: "bash", Pattern: cmd, Action: Allow, Exact: true, Source: "command allowlist"})
+		rs = append(rs, Rule{Tool: tools.Bash, Pattern: cmd, Action: Allow, Exact: true, Source: "command allowlist"})
 	}
 	return append(rs, e.runtime...)
 }
@@ -152,8 +138,8 @@ func (e *Engine) compile() error {
 			return fmt.Errorf("%s: %q is not allow, ask or deny", r.Source, r.Action)
 		}
 	}
-	e.build = compileAll(e.rules(ModeBuild))
-	e.plan = compileAll(e.rules(ModePlan))
+	e.build = compileAll(e.rules(agent.Build))
+	e.plan = compileAll(e.rules(agent.Plan))
 	e.guard = compileAll(planRules())
 	return nil
 }
@@ -170,34 +156,27 @@ func validAction(a string) bool {
 	return a == string(Allow) || a == string(Ask) || a == string(Deny)
 }
 
-// modeOf maps an agent name to its mode.
-func (e *Engine) modeOf(agent string) string {
-	if agent == "" {
-		agent = e.agent
+// ruleset is the compiled rules of mode m and, in plan mode, the floor.
+func (e *Engine) ruleset(m agent.Mode) (rs, guard []compiledRule) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if m == agent.Plan {
+		return e.plan, e.guard
 	}
-	if agent == ModePlan || e.opts.AgentModes[agent] == ModePlan {
-		return ModePlan
-	}
-	return ModeBuild
+	return e.build, nil
 }
 
 // Decide implements Policy.
-func (e *Engine) Decide(c Call) Decision {
-	e.mu.RLock()
-	rs, guard := e.build, []compiledRule(nil)
-	if e.modeOf(c.Agent) == ModePlan {
-		rs, guard = e.plan, e.guard
-	}
-	e.mu.RUnlock()
+func (e *Engine) Decide(c *tools.Call, m agent.Mode) Decision {
+	rs, guard := e.ruleset(m)
 	var vs []verdict
 	switch {
-	case c.Tool == "bash":
-		vs = e.bashVerdicts(c, rs, guard)
-	case isFileTool(c.Tool):
+	case c.Name == tools.Bash:
+		vs = e.bashVerdicts(c.Shell, rs, guard)
+	case slices.Contains(tools.FileTools, c.Name):
 		vs = e.pathVerdicts(c, rs, guard)
 	default:
-		subject := otherSubject(c.Args)
-		v := judge(c.Tool, subject, rs, guard, func(r compiledRule) bool { return r.matchSubject(subject) })
+		v := judge(c.Name, c.Subject, rs, guard, func(r compiledRule) bool { return r.matchSubject(c.Subject) })
 		// A tool that declares itself read-only (an MCP server's
 		// readOnlyHint) is treated like the built-in read-only tools when
 		// only the catch-all default matched; explicit rules still win.
@@ -206,7 +185,7 @@ func (e *Engine) Decide(c Call) Decision {
 		}
 		vs = []verdict{v}
 	}
-	return worst(c.Tool, vs)
+	return worst(c.Name, vs)
 }
 
 // verdict is the decision on one part of a call (one simple command, one path).
@@ -263,7 +242,7 @@ func describeRule(r Rule) string {
 	switch {
 	case r.Pattern == ReadOnlyPattern:
 		return r.Source + ": read-only command"
-	case r.Source == planSource && r.Tool == "bash" && r.Action == Ask:
+	case r.Source == planSource && r.Tool == tools.Bash && r.Action == Ask:
 		return "plan mode: only read-only commands run without approval"
 	case r.anyPattern() || r.Exact:
 		return r.Source

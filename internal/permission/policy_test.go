@@ -1,26 +1,22 @@
 package permission
 
 import (
-	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/shell"
 )
 
 func newEngine(t *testing.T, p config.Permission) *Engine {
 	t.Helper()
-	e, err := NewPolicy(PolicyOptions{Permission: p, Workspace: t.TempDir()})
+	e, err := NewPolicy(PolicyOptions{Permission: p})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
-}
-
-func fileCall(tool, path, agent string) Call {
-	args, _ := json.Marshal(map[string]string{"path": path})
-	return Call{Tool: tool, Args: args, Agent: agent}
 }
 
 func TestPatternMatchesParsedArgv(t *testing.T) {
@@ -56,13 +52,12 @@ func TestPatternMatchesParsedArgv(t *testing.T) {
 		{"", "anything at all", true},
 	}
 	for _, tt := range tests {
-		an := newAnalyzer(AnalyzeOptions{Workspace: "/"})
-		an.source(tt.command, ctx{}, 0)
-		if len(an.cmds) != 1 {
-			t.Fatalf("%q: %d commands", tt.command, len(an.cmds))
+		an := shell.Analyze(tt.command, shell.Options{Workspace: "/"})
+		if len(an.Commands) != 1 {
+			t.Fatalf("%q: %d commands", tt.command, len(an.Commands))
 		}
 		r := compileRule(Rule{Tool: "bash", Pattern: tt.pattern, Action: Allow})
-		if got := r.matchCommand(an.cmds[0], normalize(tt.command)); got != tt.want {
+		if got := r.matchCommand(an.Commands[0], normalize(tt.command)); got != tt.want {
 			t.Errorf("%q matches %q = %v, want %v", tt.pattern, tt.command, got, tt.want)
 		}
 	}
@@ -90,15 +85,15 @@ func TestPathPatterns(t *testing.T) {
 func TestLastMatchWins(t *testing.T) {
 	e := newEngine(t, config.Permission{Bash: []config.BashRule{
 		{Pattern: "git *", Action: "deny"}, {Pattern: "git status*", Action: "allow"}}})
-	if d := e.Decide(bashCall("git status", "")); d.Action != Allow {
+	if d := decide(e, bashCall("git status", "")); d.Action != Allow {
 		t.Errorf("git status: %+v", d)
 	}
-	if d := e.Decide(bashCall("git log", "")); d.Action != Deny || !strings.Contains(d.Reason, `config permission.bash[0]: "git *"`) {
+	if d := decide(e, bashCall("git log", "")); d.Action != Deny || !strings.Contains(d.Reason, `config permission.bash[0]: "git *"`) {
 		t.Errorf("git log: %+v", d)
 	}
 	e = newEngine(t, config.Permission{Bash: []config.BashRule{
 		{Pattern: "git status*", Action: "allow"}, {Pattern: "git *", Action: "deny"}}})
-	if d := e.Decide(bashCall("git status", "")); d.Action != Deny {
+	if d := decide(e, bashCall("git status", "")); d.Action != Deny {
 		t.Errorf("reversed order, git status: %+v", d)
 	}
 }
@@ -119,7 +114,7 @@ func TestCompoundTakesMostRestrictive(t *testing.T) {
 		{"curl example.com; rm x", Deny, `"rm x"`},
 	}
 	for _, tt := range tests {
-		d := e.Decide(bashCall(tt.command, ""))
+		d := decide(e, bashCall(tt.command, ""))
 		if d.Action != tt.want || !strings.Contains(d.Reason, tt.reason) {
 			t.Errorf("%q: %+v, want %s with %q", tt.command, d, tt.want, tt.reason)
 		}
@@ -129,23 +124,23 @@ func TestCompoundTakesMostRestrictive(t *testing.T) {
 func TestUserRulesOverridePreset(t *testing.T) {
 	e := newEngine(t, config.Permission{Default: "deny",
 		Tools: map[string]string{"write": "ask", "bash": "allow", "*": "ask"}})
-	if d := e.Decide(fileCall("write", "a.go", "")); d.Action != Ask || !strings.Contains(d.Reason, "config permission.tools.write") {
+	if d := decide(e, fileCall("write", "a.go", "")); d.Action != Ask || !strings.Contains(d.Reason, "config permission.tools.write") {
 		t.Errorf("write: %+v", d)
 	}
-	if d := e.Decide(bashCall("docker build .", "")); d.Action != Allow {
+	if d := decide(e, bashCall("docker build .", "")); d.Action != Allow {
 		t.Errorf("bash: %+v", d)
 	}
 	// "*" is applied before named tools, so "read" stays ask only through "*".
-	if d := e.Decide(fileCall("read", "a.go", "")); d.Action != Ask {
+	if d := decide(e, fileCall("read", "a.go", "")); d.Action != Ask {
 		t.Errorf("read under tools.*=ask: %+v", d)
 	}
 	// permission.default is the fallback under the preset: the preset's
 	// allows stand, tools nobody mentions take it.
 	e = newEngine(t, config.Permission{Default: "deny"})
-	if d := e.Decide(Call{Tool: "mcp_github_create_issue", Args: json.RawMessage(`{}`)}); d.Action != Deny {
+	if d := decide(e, otherCall("mcp_github_create_issue", "", false)); d.Action != Deny {
 		t.Errorf("unknown tool under default deny: %+v", d)
 	}
-	if d := e.Decide(fileCall("read", "a.go", "")); d.Action != Allow {
+	if d := decide(e, fileCall("read", "a.go", "")); d.Action != Allow {
 		t.Errorf("read under default deny: %+v", d)
 	}
 }
@@ -167,7 +162,7 @@ func TestAllowlistMatchesExactly(t *testing.T) {
 		{"docker compose up && rm x", Ask},
 	}
 	for _, tt := range tests {
-		if d := e.Decide(bashCall(tt.command, "")); d.Action != tt.want {
+		if d := decide(e, bashCall(tt.command, "")); d.Action != tt.want {
 			t.Errorf("%q: %+v, want %s", tt.command, d, tt.want)
 		}
 	}
@@ -175,36 +170,36 @@ func TestAllowlistMatchesExactly(t *testing.T) {
 
 func TestAllowExactSuppressesAskNotDanger(t *testing.T) {
 	e := newEngine(t, config.Permission{})
-	if d := e.Decide(bashCall("rm -rf ./build", "")); d.Action != Ask {
+	if d := decide(e, bashCall("rm -rf ./build", "")); d.Action != Ask {
 		t.Fatalf("before always: %+v", d)
 	}
 	e.AllowExact("bash", "rm -rf ./build")
-	d := e.Decide(bashCall("rm -rf ./build", ""))
+	d := decide(e, bashCall("rm -rf ./build", ""))
 	if d.Action != Allow || !strings.Contains(d.Reason, `approved with "always"`) {
 		t.Errorf("after always: %+v", d)
 	}
-	if d := e.Decide(bashCall("rm -rf ./src", "")); d.Action != Ask {
+	if d := decide(e, bashCall("rm -rf ./src", "")); d.Action != Ask {
 		t.Errorf("a different command: %+v", d)
 	}
 	// "always" on a dangerous command passes the policy, but the danger
 	// analysis (the tool's reasons) still asks.
 	e.AllowExact("bash", "rm -rf /")
-	if d := e.Decide(bashCall("rm -rf /", "")); d.Action != Allow {
+	if d := decide(e, bashCall("rm -rf /", "")); d.Action != Allow {
 		t.Errorf("policy after always: %+v", d)
 	}
-	if an := AnalyzeBash("rm -rf /", "", e.workspace); len(an.Reasons) == 0 {
+	if c := bashCall("rm -rf /", "").c; len(c.Reasons) == 0 {
 		t.Error("danger reasons gone after always")
 	}
 	s := newEngine(t, config.Permission{Preset: "strict"})
 	s.AllowExact("write", "a.go")
 	s.AllowExact("fetch", "")
-	if d := s.Decide(fileCall("write", "a.go", "")); d.Action != Allow {
+	if d := decide(s, fileCall("write", "a.go", "")); d.Action != Allow {
 		t.Errorf("write a.go: %+v", d)
 	}
-	if d := s.Decide(fileCall("write", "b.go", "")); d.Action != Ask {
+	if d := decide(s, fileCall("write", "b.go", "")); d.Action != Ask {
 		t.Errorf("write b.go: %+v", d)
 	}
-	if d := s.Decide(Call{Tool: "fetch", Args: json.RawMessage(`{"url":"https://x"}`)}); d.Action != Allow {
+	if d := decide(s, probe{decode(probeWS, "fetch", map[string]string{"url": "https://x"}), agent.Build}); d.Action != Allow {
 		t.Errorf("fetch: %+v", d)
 	}
 }
@@ -215,75 +210,70 @@ func TestPlanFloor(t *testing.T) {
 	e := newEngine(t, config.Permission{Tools: map[string]string{"bash": "allow", "write": "allow"},
 		Bash: []config.BashRule{{Pattern: "cat *", Action: "deny"}}, CommandAllowlist: []string{"make"}})
 	tests := []struct {
-		call   Call
+		call   probe
 		want   Action
 		danger bool
 	}{
-		{bashCall("make", ModePlan), Ask, true},
-		{bashCall("docker build .", ModePlan), Ask, true},
-		{bashCall("ls", ModePlan), Allow, false},
-		{bashCall("bash -c 'ls' > out.txt", ModePlan), Ask, true},
-		{bashCall("eval ls > out.txt", ModePlan), Ask, true},
-		{bashCall("cat x", ModePlan), Deny, false},
-		{bashCall("git push", ModePlan), Deny, false},
-		{fileCall("write", "a.go", ModePlan), Deny, false},
-		{fileCall("read", "a.go", ModePlan), Allow, false},
-		{bashCall("make", ModeBuild), Allow, false},
-		{fileCall("write", "a.go", ModeBuild), Allow, false},
+		{bashCall("make", agent.Plan), Ask, true},
+		{bashCall("docker build .", agent.Plan), Ask, true},
+		{bashCall("ls", agent.Plan), Allow, false},
+		{bashCall("bash -c 'ls' > out.txt", agent.Plan), Ask, true},
+		{bashCall("eval ls > out.txt", agent.Plan), Ask, true},
+		{bashCall("cat x", agent.Plan), Deny, false},
+		{bashCall("git push", agent.Plan), Deny, false},
+		{fileCall("write", "a.go", agent.Plan), Deny, false},
+		{fileCall("read", "a.go", agent.Plan), Allow, false},
+		{bashCall("make", agent.Build), Allow, false},
+		{fileCall("write", "a.go", agent.Build), Allow, false},
 	}
 	for _, tt := range tests {
-		d := e.Decide(tt.call)
+		d := decide(e, tt.call)
 		if d.Action != tt.want || d.Danger != tt.danger {
-			t.Errorf("%s %s (%s): %+v, want %s danger=%v", tt.call.Tool, tt.call.Args, tt.call.Agent, d, tt.want, tt.danger)
+			t.Errorf("%s: %+v, want %s danger=%v", tt.call, d, tt.want, tt.danger)
 		}
 	}
 }
 
-func TestAgentModesAndDefaultAgent(t *testing.T) {
-	e, err := NewPolicy(PolicyOptions{Workspace: t.TempDir(), AgentModes: map[string]string{"reviewer": "plan"}})
-	if err != nil {
-		t.Fatal(err)
+func TestPresetPlanSelectsPlanMode(t *testing.T) {
+	if _, mode, err := ParsePreset("plan"); err != nil || mode != agent.Plan {
+		t.Fatalf("ParsePreset(plan) = %q, %v", mode, err)
 	}
-	if d := e.Decide(fileCall("edit", "a.go", "reviewer")); d.Action != Deny {
-		t.Errorf("reviewer edit: %+v", d)
-	}
-	p, err := NewPolicy(PolicyOptions{Workspace: t.TempDir(), Permission: config.Permission{Preset: "plan"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := p.Decide(fileCall("edit", "a.go", "")); d.Action != Deny {
-		t.Errorf("preset plan, no agent: %+v", d)
+	p := newEngine(t, config.Permission{Preset: "plan"})
+	if d := decide(p, fileCall("edit", "a.go", agent.Plan)); d.Action != Deny {
+		t.Errorf("plan mode edit: %+v", d)
 	}
 }
 
 func TestFileToolsAndOthers(t *testing.T) {
 	s := newEngine(t, config.Permission{Preset: "strict"})
+	patch := decode(probeWS, "patch", map[string]string{"patch": "*** Begin Patch\n*** Add File: a.go\n+x\n*** Update File: b.go\n@@\n-a\n+b\n*** End Patch"})
 	tests := []struct {
 		e      *Engine
-		call   Call
+		call   probe
 		want   Action
 		reason string
 	}{
 		{s, fileCall("write", "src/a.go", ""), Ask, `write: "src/a.go" requires approval (strict preset)`},
 		{s, fileCall("read", "src/a.go", ""), Allow, ""},
-		{s, Call{Tool: "grep", Args: json.RawMessage(`{"pattern":"x"}`)}, Allow, ""},
-		{s, Call{Tool: "fetch", Args: json.RawMessage(`{"url":"https://go.dev"}`)}, Ask, `fetch: "https://go.dev" requires approval`},
-		{s, Call{Tool: "mcp_x", Args: json.RawMessage(`{}`)}, Ask, "mcp_x requires approval (defaults)"},
-		{s, Call{Tool: "patch", Agent: ModePlan, Args: json.RawMessage(
-			`{"patch":"*** Begin Patch\n*** Add File: a.go\n+x\n*** Update File: b.go\n*** End Patch"}`)}, Deny, `patch: "a.go" is denied (plan mode)`},
-		{s, Call{Tool: "bash", Args: json.RawMessage(`not json`)}, Ask, "arguments could not be read"},
-		{newEngine(t, config.Permission{Preset: "yolo"}), Call{Tool: "mcp_x", Args: json.RawMessage(`{}`)}, Allow, "yolo preset"},
+		{s, probe{decode(probeWS, "grep", map[string]string{"pattern": "x"}), agent.Build}, Allow, ""},
+		{s, probe{decode(probeWS, "fetch", map[string]string{"url": "https://go.dev"}), agent.Build}, Ask, `fetch: "https://go.dev" requires approval`},
+		{s, otherCall("mcp_x", "", false), Ask, "mcp_x requires approval (defaults)"},
+		{s, probe{patch, agent.Plan}, Deny, `patch: "a.go" is denied (plan mode)`},
+		{newEngine(t, config.Permission{Preset: "yolo"}), otherCall("mcp_x", "", false), Allow, "yolo preset"},
 	}
 	for _, tt := range tests {
-		d := tt.e.Decide(tt.call)
+		d := decide(tt.e, tt.call)
 		if d.Action != tt.want || !strings.Contains(d.Reason, tt.reason) {
-			t.Errorf("%s %s: %+v, want %s with %q", tt.call.Tool, tt.call.Args, d, tt.want, tt.reason)
+			t.Errorf("%s: %+v, want %s with %q", tt.call, d, tt.want, tt.reason)
 		}
 	}
 }
 
 func TestParsePreset(t *testing.T) {
-	tests := []struct{ in, preset, mode string }{
+	tests := []struct {
+		in, preset string
+		mode       agent.Mode
+	}{
 		{"", "balanced", ""}, {"strict", "strict", ""}, {" Balanced ", "balanced", ""},
 		{"auto-edit", "auto-edit", ""}, {"auto_edit", "auto-edit", ""}, {"yolo", "yolo", ""},
 		{"build", "balanced", "build"}, {"plan", "balanced", "plan"},
@@ -305,16 +295,17 @@ func TestSetPresetKeepsRuntimeRules(t *testing.T) {
 	if mode, err := e.SetPreset("strict"); err != nil || mode != "" || e.Preset() != "strict" {
 		t.Fatalf("SetPreset(strict) = %q, %v", mode, err)
 	}
-	if d := e.Decide(bashCall("go test ./...", "")); d.Action != Ask {
+	if d := decide(e, bashCall("go test ./...", "")); d.Action != Ask {
 		t.Errorf("strict go test: %+v", d)
 	}
-	if d := e.Decide(bashCall("docker build .", "")); d.Action != Allow {
+	if d := decide(e, bashCall("docker build .", "")); d.Action != Allow {
 		t.Errorf("runtime rule lost: %+v", d)
 	}
-	if mode, err := e.SetPreset("plan"); err != nil || mode != "plan" {
+	mode, err := e.SetPreset("plan")
+	if err != nil || mode != agent.Plan {
 		t.Fatalf("SetPreset(plan) = %q, %v", mode, err)
 	}
-	if d := e.Decide(fileCall("write", "a.go", "")); d.Action != Deny {
+	if d := decide(e, fileCall("write", "a.go", mode)); d.Action != Deny {
 		t.Errorf("after /permissions plan: %+v", d)
 	}
 	if _, err := e.SetPreset("nope"); err == nil {
@@ -327,7 +318,7 @@ func TestNewPolicyRejectsBadConfig(t *testing.T) {
 		{Preset: "lax"}, {Default: "maybe"}, {Tools: map[string]string{"bash": "yes"}},
 		{Bash: []config.BashRule{{Pattern: "x", Action: "nope"}}},
 	} {
-		if _, err := NewPolicy(PolicyOptions{Permission: p, Workspace: t.TempDir()}); err == nil {
+		if _, err := NewPolicy(PolicyOptions{Permission: p}); err == nil {
 			t.Errorf("NewPolicy(%+v): no error", p)
 		}
 	}
@@ -339,7 +330,7 @@ func TestDecideConcurrentWithAllowExact(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			for range 20 {
-				e.Decide(bashCall("ls && rm x", ""))
+				decide(e, bashCall("ls && rm x", ""))
 				if i == 0 {
 					e.AllowExact("bash", "rm x")
 				}
@@ -347,28 +338,21 @@ func TestDecideConcurrentWithAllowExact(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if d := e.Decide(bashCall("ls && rm x", "")); d.Action != Allow {
+	if d := decide(e, bashCall("ls && rm x", "")); d.Action != Allow {
 		t.Errorf("after AllowExact: %+v", d)
 	}
 }
 
 func TestReadOnlyExtensionToolsAreAllowed(t *testing.T) {
-	e, err := NewPolicy(PolicyOptions{Agent: "build", Workspace: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := e.Decide(Call{Tool: "mcp__srv__lookup", Agent: "build", ReadOnly: true}); d.Action != Allow {
+	e := newEngine(t, config.Permission{})
+	if d := decide(e, otherCall("mcp__srv__lookup", "", true)); d.Action != Allow {
 		t.Fatalf("read-only MCP tool: %+v", d)
 	}
-	if d := e.Decide(Call{Tool: "mcp__srv__write", Agent: "build"}); d.Action != Ask {
+	if d := decide(e, otherCall("mcp__srv__write", "", false)); d.Action != Ask {
 		t.Fatalf("mutating MCP tool: %+v", d)
 	}
-	deny, err := NewPolicy(PolicyOptions{Agent: "build", Workspace: t.TempDir(),
-		Permission: config.Permission{Tools: map[string]string{"mcp__srv__lookup": "deny"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := deny.Decide(Call{Tool: "mcp__srv__lookup", Agent: "build", ReadOnly: true}); d.Action != Deny {
+	deny := newEngine(t, config.Permission{Tools: map[string]string{"mcp__srv__lookup": "deny"}})
+	if d := decide(deny, otherCall("mcp__srv__lookup", "", true)); d.Action != Deny {
 		t.Fatalf("an explicit rule must win over the read-only flag: %+v", d)
 	}
 }

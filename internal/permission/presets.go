@@ -4,28 +4,28 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
-// Preset and mode names (SPEC §8). "build" and "plan" are accepted as
+// Preset names, in order of trust. "build" and "plan" are accepted as
 // preset names too: they switch the mode and use the balanced preset.
 const (
 	PresetStrict   = "strict"
 	PresetBalanced = "balanced"
 	PresetAutoEdit = "auto-edit"
 	PresetYolo     = "yolo"
-
-	ModeBuild = "build"
-	ModePlan  = "plan"
 )
 
 // Presets lists the preset names in order of trust.
 var Presets = []string{PresetStrict, PresetBalanced, PresetAutoEdit, PresetYolo}
 
 // ParsePreset resolves a preset name from config, --permissions or
-// /permissions. mode is "build" or "plan" when the name is one of those
-// (the caller switches the mode too), "" otherwise. An empty name is the
-// default, balanced.
-func ParsePreset(name string) (preset, mode string, err error) {
+// /permissions. mode is set when the name is "build" or "plan" (the caller
+// switches the mode too), "" otherwise. An empty name is the default,
+// balanced.
+func ParsePreset(name string) (preset string, mode agent.Mode, err error) {
 	switch n := strings.ToLower(strings.TrimSpace(name)); n {
 	case "":
 		return PresetBalanced, "", nil
@@ -33,8 +33,8 @@ func ParsePreset(name string) (preset, mode string, err error) {
 		return n, "", nil
 	case "auto_edit", "autoedit":
 		return PresetAutoEdit, "", nil
-	case ModeBuild, ModePlan:
-		return PresetBalanced, n, nil
+	case string(agent.Build), string(agent.Plan):
+		return PresetBalanced, agent.Mode(n), nil
 	}
 	return "", "", fmt.Errorf("unknown permission preset %q (want strict, balanced, auto-edit, yolo, build or plan)", name)
 }
@@ -44,10 +44,8 @@ const defaultsSource = "defaults"
 
 // readOnlyTools change nothing in the workspace (todowrite and question
 // touch only the session).
-var readOnlyTools = []string{"read", "list", "glob", "grep", "todoread", "todowrite",
-	"question", "skill", "exit_plan_mode"}
-
-var editTools = []string{"write", "edit", "patch"}
+var readOnlyTools = []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.TodoRead,
+	tools.TodoWrite, tools.Question, tools.Skill, tools.ExitPlanMode}
 
 // devCommands: balanced's allowlist beyond the read-only whitelist. These
 // build, test and lint the project; they write only build output.
@@ -103,19 +101,19 @@ func presetRules(preset string) Ruleset {
 	if preset == PresetStrict {
 		trusted = Ask
 	}
-	for _, t := range slices.Concat(editTools, []string{"task", "fetch"}) {
+	for _, t := range slices.Concat(tools.EditTools, []string{tools.Task, tools.Fetch}) {
 		add(t, "*", trusted)
 	}
-	add("bash", "*", Ask)
-	add("bash", ReadOnlyPattern, Allow)
+	add(tools.Bash, "*", Ask)
+	add(tools.Bash, ReadOnlyPattern, Allow)
 	if preset != PresetStrict {
 		for _, p := range devCommands {
-			add("bash", p, Allow)
+			add(tools.Bash, p, Allow)
 		}
 	}
 	if preset == PresetAutoEdit {
 		for _, p := range autoEditCommands {
-			add("bash", p, Allow)
+			add(tools.Bash, p, Allow)
 		}
 	}
 	return rs
@@ -127,12 +125,12 @@ const planSource = "plan mode"
 // workspace runs without a person; read-only commands run directly.
 func planRules() Ruleset {
 	rs := Ruleset{}
-	for _, t := range slices.Concat(editTools, []string{"task"}) {
+	for _, t := range slices.Concat(tools.EditTools, []string{tools.Task}) {
 		rs = append(rs, Rule{Tool: t, Pattern: "*", Action: Deny, Source: planSource})
 	}
-	rs = append(rs, Rule{Tool: "bash", Pattern: "*", Action: Ask, Source: planSource})
+	rs = append(rs, Rule{Tool: tools.Bash, Pattern: "*", Action: Ask, Source: planSource})
 	for _, p := range planGitDenied {
-		rs = append(rs, Rule{Tool: "bash", Pattern: p, Action: Deny, Source: planSource})
+		rs = append(rs, Rule{Tool: tools.Bash, Pattern: p, Action: Deny, Source: planSource})
 	}
-	return append(rs, Rule{Tool: "bash", Pattern: ReadOnlyPattern, Action: Allow, Source: planSource})
+	return append(rs, Rule{Tool: tools.Bash, Pattern: ReadOnlyPattern, Action: Allow, Source: planSource})
 }

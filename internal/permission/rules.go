@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/coder-agent/coder/internal/shell"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // Rule is one permission rule (opencode's {permission, pattern, action}).
@@ -63,11 +66,11 @@ func compileRule(r Rule) compiledRule {
 		c.words, c.rest = splitPattern(r.Pattern)
 		return c
 	}
-	if r.Tool != "bash" {
+	if r.Tool != tools.Bash {
 		return c
 	}
-	if a := AnalyzeBash(r.Pattern, "", "/"); a.ParseError == "" && len(a.Commands) == 1 {
-		c.argv = a.Commands[0]
+	if a := shell.Analyze(r.Pattern, shell.Options{Workspace: "/"}); a.ParseError == "" && len(a.Commands) == 1 {
+		c.argv = a.Commands[0].Argv()
 	}
 	return c
 }
@@ -75,21 +78,21 @@ func compileRule(r Rule) compiledRule {
 // matchCommand matches a bash rule against one simple command; whole is
 // the normalized full command line, which exact (allowlist) rules may
 // match as a whole.
-func (r compiledRule) matchCommand(c simpleCmd, whole string) bool {
+func (r compiledRule) matchCommand(c shell.Command, whole string) bool {
 	switch {
 	case r.anyPattern():
 		return true
 	case r.Pattern == ReadOnlyPattern:
-		return isReadOnlyCmd(c)
+		return c.ReadOnly()
 	case r.Exact:
 		return normalize(r.Pattern) == whole || sameArgv(r.argv, c)
 	}
-	if len(c.words) < len(r.words) || (!r.rest && len(c.words) != len(r.words)) {
+	if c.Len() < len(r.words) || (!r.rest && c.Len() != len(r.words)) {
 		return false
 	}
 	for i, p := range r.words {
-		w := c.words[i]
-		if !w.known || !wildcard(p, w.text) {
+		text, known := c.Word(i)
+		if !known || !wildcard(p, text) {
 			return false
 		}
 	}
@@ -115,12 +118,12 @@ func splitPattern(p string) (words []string, rest bool) {
 
 // sameArgv: an allowlisted command that is one simple command matches
 // that command literally, wherever it appears in a compound line.
-func sameArgv(argv []string, c simpleCmd) bool {
-	if argv == nil || len(argv) != len(c.words) {
+func sameArgv(argv []string, c shell.Command) bool {
+	if argv == nil || len(argv) != c.Len() {
 		return false
 	}
 	for i, s := range argv {
-		if !c.words[i].known || c.words[i].text != s {
+		if text, known := c.Word(i); !known || text != s {
 			return false
 		}
 	}

@@ -2,14 +2,15 @@ package permission
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // tableCase is one command of testdata/commands.txt.
@@ -20,9 +21,12 @@ type tableCase struct {
 	reason  string
 }
 
-var tableColumns = []struct{ preset, agent string }{
-	{PresetStrict, ModeBuild}, {PresetBalanced, ModeBuild}, {PresetAutoEdit, ModeBuild},
-	{PresetYolo, ModeBuild}, {PresetBalanced, ModePlan},
+var tableColumns = []struct {
+	preset string
+	mode   agent.Mode
+}{
+	{PresetStrict, agent.Build}, {PresetBalanced, agent.Build}, {PresetAutoEdit, agent.Build},
+	{PresetYolo, agent.Build}, {PresetBalanced, agent.Plan},
 }
 
 func readTable(t testing.TB) []tableCase {
@@ -48,8 +52,8 @@ func readTable(t testing.TB) []tableCase {
 	return cases
 }
 
-// newWorkspace builds the fixture the table describes and returns its root.
-func newWorkspace(t testing.TB) string {
+// newWorkspace builds the fixture the table describes.
+func newWorkspace(t testing.TB) *tools.Workspace {
 	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
@@ -67,21 +71,20 @@ func newWorkspace(t testing.TB) string {
 	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
 		t.Fatal(err)
 	}
-	return ws
+	w, err := tools.NewWorkspace(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
 
-func bashCall(command, agent string) Call {
-	args, _ := json.Marshal(map[string]string{"command": command})
-	return Call{Tool: "bash", Args: args, Agent: agent}
-}
-
-// outcome folds a policy decision and the tool-level analysis into what a
+// outcome folds a policy decision and the tool-level reasons into what a
 // person experiences.
-func outcome(d Decision, an Analysis) string {
+func outcome(d Decision, c *tools.Call) string {
 	switch {
 	case d.Action == Deny:
 		return "deny"
-	case len(an.Reasons) > 0 || d.Danger:
+	case len(c.Reasons) > 0 || d.Danger:
 		return "danger"
 	case d.Action == Ask:
 		return "ask"
@@ -93,7 +96,7 @@ func TestCommandTable(t *testing.T) {
 	ws := newWorkspace(t)
 	engines := make([]*Engine, len(tableColumns))
 	for i, col := range tableColumns {
-		e, err := NewPolicy(PolicyOptions{Permission: config.Permission{Preset: col.preset}, Workspace: ws})
+		e, err := NewPolicy(PolicyOptions{Permission: config.Permission{Preset: col.preset}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,17 +110,21 @@ func TestCommandTable(t *testing.T) {
 		if len(tc.want) != len(tableColumns) {
 			t.Fatalf("line %d: %d outcomes, want %d", tc.line, len(tc.want), len(tableColumns))
 		}
-		an := AnalyzeBash(tc.command, ws, ws)
+		c := decode(ws, tools.Bash, map[string]string{"command": tc.command})
+		if c.Failure != nil {
+			t.Errorf("line %d %s: %s", tc.line, tc.command, c.Failure.Content)
+			continue
+		}
 		for i, col := range tableColumns {
-			d := engines[i].Decide(bashCall(tc.command, col.agent))
-			got := outcome(d, an)
-			name := col.preset + "/" + col.agent
+			d := engines[i].Decide(c, col.mode)
+			got := outcome(d, c)
+			name := col.preset + "/" + string(col.mode)
 			if got != tc.want[i] {
 				t.Errorf("line %d %s: %s = %s, want %s\n  policy: %s\n  reasons: %q",
-					tc.line, tc.command, name, got, tc.want[i], d.Reason, an.Reasons)
+					tc.line, tc.command, name, got, tc.want[i], d.Reason, c.Reasons)
 				continue
 			}
-			all := d.Reason + "\n" + strings.Join(an.Reasons, "\n")
+			all := d.Reason + "\n" + strings.Join(c.Reasons, "\n")
 			if got != "allow" && !strings.Contains(all, tc.reason) {
 				t.Errorf("line %d %s: %s reasons lack %q:\n%s", tc.line, tc.command, name, tc.reason, all)
 			}
@@ -133,19 +140,22 @@ func FuzzAnalyzeBash(f *testing.F) {
 	f.Add("a=$(b <(c) `d`) e ${f:-$(g)} <<EOF\n$(h)\nEOF\n")
 	f.Add("function f { f | f & }; f; [[ $(x) ]]; (( $(y) )); case $(z) in $(w)) v;; esac")
 	ws := newWorkspace(f)
-	e, err := NewPolicy(PolicyOptions{Workspace: ws})
+	e, err := NewPolicy(PolicyOptions{})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, command string) {
 		start := time.Now()
-		an := AnalyzeBash(command, ws, ws)
+		c := decode(ws, tools.Bash, map[string]string{"command": command})
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("%q took %v", command, d)
 		}
-		if an.ParseError != "" && an.ReadOnly {
+		if c.Failure != nil {
+			return // an empty command
+		}
+		if c.Shell.ParseError != "" && c.Shell.ReadOnly {
 			t.Errorf("%q: unparseable but read-only", command)
 		}
-		e.Decide(bashCall(command, ModePlan))
+		e.Decide(c, agent.Plan)
 	})
 }

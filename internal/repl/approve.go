@@ -51,7 +51,7 @@ func (r *REPL) Approve(ctx context.Context, req permission.Request) (permission.
 // danger request accepts y or n). "n <text>" carries feedback to the model.
 func (r *REPL) answer(a *ask) answerKind {
 	st := r.o.Style
-	r.o.Renderer.Println(st.Yellow("[approval] " + a.req.Tool + ": " + a.req.Subject))
+	r.o.Renderer.Println(st.Yellow("[approval] " + a.req.Call.Name + ": " + a.req.Call.Subject))
 	for _, reason := range a.req.Reasons {
 		r.o.Renderer.Println(st.Yellow("  " + reason))
 	}

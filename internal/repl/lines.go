@@ -7,14 +7,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/coder-agent/coder/internal/orchestrator"
 )
 
-// RunLines is the REPL on a stdin that is not a terminal (seed 09 §2): every
-// line is one input through the same dispatcher, until EOF. No raw mode and
+// RunLines is the REPL on a stdin that is not a terminal: every line is one
+// input through the same dispatcher, until EOF. No raw mode and
 // no prompt; output is whatever the renderer writes. It returns 0, or 1 when
 // an input failed, or 130 when ctx was cancelled.
-func RunLines(ctx context.Context, in io.Reader, o *orchestrator.Orchestrator) int {
+func RunLines(ctx context.Context, in io.Reader, o Runner) int {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 10<<20)
 	code := 0

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 // CancelLines is what Esc during a run prints (seed 09 §6), exactly.
 const CancelLines = "Cancelled by ESC\nStopped model stream and tool execution; todo state remains unchanged unless a tool had already completed.\n"
 
 // Renderer is the REPL's event sink: one chronological stream in the normal
-// scrollback. It also remembers the figures the prompt shows.
+// scrollback. It also remembers what the prompt shows, from the events.
 type Renderer struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -22,7 +23,13 @@ type Renderer struct {
 	block string // "answer", "thinking" or "" — the block being streamed
 	bol   bool   // the cursor is at the beginning of a line
 
-	tokens int
+	prompt PromptState
+}
+
+// PromptState is what the prompt shows, as the events last told it.
+type PromptState struct {
+	Agent, Model, Cwd string
+	Tokens, Limit     int
 }
 
 // NewRenderer writes to w.
@@ -30,11 +37,11 @@ func NewRenderer(w io.Writer, st Style) *Renderer {
 	return &Renderer{w: w, st: st, bol: true}
 }
 
-// ContextTokens is the latest context figure for the prompt.
-func (r *Renderer) ContextTokens() int {
+// Prompt is what the prompt shows now.
+func (r *Renderer) Prompt() PromptState {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.tokens
+	return r.prompt
 }
 
 // Emit implements event.Sink.
@@ -67,11 +74,16 @@ func (r *Renderer) Emit(e event.Event) {
 	case event.Error:
 		r.line(r.errorText(e.Message))
 	case event.SessionStarted:
+		r.prompt.Agent, r.prompt.Model, r.prompt.Cwd = e.Agent, e.Model, e.Cwd
 		if e.Resumed {
 			r.line(r.st.Yellow("resumed session " + e.SessionID))
 		}
+	case event.ModeChanged:
+		r.prompt.Agent = e.Agent
+	case event.ModelChanged:
+		r.prompt.Model = e.Model
 	case event.ContextUpdated:
-		r.tokens = e.Tokens
+		r.prompt.Tokens, r.prompt.Limit = e.Tokens, e.Limit
 	case event.TurnFinished:
 		r.turnDone(e)
 	case event.TodoUpdated:
@@ -196,7 +208,7 @@ func (r *Renderer) subagent(e event.Subagent) {
 
 // todos lists the todo items by status: done cyan, in progress yellow,
 // pending dim (seed 09 §5).
-func (r *Renderer) todos(items []event.TodoItem) {
+func (r *Renderer) todos(items []session.Todo) {
 	r.line(r.st.Blue("[todos]"))
 	for _, td := range items {
 		switch td.Status {

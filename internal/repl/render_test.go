@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -17,6 +18,9 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // everyEvent is a turn that touches every event kind the renderer draws.
 func everyEvent(r *Renderer) {
 	r.Emit(event.SessionStarted{SessionID: "20261122-083000-abcdef", Resumed: true})
+	r.Emit(event.SessionStarted{SessionID: "s1", Model: "m1", Agent: "build", Mode: "build", Cwd: "/ws"})
+	r.Emit(event.ModelChanged{Model: "m2"})
+	r.Emit(event.ModeChanged{Agent: "plan", Mode: "plan"})
 	r.Emit(event.StateChanged{From: event.StateIdle, To: event.StatePreparing})
 	r.Emit(event.ContextUpdated{Tokens: 1234, Limit: 128000})
 	r.Emit(event.ReasoningDelta{Text: "The user wants "})
@@ -31,7 +35,7 @@ func everyEvent(r *Renderer) {
 		Diff: "--- a/calc.go\n+++ b/calc.go\n@@ -4,3 +4,3 @@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n"})
 	r.Emit(event.ToolStarted{CallID: "3", Name: "read", Summary: "missing.go"})
 	r.Emit(event.ToolFinished{CallID: "3", Name: "read", OK: false, Summary: "missing.go: no such file"})
-	r.Emit(event.TodoUpdated{Todos: []event.TodoItem{{ID: "1", Content: "read the code", Status: "done"},
+	r.Emit(event.TodoUpdated{Todos: []session.Todo{{ID: "1", Content: "read the code", Status: "done"},
 		{ID: "2", Content: "fix Add", Status: "in_progress"}, {ID: "3", Content: "run the tests", Status: "pending"}}})
 	r.Emit(event.Notice{Text: "retrying model call in 1s (attempt 1)"})
 	r.Emit(event.TextDelta{Text: "partial"})
@@ -54,8 +58,8 @@ func TestRendererGolden(t *testing.T) {
 			r := NewRenderer(&b, Style{Color: color})
 			everyEvent(r)
 			golden(t, filepath.Join("testdata", name), b.Bytes())
-			if r.ContextTokens() != 1234 {
-				t.Errorf("context tokens %d", r.ContextTokens())
+			if p := r.Prompt(); p.Tokens != 1234 || p.Limit != 128000 || p.Agent != "plan" || p.Model != "m2" || p.Cwd != "/ws" {
+				t.Errorf("prompt state from the events: %+v", p)
 			}
 		})
 	}

@@ -11,7 +11,6 @@ import (
 
 	uv "github.com/charmbracelet/ultraviolet"
 
-	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/orchestrator"
 )
 
@@ -24,16 +23,24 @@ const (
 // Options configure an interactive session.
 type Options struct {
 	In, Out  *os.File
-	Orch     *orchestrator.Orchestrator
 	Renderer *Renderer
 	Style    Style
 	// Term is $TERM, for the key decoder.
 	Term string
 }
 
-// REPL is an interactive session on a terminal.
+// Runner runs inputs (the commands dispatcher over the core).
+type Runner interface {
+	RunInput(ctx context.Context, input string) (orchestrator.Outcome, error)
+	// ToggleMode switches build ↔ plan (Tab on an empty input).
+	ToggleMode()
+}
+
+// REPL is an interactive session on a terminal. It is created before the
+// core, which it serves as approver and questioner; Run gets the runner.
 type REPL struct {
 	o      Options
+	runner Runner
 	term   *terminal
 	ed     editor
 	ahead  editor // typed while a run is active
@@ -52,7 +59,8 @@ func New(o Options) *REPL {
 }
 
 // Run reads inputs until Ctrl+D on an empty line (0) or Ctrl+C (130).
-func (r *REPL) Run(ctx context.Context) int {
+func (r *REPL) Run(ctx context.Context, runner Runner) int {
+	r.runner = runner
 	t, err := enterRaw(r.o.In, r.o.Out)
 	if err != nil {
 		r.o.Renderer.Println(r.o.Style.Red("error: cannot use the terminal: " + err.Error()))
@@ -122,7 +130,7 @@ func (r *REPL) readInput(ctx context.Context) (input string, code int, done bool
 					r.finishPrompt()
 					return "", exitInterrupt, true
 				case k == "tab" && r.ed.empty():
-					r.toggleMode()
+					r.runner.ToggleMode()
 				default:
 					editKey(&r.ed, ev)
 				}
@@ -172,22 +180,16 @@ func editKey(e *editor, ev uv.KeyPressEvent) {
 	}
 }
 
-func (r *REPL) toggleMode() {
-	next := agent.Plan()
-	if r.o.Orch.Agent().Name == "plan" {
-		next = agent.Build()
-	}
-	r.o.Orch.SetAgent(next)
-}
-
 // prefix is the prompt's second line: [mode] /abs/cwd>
 func (r *REPL) prefix() (styled, plain string) {
-	plain = fmt.Sprintf("[%s] %s> ", r.o.Orch.Agent().Name, r.o.Orch.Workspace())
+	st := r.o.Renderer.Prompt()
+	plain = fmt.Sprintf("[%s] %s> ", st.Agent, st.Cwd)
 	return r.o.Style.Green(plain), plain
 }
 
 func (r *REPL) infoLine() string {
-	return r.o.Style.Dim(fmt.Sprintf("context: %d tokens · model: %s", r.o.Orch.ContextTokens(), r.o.Orch.Model()))
+	st := r.o.Renderer.Prompt()
+	return r.o.Style.Dim(fmt.Sprintf("context: %d tokens · model: %s", st.Tokens, st.Model))
 }
 
 // drawPrompt (re)draws the two prompt lines with the input in place.
@@ -214,7 +216,7 @@ func (r *REPL) run(ctx context.Context, input string) (code int, exit bool) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.o.Orch.RunInput(runCtx, input)
+		_, err := r.runner.RunInput(runCtx, input)
 		done <- err
 	}()
 	escaped, interrupted := false, false

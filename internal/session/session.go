@@ -4,6 +4,7 @@ package session
 
 import (
 	"crypto/rand"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -88,4 +89,22 @@ func TitleFrom(input string) string {
 	}
 	r := []rune(line)
 	return string(r[:59]) + "…"
+}
+
+// FormatTodos renders a todo list, one line each: "[x] 1. content", with
+// [ ] pending, [~] in progress and [x] done. The model sees this one format
+// wherever the list is shown to it.
+func FormatTodos(todos []Todo) string {
+	var b strings.Builder
+	for _, td := range todos {
+		mark := "[ ]"
+		switch td.Status {
+		case TodoDone:
+			mark = "[x]"
+		case TodoInProgress:
+			mark = "[~]"
+		}
+		fmt.Fprintf(&b, "%s %s. %s\n", mark, td.ID, td.Content)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

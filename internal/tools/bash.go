@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/coder-agent/coder/internal/shell"
 )
 
 //go:embed description/bash.md
@@ -34,28 +37,20 @@ type bashTool struct {
 	shell       string
 	maxTimeout  time.Duration // 0: no limit
 	outputLimit int           // bytes per stream; 0: no cap
-	reasons     func(command string) []string
-	sandbox     func(shell, command string) (*exec.Cmd, error)
+	sandbox     func(c *Call, shell string) (*exec.Cmd, error)
 	secrets     []string
 	supervise   func(*exec.Cmd) *exec.Cmd
 }
 
-// ApprovalReasons are the command analysis's reasons (see Env.BashReasons).
-func (t bashTool) ApprovalReasons(args json.RawMessage) []string {
-	var a bashArgs
-	if t.reasons == nil || json.Unmarshal(args, &a) != nil {
-		return nil
-	}
-	return t.reasons(a.Command)
-}
-
-type bashArgs struct {
+// BashArgs are a bash call's arguments.
+type BashArgs struct {
 	Command   string `json:"command"`
 	TimeoutMS int    `json:"timeout_ms"`
 }
 
-// bashOutput is the JSON the model receives; field order is part of the contract.
-type bashOutput struct {
+// BashResult is a bash call's outcome; its JSON is what the model
+// receives, and field order is part of the contract.
+type BashResult struct {
 	OK         bool   `json:"ok"`
 	ExitCode   int    `json:"exit_code"`
 	Stdout     string `json:"stdout"`
@@ -65,9 +60,9 @@ type bashOutput struct {
 	Error      string `json:"error,omitempty"`
 }
 
-func (bashTool) Name() string        { return "bash" }
+func (bashTool) Name() string        { return Bash }
 func (bashTool) Description() string { return bashDescription }
-func (bashTool) ReadOnly() bool      { return false }
+func (bashTool) Kind() Kind          { return KindExecute }
 func (bashTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"command":{"type":"string","description":"Shell command"},` +
@@ -75,10 +70,20 @@ func (bashTool) Schema() json.RawMessage {
 		`"required":["command"]}`)
 }
 
-func (t bashTool) Summary(args json.RawMessage) string {
-	var a bashArgs
-	_ = json.Unmarshal(args, &a)
-	return firstLine(a.Command, 80)
+// Prepare parses the command line once; the policy and the approval
+// prompt read the analysis (c.Shell), its danger reasons become c.Reasons.
+func (t bashTool) Prepare(c *Call) error {
+	a, err := decodeArgs[BashArgs](c)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return errors.New("empty command")
+	}
+	c.Shell = shell.Analyze(a.Command, shell.Options{Workspace: t.ws.Root})
+	c.Subject, c.Summary = a.Command, firstLine(a.Command, 80)
+	c.Reasons = append(c.Reasons, c.Shell.Reasons...)
+	return nil
 }
 
 // timeout is the limit for one call: the requested one capped by the
@@ -96,19 +101,13 @@ func (t bashTool) timeout(requestedMS int) time.Duration {
 // REPL's terminal). On timeout or cancel the whole group is killed and the
 // partial output is returned with an error field; that is a Result, not an
 // error.
-func (t bashTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a bashArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
-	}
-	if strings.TrimSpace(a.Command) == "" {
-		return Failure("empty command"), nil
-	}
+func (t bashTool) Run(ctx context.Context, c *Call) (Result, error) {
+	a := c.Args.(*BashArgs)
 	if ctx.Err() != nil {
-		return bashOutput{ExitCode: -1, Error: "cancelled"}.result(), nil
+		return BashResult{ExitCode: -1, Error: "cancelled"}.result(), nil
 	}
 	stdout, stderr := &capWriter{limit: t.outputLimit}, &capWriter{limit: t.outputLimit}
-	cmd := t.command(a.Command, stdout, stderr)
+	cmd := t.command(c, a.Command, stdout, stderr)
 	// A supervised command's death signal follows the OS thread that
 	// started it: keep that thread alive, locked, until the command ends.
 	runtime.LockOSThread()
@@ -120,7 +119,7 @@ func (t bashTool) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	reason := wait(ctx, cmd.Process.Pid, done, t.timeout(a.TimeoutMS))
-	out := bashOutput{
+	out := BashResult{
 		ExitCode:   exitCode(cmd.ProcessState),
 		Stdout:     stdout.String(),
 		Stderr:     stderr.String(),
@@ -135,18 +134,18 @@ func (t bashTool) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	return out.result(), nil
 }
 
-func (t bashTool) command(command string, stdout, stderr *capWriter) *exec.Cmd {
-	shell := t.shell
-	if shell == "" {
-		shell = "/bin/bash"
+func (t bashTool) command(c *Call, command string, stdout, stderr *capWriter) *exec.Cmd {
+	sh := t.shell
+	if sh == "" {
+		sh = "/bin/bash"
 	}
-	cmd := exec.Command(shell, "-c", command)
+	cmd := exec.Command(sh, "-c", command)
 	if t.sandbox != nil {
 		// A sandbox that cannot be set up must not silently run the
 		// command unconfined: the caller decides, so an error runs nothing.
-		sc, err := t.sandbox(shell, command)
+		sc, err := t.sandbox(c, sh)
 		if err != nil {
-			sc = exec.Command(shell, "-c", "echo "+shellQuote("sandbox: "+err.Error())+" >&2; exit 126")
+			sc = exec.Command(sh, "-c", "echo "+shellQuote("sandbox: "+err.Error())+" >&2; exit 126")
 		}
 		if sc != nil {
 			cmd = sc
@@ -235,7 +234,7 @@ func exitCode(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
-func (o bashOutput) result() Result {
+func (o BashResult) result() Result {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -244,7 +243,7 @@ func (o bashOutput) result() Result {
 	if o.Error != "" {
 		summary = o.Error
 	}
-	return Result{OK: o.OK, Content: strings.TrimSuffix(buf.String(), "\n"), Summary: summary}
+	return Result{OK: o.OK, Content: strings.TrimSuffix(buf.String(), "\n"), Summary: summary, Bash: &o}
 }
 
 func formatDuration(ms int64) string {

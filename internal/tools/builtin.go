@@ -26,21 +26,15 @@ type Env struct {
 	// before anything is written. An error aborts the call with nothing
 	// written. The orchestrator snapshots prior content there for /undo.
 	BeforeChange func(abs string) error
-	// BashReasons, when set, analyses a bash command and returns the reasons
-	// it needs a person's approval (dangerous, writes outside the workspace).
-	BashReasons func(command string) []string
-	// ReadReasons, when set, returns reasons reading a path needs approval
-	// (a secrets file such as .env).
-	ReadReasons func(abs string) []string
 	// SecretValues are values (the API key) no tool's environment may carry:
 	// bash drops environment variables that contain one.
 	SecretValues []string
 	// Supervise, when set, wraps each bash command so its processes die
 	// with coder (see package supervise); it sets the SysProcAttr.
 	Supervise func(*exec.Cmd) *exec.Cmd
-	// Sandbox, when set, returns the command to run a bash command under an
-	// OS sandbox, or nil to run it as usual.
-	Sandbox func(shell, command string) (*exec.Cmd, error)
+	// Sandbox, when set, returns the command running a bash call under an
+	// OS sandbox (shell -c the call's command), or nil to run it as usual.
+	Sandbox func(c *Call, shell string) (*exec.Cmd, error)
 }
 
 // Builtins returns the built-in tools: read, list, glob, grep, write, edit,
@@ -53,15 +47,15 @@ func Builtins(env Env) []Tool {
 	}
 	g := fileGuard{tracker: tracker, beforeChange: env.BeforeChange}
 	return []Tool{
-		readTool{ws: ws, tracker: tracker, reasons: env.ReadReasons},
+		readTool{ws: ws, tracker: tracker},
 		listTool{ws: ws},
 		globTool{ws: ws},
-		grepTool{ws: ws, secret: env.ReadReasons},
+		grepTool{ws: ws},
 		writeTool{ws: ws, g: g},
 		editTool{ws: ws, g: g},
 		patchTool{ws: ws, g: g, write: writeFileAtomic},
 		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit,
-			reasons: env.BashReasons, sandbox: env.Sandbox, secrets: env.SecretValues,
+			sandbox: env.Sandbox, secrets: env.SecretValues,
 			supervise: env.Supervise},
 	}
 }

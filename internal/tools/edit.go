@@ -27,9 +27,9 @@ type editArgs struct {
 	ReplaceAll bool   `json:"replace_all"`
 }
 
-func (editTool) Name() string        { return "edit" }
+func (editTool) Name() string        { return Edit }
 func (editTool) Description() string { return editDescription }
-func (editTool) ReadOnly() bool      { return false }
+func (editTool) Kind() Kind          { return KindEdit }
 func (editTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"File to edit"},` +
@@ -39,49 +39,51 @@ func (editTool) Schema() json.RawMessage {
 		`"required":["path","old_string","new_string"]}`)
 }
 
-func (t editTool) Summary(args json.RawMessage) string {
-	var a editArgs
-	_ = json.Unmarshal(args, &a)
-	return a.Path
-}
-
-func (t editTool) ApprovalReasons(args json.RawMessage) []string {
-	var a editArgs
-	_ = json.Unmarshal(args, &a)
-	return t.ws.outsideReasons(a.Path)
-}
-
-func (t editTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a editArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
+func (t editTool) Prepare(c *Call) error {
+	a, err := decodeArgs[editArgs](c)
+	if err != nil {
+		return err
 	}
+	c.Subject = a.Path
+	return c.addPath(t.ws, a.Path, true)
+}
+
+func (t editTool) Run(_ context.Context, c *Call) (Result, error) { return t.run(c), nil }
+
+// Preview is the diff the call would make.
+func (t editTool) Preview(c *Call) (string, error) {
+	t.g.dry = true
+	return previewOf(t.run(c))
+}
+
+func (t editTool) run(c *Call) Result {
+	a := *c.Args.(*editArgs)
 	if a.OldString == a.NewString {
-		return Failure("old_string and new_string are identical; nothing to change"), nil
+		return Failure("old_string and new_string are identical; nothing to change")
 	}
-	tg, fail := t.ws.resolveArg(ctx, a.Path)
+	tg, fail := c.target(t.ws, 0)
 	if fail != nil {
-		return *fail, nil
+		return *fail
 	}
 	before, existed, fail := readExisting(tg)
 	if fail != nil {
-		return *fail, nil
+		return *fail
 	}
 	if !existed {
 		if a.OldString != "" {
-			return Failure("no such file or directory: %s (to create it, use an empty old_string or write)", tg.Rel), nil
+			return Failure("no such file or directory: %s (to create it, use an empty old_string or write)", tg.Rel)
 		}
 		return t.g.commit(tg, "", a.NewString, func(int, int) string {
 			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
-		}), nil
+		})
 	}
-	if fail := refuseBinary(tg.Rel, before, "edit"); fail != nil {
-		return *fail, nil
+	if fail := refuseBinary(tg.Rel, before, Edit); fail != nil {
+		return *fail
 	}
 	if fail := t.g.check(tg, before); fail != nil {
-		return *fail, nil
+		return *fail
 	}
-	return t.edit(tg, before, a), nil
+	return t.edit(tg, before, a)
 }
 
 // edit applies a to the existing file tg holding before.

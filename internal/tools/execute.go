@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,27 +8,20 @@ import (
 	"strings"
 )
 
-// Execute runs one call of t with the raw argument text the model produced.
-// Empty arguments mean {}. Malformed JSON and arguments that do not fit
-// t.Schema() become a Failure naming the problem, and so does a panic inside
-// the tool: nothing the model sends can crash the program. The error return
-// is Run's, for broken infrastructure only.
-func Execute(ctx context.Context, t Tool, rawArgs string) (res Result, err error) {
+// Execute runs a decoded call: its Failure when it has one, else the
+// tool's Run. A panic inside the tool becomes a Failure: nothing the model
+// sends can crash the program. The error return is Run's, for broken
+// infrastructure only.
+func Execute(ctx context.Context, c *Call) (res Result, err error) {
+	if c.Failure != nil {
+		return *c.Failure, nil
+	}
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = Failure("tool %s crashed: %v", t.Name(), p), nil
+			res, err = Failure("tool %s crashed: %v", c.Name, p), nil
 		}
 	}()
-	args, fail := checkArgs(t, rawArgs)
-	if fail != nil {
-		return *fail, nil
-	}
-	return t.Run(ctx, args)
-}
-
-// Unknown is the result of a call to a tool that does not exist.
-func Unknown(name string, available []string) Result {
-	return Failure("unknown tool %q; available: %s", name, strings.Join(available, ", "))
+	return c.Tool.Run(ctx, c)
 }
 
 // checkArgs parses rawArgs, validates them against t's schema and returns them
@@ -43,7 +35,7 @@ func checkArgs(t Tool, rawArgs string) (json.RawMessage, *Result) {
 	if trimmed == "" || trimmed == "null" {
 		trimmed = "{}"
 	}
-	v, err := decodeArgs(trimmed)
+	v, err := parseJSON(trimmed)
 	if err != nil {
 		return fail("invalid JSON arguments for %s: %v", t.Name(), err)
 	}
@@ -65,7 +57,7 @@ func checkArgs(t Tool, rawArgs string) (json.RawMessage, *Result) {
 	return out, nil
 }
 
-func decodeArgs(s string) (any, error) {
+func parseJSON(s string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var v any
@@ -79,17 +71,4 @@ func decodeArgs(s string) (any, error) {
 		return nil, errors.New("unexpected data after the JSON value")
 	}
 	return v, nil
-}
-
-// decode unmarshals checked arguments into a tool's params struct. After
-// checkArgs this only fails on a schema that disagrees with the struct.
-func decode(args json.RawMessage, v any) *Result {
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
-	}
-	if err := json.Unmarshal(args, v); err != nil {
-		r := Failure("invalid arguments: %v", err)
-		return &r
-	}
-	return nil
 }

@@ -80,7 +80,7 @@ func TestExecuteRecoversPanics(t *testing.T) {
 		m["x"] = 1 // nil map write
 		return Result{}, nil
 	}}
-	res, err := Execute(context.Background(), tool, `{}`)
+	res, err := execRaw(context.Background(), tool, `{}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,7 @@ type fetchTool struct {
 
 type fetchArgs struct {
 	URL string `json:"url"`
+	u   *url.URL
 }
 
 // NewFetchTool returns the fetch tool. It is read-only; whether the network
@@ -85,19 +86,31 @@ func NewFetchTool(opts FetchOptions) Tool {
 	return fetchTool{client: c, maxBytes: opts.MaxBytes, timeout: opts.Timeout}
 }
 
-func (fetchTool) Name() string        { return "fetch" }
+func (fetchTool) Name() string        { return Fetch }
 func (fetchTool) Description() string { return fetchDescription }
-func (fetchTool) ReadOnly() bool      { return true }
+func (fetchTool) Kind() Kind          { return KindFetch }
 func (fetchTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"url":{"type":"string","description":"Absolute http:// or https:// URL"}},` +
 		`"required":["url"],"additionalProperties":false}`)
 }
 
-func (fetchTool) Summary(args json.RawMessage) string {
-	var a fetchArgs
-	_ = json.Unmarshal(args, &a)
-	return a.URL
+// Prepare checks the URL: a malformed one is an argument problem.
+func (fetchTool) Prepare(c *Call) error {
+	a, err := decodeArgs[fetchArgs](c)
+	if err != nil {
+		return err
+	}
+	u, err := url.Parse(strings.TrimSpace(a.URL))
+	if err == nil {
+		err = checkFetchURL(u)
+	}
+	if err != nil {
+		return fmt.Errorf("fetch %q: %v", a.URL, err)
+	}
+	a.u = u
+	c.Subject = u.String()
+	return nil
 }
 
 func checkFetchURL(u *url.URL) error {
@@ -110,18 +123,8 @@ func checkFetchURL(u *url.URL) error {
 	return nil
 }
 
-func (t fetchTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a fetchArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
-	}
-	u, err := url.Parse(strings.TrimSpace(a.URL))
-	if err == nil {
-		err = checkFetchURL(u)
-	}
-	if err != nil {
-		return Failure("fetch %q: %v", a.URL, err), nil
-	}
+func (t fetchTool) Run(ctx context.Context, c *Call) (Result, error) {
+	u := c.Args.(*fetchArgs).u
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	page, err := t.get(ctx, u.String())

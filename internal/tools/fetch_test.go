@@ -71,7 +71,7 @@ func fetchServer(t *testing.T) *httptest.Server {
 
 func fetch(t *testing.T, opts FetchOptions, url string) Result {
 	t.Helper()
-	res, err := Execute(context.Background(), NewFetchTool(opts), `{"url":"`+url+`"}`)
+	res, err := execRaw(context.Background(), NewFetchTool(opts), `{"url":"`+url+`"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestFetchRefuses(t *testing.T) {
 			t.Errorf("%s = %s, want %q", url, res.Content, want)
 		}
 	}
-	if NewFetchTool(FetchOptions{}).ReadOnly() != true {
+	if !NewFetchTool(FetchOptions{}).Kind().readOnly() {
 		t.Error("fetch is not read-only")
 	}
 }

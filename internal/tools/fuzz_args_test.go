@@ -63,11 +63,8 @@ func FuzzCheckArgs(f *testing.F) {
 		if !bytes.Equal(again, args) {
 			t.Fatalf("normalising is not idempotent: %s then %s", args, again)
 		}
-		if ac, ok := tool.(ApprovalChecker); ok {
-			_ = ac.ApprovalReasons(args)
-		}
-		if sm, ok := tool.(interface{ Summary(json.RawMessage) string }); ok {
-			_ = sm.Summary(args)
+		if c := decodeCall(t, tool, string(args)); c.Failure != nil && c.Failure.OK {
+			t.Fatalf("a decoding failure is marked ok: %+v", c.Failure)
 		}
 	})
 }
@@ -91,7 +88,7 @@ func FuzzSchemaCheck(f *testing.F) {
 			t.Fatalf("a rejection is marked ok: %+v", fail)
 		}
 		// Execute adds the recover guard; it must turn anything into a result.
-		res, err := Execute(context.Background(), tool, raw)
+		res, err := execRaw(context.Background(), tool, raw)
 		if err != nil {
 			t.Fatalf("Execute returned an infrastructure error for bad input: %v", err)
 		}
@@ -105,7 +102,8 @@ type schemaTool string
 func (schemaTool) Name() string              { return "fuzzed" }
 func (schemaTool) Description() string       { return "" }
 func (s schemaTool) Schema() json.RawMessage { return json.RawMessage(s) }
-func (schemaTool) ReadOnly() bool            { return true }
-func (schemaTool) Run(context.Context, json.RawMessage) (Result, error) {
+func (schemaTool) Kind() Kind                { return KindRead }
+func (schemaTool) Prepare(*Call) error        { return nil }
+func (schemaTool) Run(context.Context, *Call) (Result, error) {
 	return Result{OK: true, Content: "ran"}, nil
 }

@@ -117,7 +117,7 @@ func TestCoderStateIsNeverSearched(t *testing.T) {
 		default:
 			continue
 		}
-		res, err := Execute(context.Background(), tool, args)
+		res, err := execRaw(context.Background(), tool, args)
 		if err != nil || !res.OK {
 			t.Fatalf("%s: %v %+v", tool.Name(), err, res)
 		}

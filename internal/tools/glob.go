@@ -25,6 +25,7 @@ type globTool struct{ ws *Workspace }
 type globArgs struct {
 	Pattern string `json:"pattern"`
 	Path    string `json:"path"`
+	rest    string // the pattern below its fixed leading directories
 }
 
 type globHit struct {
@@ -32,9 +33,9 @@ type globHit struct {
 	mtime time.Time
 }
 
-func (globTool) Name() string        { return "glob" }
+func (globTool) Name() string        { return Glob }
 func (globTool) Description() string { return globDescription }
-func (globTool) ReadOnly() bool      { return true }
+func (globTool) Kind() Kind          { return KindSearch }
 func (globTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"pattern":{"type":"string","description":"Glob, e.g. **/*.go"},` +
@@ -42,20 +43,21 @@ func (globTool) Schema() json.RawMessage {
 		`"required":["pattern"]}`)
 }
 
-func (t globTool) Summary(args json.RawMessage) string {
-	var a globArgs
-	_ = json.Unmarshal(args, &a)
-	if a.Path != "" && a.Path != "." {
-		return a.Pattern + " in " + a.Path
+func (t globTool) Prepare(c *Call) error {
+	a, err := decodeArgs[globArgs](c)
+	if err != nil {
+		return err
 	}
-	return a.Pattern
-}
-
-func (t globTool) ApprovalReasons(args json.RawMessage) []string {
-	var a globArgs
-	_ = json.Unmarshal(args, &a)
-	dir, _ := splitGlob(a.Path, a.Pattern)
-	return t.ws.outsideReasons(dir)
+	var dir string
+	dir, a.rest = splitGlob(a.Path, a.Pattern)
+	if !doublestar.ValidatePattern(a.rest) {
+		return fmt.Errorf("invalid glob pattern %q", a.Pattern)
+	}
+	c.Subject, c.Summary = a.Pattern, a.Pattern
+	if a.Path != "" && a.Path != "." {
+		c.Summary = a.Pattern + " in " + a.Path
+	}
+	return c.addPath(t.ws, dir, false)
 }
 
 // splitGlob moves the pattern's fixed leading directories into the search
@@ -68,23 +70,16 @@ func splitGlob(path, pattern string) (dir, rest string) {
 	return filepath.Join(orDot(path), base), rest
 }
 
-func (t globTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a globArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
-	}
-	dir, rest := splitGlob(a.Path, a.Pattern)
-	if !doublestar.ValidatePattern(rest) {
-		return Failure("invalid glob pattern %q", a.Pattern), nil
-	}
-	tg, fail := t.ws.resolveArg(ctx, dir)
+func (t globTool) Run(ctx context.Context, c *Call) (Result, error) {
+	a := c.Args.(*globArgs)
+	tg, fail := c.target(t.ws, 0)
 	if fail != nil {
 		return *fail, nil
 	}
-	if res, ok := checkDir(tg, "glob"); !ok {
+	if res, ok := checkDir(tg, Glob); !ok {
 		return res, nil
 	}
-	hits, err := globWalk(ctx, tg.Abs, rest, t.ws.Root)
+	hits, err := globWalk(ctx, tg.Abs, a.rest, t.ws.Root)
 	if err != nil {
 		return walkFailure(ctx, tg.Rel, err)
 	}

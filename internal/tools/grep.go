@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/coder-agent/coder/internal/secrets"
 )
 
 //go:embed description/grep.md
@@ -37,8 +39,6 @@ const (
 type grepTool struct {
 	ws      *Workspace
 	backend string
-	// secret reports approval reasons for reading a file (Env.ReadReasons).
-	secret func(abs string) []string
 }
 
 type grepArgs struct {
@@ -47,6 +47,9 @@ type grepArgs struct {
 	Include    string `json:"include"`
 	Context    int    `json:"context"`
 	IgnoreCase bool   `json:"ignore_case"`
+	// expr and re are the checked pattern (with (?i) when ignoring case).
+	expr string
+	re   *regexp.Regexp
 }
 
 // grepQuery is one search, whichever backend runs it.
@@ -58,8 +61,7 @@ type grepQuery struct {
 	re        *regexp.Regexp
 	prefilter *regexp.Regexp // whole-file check, nil when unsafe
 	literal   string         // a literal every match contains, "" when none
-	secret    func(abs string) []string
-	rules     *ignoreRules // nil when root is a file
+	rules     *ignoreRules   // nil when root is a file
 }
 
 type grepMatch struct {
@@ -68,9 +70,9 @@ type grepMatch struct {
 	text string
 }
 
-func (grepTool) Name() string        { return "grep" }
+func (grepTool) Name() string        { return Grep }
 func (grepTool) Description() string { return grepDescription }
-func (grepTool) ReadOnly() bool      { return true }
+func (grepTool) Kind() Kind          { return KindSearch }
 func (grepTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"pattern":{"type":"string","description":"Regular expression"},` +
@@ -81,37 +83,46 @@ func (grepTool) Schema() json.RawMessage {
 		`"required":["pattern"]}`)
 }
 
-func (t grepTool) Summary(args json.RawMessage) string {
-	var a grepArgs
-	_ = json.Unmarshal(args, &a)
-	s := fmt.Sprintf("%q", a.Pattern)
+// Prepare checks the pattern and the include glob; a search of a secrets
+// file itself needs approval (a directory search leaves them out).
+func (t grepTool) Prepare(c *Call) error {
+	a, err := decodeArgs[grepArgs](c)
+	if err != nil {
+		return err
+	}
+	if strings.Contains(a.Pattern, "\n") || strings.Contains(a.Pattern, `\n`) {
+		return errors.New("the pattern cannot match a line break: each line is searched on its own")
+	}
+	a.expr = a.Pattern
+	if a.IgnoreCase {
+		a.expr = "(?i)" + a.expr
+	}
+	if a.re, err = regexp.Compile(a.expr); err != nil {
+		return fmt.Errorf("invalid regular expression %q: %v", a.Pattern, err)
+	}
+	if a.Include != "" && !doublestar.ValidatePattern(a.Include) {
+		return fmt.Errorf("invalid include glob %q", a.Include)
+	}
+	c.Subject = a.Pattern
+	c.Summary = fmt.Sprintf("%q", a.Pattern)
 	if a.Path != "" && a.Path != "." {
-		s += " in " + a.Path
+		c.Summary += " in " + a.Path
 	}
 	if a.Include != "" {
-		s += " (" + a.Include + ")"
+		c.Summary += " (" + a.Include + ")"
 	}
-	return s
+	if err := c.addPath(t.ws, orDot(a.Path), false); err != nil {
+		return err
+	}
+	if r := secrets.PathReason(c.Paths[0].Abs); r != "" {
+		c.Reasons = append(c.Reasons, r)
+	}
+	return nil
 }
 
-func (t grepTool) ApprovalReasons(args json.RawMessage) []string {
-	var a grepArgs
-	_ = json.Unmarshal(args, &a)
-	reasons := t.ws.outsideReasons(orDot(a.Path))
-	if t.secret != nil {
-		if abs, _, err := t.ws.Resolve(orDot(a.Path)); err == nil {
-			reasons = append(reasons, t.secret(abs)...)
-		}
-	}
-	return reasons
-}
-
-func (t grepTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a grepArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
-	}
-	q, fail := t.query(ctx, a)
+func (t grepTool) Run(ctx context.Context, c *Call) (Result, error) {
+	a := c.Args.(*grepArgs)
+	q, fail := t.query(c, a)
 	if fail != nil {
 		return *fail, nil
 	}
@@ -159,27 +170,9 @@ func (t grepTool) rgPath() string {
 	return p
 }
 
-// query checks the arguments and builds the search.
-func (t grepTool) query(ctx context.Context, a grepArgs) (*grepQuery, *Result) {
-	fail := func(format string, args ...any) (*grepQuery, *Result) {
-		r := Failure(format, args...)
-		return nil, &r
-	}
-	if strings.Contains(a.Pattern, "\n") || strings.Contains(a.Pattern, `\n`) {
-		return fail("the pattern cannot match a line break: each line is searched on its own")
-	}
-	expr := a.Pattern
-	if a.IgnoreCase {
-		expr = "(?i)" + expr
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return fail("invalid regular expression %q: %v", a.Pattern, err)
-	}
-	if a.Include != "" && !doublestar.ValidatePattern(a.Include) {
-		return fail("invalid include glob %q", a.Include)
-	}
-	tg, res := t.ws.resolveArg(ctx, orDot(a.Path))
+// query builds the search from the prepared arguments.
+func (t grepTool) query(c *Call, a *grepArgs) (*grepQuery, *Result) {
+	tg, res := c.target(t.ws, 0)
 	if res != nil {
 		return nil, res
 	}
@@ -188,7 +181,8 @@ func (t grepTool) query(ctx context.Context, a grepArgs) (*grepQuery, *Result) {
 		r := fileFailure(tg.Rel, err)
 		return nil, &r
 	}
-	q := &grepQuery{root: tg.Abs, isDir: fi.IsDir(), expr: expr, include: a.Include, re: re, prefilter: prefilterFor(expr), literal: requiredLiteral(expr), secret: t.secret}
+	q := &grepQuery{root: tg.Abs, isDir: fi.IsDir(), expr: a.expr, include: a.Include, re: a.re,
+		prefilter: prefilterFor(a.expr), literal: requiredLiteral(a.expr)}
 	if q.isDir {
 		q.rules = newIgnoreRules(tg.Abs, t.ws.Root)
 	}
@@ -221,7 +215,7 @@ func anchorsText(re *syntax.Regexp) bool {
 func (q *grepQuery) accepts(abs string) bool {
 	// A directory search leaves secrets files out (.env and the like):
 	// asking for one by name goes through approval instead.
-	if q.isDir && q.secret != nil && len(q.secret(abs)) > 0 {
+	if q.isDir && secrets.IsPath(abs) {
 		return false
 	}
 	if q.include == "" {

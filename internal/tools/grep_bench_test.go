@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,9 +43,14 @@ func benchGrepGoSrc(b *testing.B, backend string) {
 	}
 	t := grepTool{ws: ws, backend: backend}
 	ctx := context.Background()
+	raw, _ := json.Marshal(grepArgs{Pattern: pattern})
+	c := decodeCall(b, t, string(raw))
+	if c.Failure != nil {
+		b.Fatal(c.Failure.Content)
+	}
 	total := -1
 	for b.Loop() {
-		q, fail := t.query(ctx, grepArgs{Pattern: pattern})
+		q, fail := t.query(c, c.Args.(*grepArgs))
 		if fail != nil {
 			b.Fatal(fail.Content)
 		}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 // newWS returns a workspace in a fresh temp dir.
@@ -83,9 +85,44 @@ func callCtx(t *testing.T, ctx context.Context, tool Tool, args any) Result {
 		}
 		raw = string(b)
 	}
-	res, err := Execute(ctx, tool, raw)
+	res, err := execRaw(ctx, tool, raw)
 	if err != nil {
 		t.Fatalf("%s(%s): unexpected error: %v", tool.Name(), raw, err)
+	}
+	return res
+}
+
+// decodeCall decodes raw arguments for tool as the orchestrator does.
+func decodeCall(t testing.TB, tool Tool, raw string) *Call {
+	t.Helper()
+	r, err := NewRegistry(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Decode(chat.ToolCall{ID: "call_1", Name: tool.Name(), Arguments: raw})
+}
+
+// execRaw decodes and executes one call, as the orchestrator does.
+func execRaw(ctx context.Context, tool Tool, raw string) (Result, error) {
+	r, err := NewRegistry(tool)
+	if err != nil {
+		return Result{}, err
+	}
+	return Execute(ctx, r.Decode(chat.ToolCall{ID: "call_1", Name: tool.Name(), Arguments: raw}))
+}
+
+// callApproved runs a call whose paths outside the workspace a person approved.
+func callApproved(t *testing.T, tool Tool, args any) Result {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := decodeCall(t, tool, string(raw))
+	c.OutsideApproved = true
+	res, err := Execute(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return res
 }

@@ -34,37 +34,32 @@ type listEntry struct {
 	link  string // symlink target
 }
 
-func (listTool) Name() string        { return "list" }
+func (listTool) Name() string        { return List }
 func (listTool) Description() string { return listDescription }
-func (listTool) ReadOnly() bool      { return true }
+func (listTool) Kind() Kind          { return KindRead }
 func (listTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"Directory (default \".\")"},` +
 		`"depth":{"type":"integer","description":"Levels to descend (default 3)"}}}`)
 }
 
-func (t listTool) Summary(args json.RawMessage) string {
-	var a listArgs
-	_ = json.Unmarshal(args, &a)
-	return orDot(a.Path)
-}
-
-func (t listTool) ApprovalReasons(args json.RawMessage) []string {
-	var a listArgs
-	_ = json.Unmarshal(args, &a)
-	return t.ws.outsideReasons(orDot(a.Path))
-}
-
-func (t listTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a listArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
+func (t listTool) Prepare(c *Call) error {
+	a, err := decodeArgs[listArgs](c)
+	if err != nil {
+		return err
 	}
-	tg, fail := t.ws.resolveArg(ctx, orDot(a.Path))
+	a.Path = orDot(a.Path)
+	c.Subject = a.Path
+	return c.addPath(t.ws, a.Path, false)
+}
+
+func (t listTool) Run(ctx context.Context, c *Call) (Result, error) {
+	a := c.Args.(*listArgs)
+	tg, fail := c.target(t.ws, 0)
 	if fail != nil {
 		return *fail, nil
 	}
-	if res, ok := checkDir(tg, "list"); !ok {
+	if res, ok := checkDir(tg, List); !ok {
 		return res, nil
 	}
 	depth := a.Depth

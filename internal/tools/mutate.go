@@ -17,6 +17,8 @@ const utf8BOM = "\uFEFF"
 type fileGuard struct {
 	tracker      *ReadTracker
 	beforeChange func(abs string) error
+	// dry: compute the change and its diff, write nothing (a preview).
+	dry bool
 }
 
 // check refuses to change an existing file the model has not read, or one
@@ -48,6 +50,9 @@ func (g fileGuard) notify(tgs ...target) *Result {
 // new state as seen, and returns the Result with its diff; describe words
 // the model's message from the diff's line counts.
 func (g fileGuard) commit(tg target, before, after string, describe func(added, removed int) string) Result {
+	if g.dry {
+		return Result{OK: true, Diff: unifiedDiff(tg.Rel, before, after)}
+	}
 	if fail := g.notify(tg); fail != nil {
 		return *fail
 	}
@@ -108,4 +113,13 @@ func splitBOM(s string) (bom, body string) {
 		return utf8BOM, s[len(utf8BOM):]
 	}
 	return "", s
+}
+
+// previewOf runs a mutating tool's call with the guard dry: the diff it
+// would make, nothing written.
+func previewOf(res Result) (string, error) {
+	if !res.OK {
+		return "", errors.New(failureText(res))
+	}
+	return res.Diff, nil
 }

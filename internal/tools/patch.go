@@ -22,64 +22,72 @@ type patchTool struct {
 
 type patchArgs struct {
 	Patch string `json:"patch"`
+	ops   []patchOp
 }
 
-func (patchTool) Name() string        { return "patch" }
+func (patchTool) Name() string        { return Patch }
 func (patchTool) Description() string { return patchDescription }
-func (patchTool) ReadOnly() bool      { return false }
+func (patchTool) Kind() Kind          { return KindEdit }
 func (patchTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"patch":{"type":"string","description":"The patch, from *** Begin Patch to *** End Patch"}},` +
 		`"required":["patch"]}`)
 }
 
-// Summary names the files: "a.go, b.go +2 more".
-func (t patchTool) Summary(args json.RawMessage) string {
-	var a patchArgs
-	_ = json.Unmarshal(args, &a)
-	ops, err := parsePatch(a.Patch)
+// Prepare parses the patch: a malformed envelope is an argument problem.
+// Every file it adds, updates, deletes or moves is a path written.
+func (t patchTool) Prepare(c *Call) error {
+	a, err := decodeArgs[patchArgs](c)
 	if err != nil {
-		return "patch"
+		return err
+	}
+	if a.ops, err = parsePatch(a.Patch); err != nil {
+		return fmt.Errorf("patch: %v", err)
 	}
 	var names []string
-	for i, op := range ops {
-		if i == 3 {
-			names = append(names, fmt.Sprintf("+%d more", len(ops)-3))
-			break
+	for i, op := range a.ops {
+		for _, p := range []string{op.path, op.moveTo} {
+			if p == "" {
+				continue
+			}
+			if err := c.addPath(t.ws, p, true); err != nil {
+				return err
+			}
 		}
-		names = append(names, op.path)
+		switch {
+		case i < 3:
+			names = append(names, op.path)
+		case i == 3:
+			names = append(names, fmt.Sprintf("+%d more", len(a.ops)-3))
+		}
 	}
-	return strings.Join(names, ", ")
+	c.Summary = strings.Join(names, ", ")
+	if len(a.ops) > 0 {
+		c.Subject = a.ops[0].path
+	}
+	switch {
+	case len(a.ops) == 1 && a.ops[0].kind == patchDelete:
+		c.Kind = KindDelete
+	case len(a.ops) == 1 && a.ops[0].moveTo != "":
+		c.Kind = KindMove
+	}
+	return nil
 }
 
-func (t patchTool) ApprovalReasons(args json.RawMessage) []string {
-	var a patchArgs
-	_ = json.Unmarshal(args, &a)
-	ops, err := parsePatch(a.Patch)
-	if err != nil {
-		return nil
-	}
-	var paths []string
-	for _, op := range ops {
-		paths = append(paths, op.path, op.moveTo)
-	}
-	return t.ws.outsideReasons(paths...)
+func (t patchTool) Run(_ context.Context, c *Call) (Result, error) { return t.run(c), nil }
+
+// Preview is the combined diff the patch would make.
+func (t patchTool) Preview(c *Call) (string, error) {
+	t.g.dry = true
+	return previewOf(t.run(c))
 }
 
-func (t patchTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a patchArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
-	}
-	ops, err := parsePatch(a.Patch)
-	if err != nil {
-		return Failure("patch: %v", err), nil
-	}
-	changes, fail := t.plan(ctx, ops)
+func (t patchTool) run(c *Call) Result {
+	changes, fail := t.plan(c.Args.(*patchArgs).ops, c.OutsideApproved)
 	if fail != nil {
-		return *fail, nil
+		return *fail
 	}
-	return t.commit(changes), nil
+	return t.commit(changes)
 }
 
 // fileChange is one file of a patch, checked and computed in memory.
@@ -97,7 +105,7 @@ func (c *fileChange) moved() bool { return c.dst.Abs != c.src.Abs }
 
 // plan checks every operation and computes every new content before
 // anything is written: a patch that fails anywhere changes nothing.
-func (t patchTool) plan(ctx context.Context, ops []patchOp) ([]*fileChange, *Result) {
+func (t patchTool) plan(ops []patchOp, outsideApproved bool) ([]*fileChange, *Result) {
 	var changes []*fileChange
 	byPath := map[string]*fileChange{}
 	for _, op := range ops {
@@ -105,7 +113,7 @@ func (t patchTool) plan(ctx context.Context, ops []patchOp) ([]*fileChange, *Res
 			r := Failure("patch: %s File %s: %s", op.kind, op.path, fmt.Sprintf(format, a...))
 			return &r
 		}
-		src, bad := t.ws.resolveArg(ctx, op.path)
+		src, bad := t.ws.resolveArg(op.path, outsideApproved)
 		if bad != nil {
 			return nil, fail("%s", failureText(*bad))
 		}
@@ -121,7 +129,7 @@ func (t patchTool) plan(ctx context.Context, ops []patchOp) ([]*fileChange, *Res
 			prev.after, prev.notes = after, append(prev.notes, notes...)
 			continue
 		}
-		c, msg := t.planOp(ctx, op, src, byPath)
+		c, msg := t.planOp(op, src, byPath, outsideApproved)
 		if msg != "" {
 			return nil, fail("%s", msg)
 		}
@@ -132,7 +140,7 @@ func (t patchTool) plan(ctx context.Context, ops []patchOp) ([]*fileChange, *Res
 }
 
 // planOp checks one operation; msg says why it cannot be done.
-func (t patchTool) planOp(ctx context.Context, op patchOp, src target, planned map[string]*fileChange) (*fileChange, string) {
+func (t patchTool) planOp(op patchOp, src target, planned map[string]*fileChange, outsideApproved bool) (*fileChange, string) {
 	c := &fileChange{kind: op.kind, src: src, dst: src, mode: newFileMode}
 	before, existed, bad := readExisting(src)
 	if bad != nil {
@@ -149,7 +157,7 @@ func (t patchTool) planOp(ctx context.Context, op patchOp, src target, planned m
 		return nil, "no such file"
 	}
 	if op.kind == patchUpdate {
-		if bad := refuseBinary(src.Rel, before, "patch"); bad != nil {
+		if bad := refuseBinary(src.Rel, before, Patch); bad != nil {
 			return nil, failureText(*bad)
 		}
 	}
@@ -166,7 +174,7 @@ func (t patchTool) planOp(ctx context.Context, op patchOp, src target, planned m
 	}
 	c.after, c.notes = after, notes
 	if op.moveTo != "" {
-		dst, msg := t.planMove(ctx, op.moveTo, src, planned)
+		dst, msg := t.planMove(op.moveTo, src, planned, outsideApproved)
 		if msg != "" {
 			return nil, "Move to: " + msg
 		}
@@ -176,8 +184,8 @@ func (t patchTool) planOp(ctx context.Context, op patchOp, src target, planned m
 }
 
 // planMove checks the target of a Move to: it must not exist yet.
-func (t patchTool) planMove(ctx context.Context, to string, src target, planned map[string]*fileChange) (target, string) {
-	dst, bad := t.ws.resolveArg(ctx, to)
+func (t patchTool) planMove(to string, src target, planned map[string]*fileChange, outsideApproved bool) (target, string) {
+	dst, bad := t.ws.resolveArg(to, outsideApproved)
 	if bad != nil {
 		return target{}, failureText(*bad)
 	}

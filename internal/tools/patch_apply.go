@@ -12,6 +12,9 @@ import (
 // fails, the files already written are put back from their in-memory
 // originals (best effort: the disk that refused one write may refuse more).
 func (t patchTool) commit(changes []*fileChange) Result {
+	if t.g.dry {
+		return patchResult(changes)
+	}
 	var tgs []target
 	for _, c := range changes {
 		tgs = append(tgs, c.src)

@@ -280,11 +280,11 @@ func TestPatchApprovalReasonsAndSummary(t *testing.T) {
 	ws := newWS(t)
 	p := builtin(t, ws, "patch")
 	args := json.RawMessage(`{"patch":"*** Begin Patch\n*** Update File: in.txt\n*** Move to: ../out.txt\n-a\n+b\n*** Add File: a\n+x\n*** Add File: b\n+x\n*** Add File: c\n+x\n*** End Patch"}`)
-	reasons := p.(ApprovalChecker).ApprovalReasons(args)
+	reasons := decodeCall(t, p, string(args)).Reasons
 	if want := "path outside workspace: " + filepath.Join(filepath.Dir(ws.Root), "out.txt"); !slices.Equal(reasons, []string{want}) {
 		t.Errorf("reasons %q, want %q", reasons, want)
 	}
-	if got := p.(Summarizer).Summary(args); got != "in.txt, a, b, +1 more" {
+	if got := decodeCall(t, p, string(args)).Summary; got != "in.txt, a, b, +1 more" {
 		t.Errorf("summary %q", got)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/coder-agent/coder/internal/secrets"
 )
 
 //go:embed description/read.md
@@ -36,7 +38,6 @@ var imageExts = map[string]bool{
 type readTool struct {
 	ws      *Workspace
 	tracker *ReadTracker
-	reasons func(abs string) []string
 }
 
 // trackHashMax bounds the files read hashes whole for the edit guards;
@@ -49,9 +50,9 @@ type readArgs struct {
 	Limit  int    `json:"limit"`
 }
 
-func (readTool) Name() string        { return "read" }
+func (readTool) Name() string        { return Read }
 func (readTool) Description() string { return readDescription }
-func (readTool) ReadOnly() bool      { return true }
+func (readTool) Kind() Kind          { return KindRead }
 func (readTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"File to read"},` +
@@ -60,33 +61,27 @@ func (readTool) Schema() json.RawMessage {
 		`"required":["path"]}`)
 }
 
-func (t readTool) Summary(args json.RawMessage) string {
-	var a readArgs
-	_ = json.Unmarshal(args, &a)
+func (t readTool) Prepare(c *Call) error {
+	a, err := decodeArgs[readArgs](c)
+	if err != nil {
+		return err
+	}
+	if err := c.addPath(t.ws, a.Path, false); err != nil {
+		return err
+	}
+	c.Subject, c.Summary = a.Path, a.Path
 	if a.Offset > 1 {
-		return fmt.Sprintf("%s from line %d", a.Path, a.Offset)
+		c.Summary = fmt.Sprintf("%s from line %d", a.Path, a.Offset)
 	}
-	return a.Path
+	if r := secrets.PathReason(c.Paths[0].Abs); r != "" {
+		c.Reasons = append(c.Reasons, r)
+	}
+	return nil
 }
 
-func (t readTool) ApprovalReasons(args json.RawMessage) []string {
-	var a readArgs
-	_ = json.Unmarshal(args, &a)
-	reasons := t.ws.outsideReasons(a.Path)
-	if t.reasons != nil {
-		if abs, _, err := t.ws.Resolve(a.Path); err == nil {
-			reasons = append(reasons, t.reasons(abs)...)
-		}
-	}
-	return reasons
-}
-
-func (t readTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a readArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
-	}
-	tg, fail := t.ws.resolveArg(ctx, a.Path)
+func (t readTool) Run(ctx context.Context, c *Call) (Result, error) {
+	a := c.Args.(*readArgs)
+	tg, fail := c.target(t.ws, 0)
 	if fail != nil {
 		return *fail, nil
 	}

@@ -18,12 +18,13 @@ type fakeTool struct {
 func (f fakeTool) Name() string            { return f.name }
 func (f fakeTool) Description() string     { return "fake " + f.name }
 func (f fakeTool) Schema() json.RawMessage { return json.RawMessage(f.schema) }
-func (f fakeTool) ReadOnly() bool          { return true }
-func (f fakeTool) Run(_ context.Context, args json.RawMessage) (Result, error) {
+func (f fakeTool) Kind() Kind              { return KindRead }
+func (f fakeTool) Prepare(*Call) error     { return nil }
+func (f fakeTool) Run(_ context.Context, c *Call) (Result, error) {
 	if f.run != nil {
-		return f.run(args)
+		return f.run(c.Input)
 	}
-	return Result{OK: true, Content: string(args)}, nil
+	return Result{OK: true, Content: string(c.Input)}, nil
 }
 
 func TestRegistryKeepsOrderAndRefusesDuplicates(t *testing.T) {
@@ -81,7 +82,7 @@ func TestRegistrySpecs(t *testing.T) {
 	}
 	readOnly := r.Specs(func(name string) bool {
 		tool, _ := r.Get(name)
-		return tool.ReadOnly()
+		return tool.Kind().readOnly()
 	})
 	if len(readOnly) != 4 || readOnly[3].Name != "grep" {
 		t.Fatalf("filtered specs = %v", readOnly)
@@ -101,9 +102,6 @@ func TestBuiltinDescriptionsStaySmall(t *testing.T) {
 			t.Errorf("%s description is %d bytes", tool.Name(), n)
 		}
 		total += len(tool.Description()) + len(tool.Schema())
-		if _, ok := tool.(Summarizer); !ok {
-			t.Errorf("%s does not implement Summarizer", tool.Name())
-		}
 	}
 	if total > 6000 {
 		t.Errorf("descriptions + schemas = %d bytes", total)
@@ -126,7 +124,7 @@ func TestSummaries(t *testing.T) {
 		{"bash", `{"command":"go test ./...\necho done"}`, "go test ./...…"},
 	}
 	for _, tt := range tests {
-		if got := builtin(t, ws, tt.tool).(Summarizer).Summary(json.RawMessage(tt.args)); got != tt.want {
+		if got := decodeCall(t, builtin(t, ws, tt.tool), tt.args).Summary; got != tt.want {
 			t.Errorf("%s %s: %q, want %q", tt.tool, tt.args, got, tt.want)
 		}
 	}

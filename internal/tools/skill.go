@@ -28,26 +28,25 @@ func NewSkillTool(list func() []skills.Skill) Tool {
 	return skillTool{list: list}
 }
 
-func (skillTool) Name() string        { return "skill" }
+func (skillTool) Name() string        { return Skill }
 func (skillTool) Description() string { return skillDescription }
-func (skillTool) ReadOnly() bool      { return true }
+func (skillTool) Kind() Kind          { return KindRead }
 func (skillTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"name":{"type":"string","description":"The skill's name, as listed in the system prompt"}},` +
 		`"required":["name"],"additionalProperties":false}`)
 }
 
-func (skillTool) Summary(args json.RawMessage) string {
-	var a skillArgs
-	_ = json.Unmarshal(args, &a)
-	return a.Name
+func (skillTool) Prepare(c *Call) error {
+	a, err := decodeArgs[skillArgs](c)
+	if err == nil {
+		c.Subject = strings.TrimSpace(a.Name)
+	}
+	return err
 }
 
-func (t skillTool) Run(_ context.Context, args json.RawMessage) (Result, error) {
-	var a skillArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
-	}
+func (t skillTool) Run(_ context.Context, c *Call) (Result, error) {
+	a := c.Args.(*skillArgs)
 	var all []skills.Skill
 	if t.list != nil {
 		all = t.list()

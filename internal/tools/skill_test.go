@@ -23,11 +23,11 @@ func TestSkillTool(t *testing.T) {
 		t.Fatalf("Discover = %v, %v", list, errs)
 	}
 	tool := NewSkillTool(func() []skills.Skill { return list })
-	if !tool.ReadOnly() || tool.Name() != "skill" {
-		t.Errorf("name %q, read-only %v", tool.Name(), tool.ReadOnly())
+	if !tool.Kind().readOnly() || tool.Name() != "skill" {
+		t.Errorf("name %q, kind %v", tool.Name(), tool.Kind())
 	}
 	call := func(args string) Result {
-		res, err := Execute(context.Background(), tool, args)
+		res, err := execRaw(context.Background(), tool, args)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestSkillTool(t *testing.T) {
 		t.Errorf("deleted skill = %+v", res)
 	}
 	empty := NewSkillTool(func() []skills.Skill { return nil })
-	if res, _ := Execute(context.Background(), empty, `{"name":"x"}`); res.OK || !strings.Contains(res.Content, "no skills are installed") {
+	if res, _ := execRaw(context.Background(), empty, `{"name":"x"}`); res.OK || !strings.Contains(res.Content, "no skills are installed") {
 		t.Errorf("no skills = %+v", res)
 	}
 }

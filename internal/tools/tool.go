@@ -11,31 +11,31 @@ import (
 // Tool is something the model can call.
 //
 // Run's error return is for broken infrastructure only (the run fails). Every
-// failure the model can do something about — bad arguments, a missing file, a
-// non-zero exit — is a Result with OK false, and the loop goes on.
+// failure the model can do something about — a missing file, a non-zero
+// exit — is a Result with OK false, and the loop goes on.
 type Tool interface {
 	Name() string
 	// Description is written for a model: what the tool does and how to use it well.
 	Description() string
 	// Schema is the JSON Schema of the arguments object.
 	Schema() json.RawMessage
-	// ReadOnly tools never change the workspace; a batch of them runs concurrently.
-	ReadOnly() bool
-	// Run executes the call. args has already been checked against Schema.
-	Run(ctx context.Context, args json.RawMessage) (Result, error)
+	// Kind says what the tool's calls do; read, search, fetch and think
+	// calls are read-only unless Prepare says otherwise.
+	Kind() Kind
+	// Prepare reads a call's checked arguments (c.Input) into c: Args,
+	// Paths, Shell, Subject, Summary, Reasons, ReadOnly. An error is a
+	// problem with the arguments: the call is answered with it, never run,
+	// and nobody is asked about it.
+	Prepare(c *Call) error
+	// Run executes a prepared call.
+	Run(ctx context.Context, c *Call) (Result, error)
 }
 
-// ApprovalChecker is implemented by tools that can ask for a person's approval
-// for a specific call (bash danger analysis, paths outside the workspace).
-// It returns the reasons; none means no tool-level approval is needed.
-type ApprovalChecker interface {
-	ApprovalReasons(args json.RawMessage) []string
-}
-
-// Summarizer is implemented by tools that describe a call in a few words for
-// the tool-start line ("read main.go", "bash go test ./...").
-type Summarizer interface {
-	Summary(args json.RawMessage) string
+// Previewer is implemented by tools that can show, before running, the
+// change a call would make (the unified diff of write, edit, patch), so a
+// person sees what they approve.
+type Previewer interface {
+	Preview(c *Call) (diff string, err error)
 }
 
 // Result is the outcome of one call.
@@ -49,6 +49,8 @@ type Result struct {
 	Diff string
 	// Changed lists the workspace-relative paths a mutating tool wrote.
 	Changed []string
+	// Bash is the typed result of a bash call.
+	Bash *BashResult
 }
 
 // Failure is the standard failed result: {"ok":false,"error":"..."}.

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -125,27 +124,6 @@ func expandHome(p string) string {
 	return filepath.Join(home, p[1:])
 }
 
-type outsideApprovedKey struct{}
-
-// WithOutsideApproved marks ctx as carrying a person's approval to touch paths
-// outside the workspace.
-//
-// The contract: the orchestrator calls ApprovalReasons before Run. A file
-// tool reports "path outside workspace: <abs>" for each such path; if a person
-// (or a rule) approves, the orchestrator runs the call with this marker. Run
-// refuses outside paths when the marker is absent, so skipping the approval
-// step fails closed instead of silently escaping the workspace. Mark only the
-// context of the one approved call.
-func WithOutsideApproved(ctx context.Context) context.Context {
-	return context.WithValue(ctx, outsideApprovedKey{}, true)
-}
-
-// OutsideApproved reports whether ctx carries the WithOutsideApproved marker.
-func OutsideApproved(ctx context.Context) bool {
-	v, _ := ctx.Value(outsideApprovedKey{}).(bool)
-	return v
-}
-
 // target is a path argument resolved for a file tool.
 type target struct {
 	Abs    string
@@ -155,31 +133,15 @@ type target struct {
 
 // resolveArg resolves a path argument for Run. The Result is non-nil when the
 // call must fail: an unusable path, or an unapproved path outside the workspace.
-func (w *Workspace) resolveArg(ctx context.Context, p string) (target, *Result) {
+func (w *Workspace) resolveArg(p string, outsideApproved bool) (target, *Result) {
 	abs, inside, err := w.Resolve(p)
 	if err != nil {
 		r := Failure("invalid path %q: %v", p, err)
 		return target{}, &r
 	}
-	if !inside && !OutsideApproved(ctx) {
+	if !inside && !outsideApproved {
 		r := Failure("path is outside the workspace: %s (workspace: %s)", abs, w.Root)
 		return target{}, &r
 	}
 	return target{Abs: abs, Rel: w.Rel(abs), Inside: inside}, nil
-}
-
-// outsideReasons is the ApprovalReasons of a file tool whose path arguments
-// are paths (empty ones are skipped).
-func (w *Workspace) outsideReasons(paths ...string) []string {
-	var reasons []string
-	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		abs, inside, err := w.Resolve(p)
-		if err == nil && !inside {
-			reasons = append(reasons, "path outside workspace: "+abs)
-		}
-	}
-	return reasons
 }

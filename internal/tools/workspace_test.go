@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -141,7 +140,7 @@ func TestFileToolsRefuseOutsidePathsUnlessApproved(t *testing.T) {
 	for _, tt := range tests {
 		tool := builtin(t, ws, tt.tool)
 		raw, _ := json.Marshal(tt.args)
-		reasons := tool.(ApprovalChecker).ApprovalReasons(raw)
+		reasons := decodeCall(t, tool, string(raw)).Reasons
 		if len(reasons) != 1 || !strings.HasPrefix(reasons[0], "path outside workspace: "+outside) {
 			t.Errorf("%s %s: ApprovalReasons = %q", tt.tool, raw, reasons)
 		}
@@ -160,15 +159,11 @@ func TestFileToolsRefuseOutsidePathsUnlessApproved(t *testing.T) {
 func TestApprovedOutsidePathsWork(t *testing.T) {
 	t.Parallel()
 	ws, outside := boundaryFixture(t)
-	ctx := WithOutsideApproved(context.Background())
-	if !OutsideApproved(ctx) || OutsideApproved(context.Background()) {
-		t.Fatal("marker not carried")
-	}
-	got := mustOK(t, callCtx(t, ctx, builtin(t, ws, "read"), map[string]any{"path": "out/secret.txt"}))
+	got := mustOK(t, callApproved(t, builtin(t, ws, "read"), map[string]any{"path": "out/secret.txt"}))
 	if !strings.Contains(got, "secret") {
 		t.Fatalf("read: %q", got)
 	}
-	res := callCtx(t, ctx, builtin(t, ws, "edit"), map[string]any{"path": "out/secret.txt", "old_string": "secret", "new_string": "shared"})
+	res := callApproved(t, builtin(t, ws, "edit"), map[string]any{"path": "out/secret.txt", "old_string": "secret", "new_string": "shared"})
 	mustOK(t, res)
 	if want := filepath.Join(outside, "secret.txt"); !slices.Equal(res.Changed, []string{want}) {
 		t.Fatalf("Changed = %q, want the absolute path %q", res.Changed, want)
@@ -176,7 +171,7 @@ func TestApprovedOutsidePathsWork(t *testing.T) {
 	if got := readFile(t, filepath.Join(outside, "secret.txt")); got != "shared\n" {
 		t.Fatalf("edit outside: %q", got)
 	}
-	mustOK(t, callCtx(t, ctx, builtin(t, ws, "write"), map[string]any{"path": "dang", "content": "x\n"}))
+	mustOK(t, callApproved(t, builtin(t, ws, "write"), map[string]any{"path": "dang", "content": "x\n"}))
 	if got := readFile(t, filepath.Join(outside, "new.txt")); got != "x\n" {
 		t.Fatalf("write through dangling link: %q", got)
 	}
@@ -189,8 +184,8 @@ func TestInsidePathsNeedNoApproval(t *testing.T) {
 	t.Parallel()
 	ws, _ := boundaryFixture(t)
 	for _, name := range []string{"read", "write", "edit"} {
-		tool := builtin(t, ws, name).(ApprovalChecker)
-		if r := tool.ApprovalReasons(json.RawMessage(`{"path":"in/b.txt","old_string":"b","new_string":"c","content":""}`)); len(r) != 0 {
+		c := decodeCall(t, builtin(t, ws, name), `{"path":"in/b.txt","old_string":"b","new_string":"c","content":""}`)
+		if r := c.Reasons; len(r) != 0 {
 			t.Errorf("%s: reasons %q for an inside path", name, r)
 		}
 	}

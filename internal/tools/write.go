@@ -25,9 +25,9 @@ type writeArgs struct {
 	Content string `json:"content"`
 }
 
-func (writeTool) Name() string        { return "write" }
+func (writeTool) Name() string        { return Write }
 func (writeTool) Description() string { return writeDescription }
-func (writeTool) ReadOnly() bool      { return false }
+func (writeTool) Kind() Kind          { return KindEdit }
 func (writeTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"File to write"},` +
@@ -35,41 +35,43 @@ func (writeTool) Schema() json.RawMessage {
 		`"required":["path","content"]}`)
 }
 
-func (t writeTool) Summary(args json.RawMessage) string {
-	var a writeArgs
-	_ = json.Unmarshal(args, &a)
-	return a.Path
-}
-
-func (t writeTool) ApprovalReasons(args json.RawMessage) []string {
-	var a writeArgs
-	_ = json.Unmarshal(args, &a)
-	return t.ws.outsideReasons(a.Path)
-}
-
-func (t writeTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a writeArgs
-	if fail := decode(args, &a); fail != nil {
-		return *fail, nil
+func (t writeTool) Prepare(c *Call) error {
+	a, err := decodeArgs[writeArgs](c)
+	if err != nil {
+		return err
 	}
-	tg, fail := t.ws.resolveArg(ctx, a.Path)
+	c.Subject = a.Path
+	return c.addPath(t.ws, a.Path, true)
+}
+
+func (t writeTool) Run(_ context.Context, c *Call) (Result, error) { return t.write(c), nil }
+
+// Preview is the diff the call would make.
+func (t writeTool) Preview(c *Call) (string, error) {
+	t.g.dry = true
+	return previewOf(t.write(c))
+}
+
+func (t writeTool) write(c *Call) Result {
+	a := c.Args.(*writeArgs)
+	tg, fail := c.target(t.ws, 0)
 	if fail != nil {
-		return *fail, nil
+		return *fail
 	}
 	before, existed, fail := readExisting(tg)
 	if fail != nil {
-		return *fail, nil
+		return *fail
 	}
 	content, kept := a.Content, ""
 	if existed {
 		content, kept = keepFileStyle(before, a.Content)
 	}
 	if existed && before == content {
-		return Result{OK: true, Content: fmt.Sprintf("%s unchanged (same content)", tg.Rel), Summary: "unchanged"}, nil
+		return Result{OK: true, Content: fmt.Sprintf("%s unchanged (same content)", tg.Rel), Summary: "unchanged"}
 	}
 	if existed {
 		if fail := t.g.check(tg, before); fail != nil {
-			return *fail, nil
+			return *fail
 		}
 	}
 	return t.g.commit(tg, before, content, func(added, removed int) string {
@@ -77,7 +79,7 @@ func (t writeTool) Run(ctx context.Context, args json.RawMessage) (Result, error
 			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(content), "line"))
 		}
 		return fmt.Sprintf("wrote %s (%s, +%d -%d)%s", tg.Rel, plural(countLines(content), "line"), added, removed, kept)
-	}), nil
+	})
 }
 
 // keepFileStyle keeps what a model never writes but an existing file has: a

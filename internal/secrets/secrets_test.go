@@ -1,8 +1,8 @@
-package permission
+package secrets
 
 import "testing"
 
-func TestSecretPathReason(t *testing.T) {
+func TestPathReason(t *testing.T) {
 	tests := []struct {
 		path   string
 		secret bool
@@ -15,12 +15,12 @@ func TestSecretPathReason(t *testing.T) {
 		{"environment.go", false}, {"", false}, {".", false}, {"keys/", false},
 	}
 	for _, tt := range tests {
-		got := SecretPathReason(tt.path)
+		got := PathReason(tt.path)
 		if (got != "") != tt.secret {
-			t.Errorf("SecretPathReason(%q) = %q, want secret=%v", tt.path, got, tt.secret)
+			t.Errorf("PathReason(%q) = %q, want secret=%v", tt.path, got, tt.secret)
 		}
 		if tt.secret && got != "reads a secrets file: "+tt.path {
-			t.Errorf("SecretPathReason(%q) = %q", tt.path, got)
+			t.Errorf("PathReason(%q) = %q", tt.path, got)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package permission
+package shell
 
 import (
 	"slices"
@@ -41,8 +41,9 @@ var readOnlyCommands = map[string]roCheck{
 var pureReaders = set("ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "basename",
 	"dirname", "stat", "file", "du", "which", "type", "true", "false", ":", "test", "[")
 
-// isReadOnlyCmd: on the whitelist, arguments allowed, no redirection writes.
-func isReadOnlyCmd(c simpleCmd) bool {
+// ReadOnly: the command is on the read-only whitelist with arguments it
+// allows, and no redirection writes.
+func (c Command) ReadOnly() bool {
 	if c.writes || c.function {
 		return false
 	}
@@ -67,10 +68,10 @@ func isReadOnlyCmd(c simpleCmd) bool {
 	return check == nil || check(args)
 }
 
-// IsReadOnlyCommand reports whether a command line only reads: it parses
-// and every simple command in it is on the read-only whitelist.
-func IsReadOnlyCommand(command string) bool {
-	return AnalyzeBash(command, "", ".").ReadOnly
+// IsReadOnly reports whether a command line only reads: it parses and
+// every simple command in it is on the read-only whitelist.
+func IsReadOnly(command string) bool {
+	return Analyze(command, Options{Workspace: "."}).ReadOnly
 }
 
 func noneOf(bad ...string) roCheck {
@@ -197,8 +198,8 @@ func gitConfigReadOnly(args []string) bool {
 	return len(plainOperands(args)) <= 1
 }
 
-// readOnlyNames lists the whitelist for /permissions.
-func readOnlyNames() []string {
+// ReadOnlyNames lists the whitelist for /permissions.
+func ReadOnlyNames() []string {
 	names := make([]string, 0, len(readOnlyCommands))
 	for n := range readOnlyCommands {
 		names = append(names, n)

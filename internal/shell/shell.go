@@ -1,4 +1,9 @@
-package permission
+// Package shell reads a shell command line without running it: a real
+// shell parser (mvdan.cc/sh) finds every simple command the line would run,
+// nested ones included, what it writes, and why a person should look at it
+// first. The tools parse a bash call once; the policy and the approval
+// prompt read the result.
+package shell
 
 import (
 	"bytes"
@@ -9,24 +14,52 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Analysis is what AnalyzeBash learned about a command line.
+// Analysis is what Analyze learned about a command line.
 type Analysis struct {
+	// Source is the command line as given.
+	Source string
 	// Reasons are the tool-level approval reasons (danger), in order of
 	// appearance, without duplicates.
 	Reasons []string
-	// Commands is the argv of every simple command the shell would run,
-	// nested ones (substitutions, bash -c strings, xargs/find -exec) included.
-	// Words computed at run time are shown as written ("$VAR").
-	Commands [][]string
+	// Commands is every simple command the shell would run, nested ones
+	// (substitutions, bash -c strings, xargs/find -exec) included.
+	Commands []Command
 	// ReadOnly: every command is on the read-only whitelist and no
 	// redirection writes a file.
 	ReadOnly bool
+	// Writes: some redirection or command writes a file.
+	Writes bool
 	// ParseError is the parser's message when the command could not be parsed.
 	ParseError string
 }
 
-// AnalyzeOptions tunes AnalyzeBashWith.
-type AnalyzeOptions struct {
+// Argvs is the argv of every command; words computed at run time are shown
+// as written ("$VAR").
+func (a *Analysis) Argvs() [][]string {
+	var out [][]string
+	for _, c := range a.Commands {
+		out = append(out, c.Argv())
+	}
+	return out
+}
+
+// Judged is what a policy judges: every simple command, or, when the line
+// does not parse, one command whose name is unknown (so only catch-all
+// rules match it). A line that runs nothing ("", "x=1", a comment) is one
+// empty command.
+func (a *Analysis) Judged() []Command {
+	if a.ParseError == "" && len(a.Commands) > 0 {
+		return a.Commands
+	}
+	c := Command{words: []word{unknownWord(a.Source)}, writes: a.Writes}
+	if a.ParseError == "" && !a.Writes {
+		c.words = nil
+	}
+	return []Command{c}
+}
+
+// Options tunes Analyze.
+type Options struct {
 	// Cwd is the directory the command runs in; empty means Workspace.
 	Cwd string
 	// Workspace is the root writes must stay inside.
@@ -43,22 +76,18 @@ const (
 	maxShellDepth     = 8
 )
 
-// AnalyzeBash parses command with a real shell parser and reports what it
-// would run and why a person should look at it first. cwd is where it runs
-// (empty: workspace); workspace is the boundary for writes.
-func AnalyzeBash(command, cwd, workspace string) Analysis {
-	return AnalyzeBashWith(command, AnalyzeOptions{Cwd: cwd, Workspace: workspace})
-}
-
-// AnalyzeBashWith is AnalyzeBash with extra options.
-func AnalyzeBashWith(command string, o AnalyzeOptions) Analysis {
+// Analyze parses command with a real shell parser and reports what it
+// would run and why a person should look at it first.
+func Analyze(command string, o Options) *Analysis {
 	a := newAnalyzer(o)
 	a.source(command, ctx{}, 0)
-	return a.result()
+	an := a.result()
+	an.Source = command
+	return &an
 }
 
-// simpleCmd is one command the shell would run, as the policy judges it.
-type simpleCmd struct {
+// Command is one simple command the shell would run, as the policy judges it.
+type Command struct {
 	words []word
 	// writes: a redirection of this command (or of a compound command
 	// around it) writes a real file.
@@ -68,7 +97,8 @@ type simpleCmd struct {
 	function bool
 }
 
-func (c simpleCmd) argv() []string {
+// Argv is the command's words; those computed at run time as written.
+func (c Command) Argv() []string {
 	out := make([]string, len(c.words))
 	for i, w := range c.words {
 		out[i] = w.text
@@ -94,7 +124,7 @@ type analyzer struct {
 	home           string
 	writable       []string
 	reasons        []string
-	cmds           []simpleCmd
+	cmds           []Command
 	writes         bool // some redirection or command writes a file
 	parseErr       string
 	funcs          map[string]bool // functions the command line declares
@@ -112,7 +142,7 @@ type ctx struct {
 	writes bool // an enclosing redirection writes a file
 }
 
-func newAnalyzer(o AnalyzeOptions) *analyzer {
+func newAnalyzer(o Options) *analyzer {
 	home, _ := os.UserHomeDir()
 	ws := realPath(absOr(o.Workspace, "."))
 	cwd := ws
@@ -128,11 +158,10 @@ func newAnalyzer(o AnalyzeOptions) *analyzer {
 }
 
 func (a *analyzer) result() Analysis {
-	an := Analysis{Reasons: a.reasons, ParseError: a.parseErr}
+	an := Analysis{Reasons: a.reasons, ParseError: a.parseErr, Commands: a.cmds, Writes: a.writes}
 	ro := a.parseErr == "" && !a.writes
 	for _, c := range a.cmds {
-		an.Commands = append(an.Commands, c.argv())
-		ro = ro && isReadOnlyCmd(c)
+		ro = ro && c.ReadOnly()
 	}
 	an.ReadOnly = ro
 	return an
@@ -320,7 +349,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, c ctx, depth int) {
 
 func (a *analyzer) record(words []word, c ctx) {
 	fn := len(words) > 0 && words[0].known && a.funcs[words[0].text]
-	a.cmds = append(a.cmds, simpleCmd{words: words, writes: c.writes, function: fn})
+	a.cmds = append(a.cmds, Command{words: words, writes: c.writes, function: fn})
 }
 
 func printNode(n syntax.Node) string {
@@ -342,3 +371,13 @@ func absOr(p, base string) string {
 	}
 	return filepath.Clean(p)
 }
+
+// Len is the number of words.
+func (c Command) Len() int { return len(c.words) }
+
+// Word is the i-th word after quote removal, and whether its value is known
+// without running anything.
+func (c Command) Word(i int) (text string, known bool) { return c.words[i].text, c.words[i].known }
+
+// Function: the name is a function the command line declares.
+func (c Command) Function() bool { return c.function }

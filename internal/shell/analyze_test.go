@@ -1,4 +1,4 @@
-package permission
+package shell
 
 import (
 	"os"
@@ -30,9 +30,9 @@ func TestAnalyzeCommands(t *testing.T) {
 		{"x=1", nil},
 	}
 	for _, tt := range tests {
-		a := AnalyzeBash(tt.command, "", t.TempDir())
-		if !reflect.DeepEqual(a.Commands, tt.want) {
-			t.Errorf("%q: commands %q, want %q", tt.command, a.Commands, tt.want)
+		a := Analyze(tt.command, Options{Workspace: t.TempDir()})
+		if !reflect.DeepEqual(a.Argvs(), tt.want) {
+			t.Errorf("%q: commands %q, want %q", tt.command, a.Argvs(), tt.want)
 		}
 	}
 }
@@ -55,11 +55,11 @@ func TestAnalyzeReadOnly(t *testing.T) {
 		{strings.Repeat("eval ", 12) + "ls", false}, {"go env -w GOFLAGS=x", false}, {"sudo ls", false},
 	}
 	for _, tt := range tests {
-		if got := AnalyzeBash(tt.command, "", t.TempDir()).ReadOnly; got != tt.want {
+		if got := Analyze(tt.command, Options{Workspace: t.TempDir()}).ReadOnly; got != tt.want {
 			t.Errorf("%q: ReadOnly = %v, want %v", tt.command, got, tt.want)
 		}
-		if got := IsReadOnlyCommand(tt.command); got != tt.want && !strings.Contains(tt.command, ">") {
-			t.Errorf("IsReadOnlyCommand(%q) = %v", tt.command, got)
+		if got := IsReadOnly(tt.command); got != tt.want && !strings.Contains(tt.command, ">") {
+			t.Errorf("IsReadOnly(%q) = %v", tt.command, got)
 		}
 	}
 }
@@ -67,34 +67,51 @@ func TestAnalyzeReadOnly(t *testing.T) {
 func TestAnalyzeRespectsCwdAndWritable(t *testing.T) {
 	ws := newWorkspace(t)
 	outside := filepath.Join(filepath.Dir(ws), "outside")
-	if r := AnalyzeBash("rm -rf *", filepath.Join(ws, "build"), ws).Reasons; len(r) != 0 {
+	if r := Analyze("rm -rf *", Options{Cwd: filepath.Join(ws, "build"), Workspace: ws}).Reasons; len(r) != 0 {
 		t.Errorf("rm -rf * in build/: %q", r)
 	}
-	if r := AnalyzeBash("rm -rf *", ws, ws).Reasons; len(r) == 0 {
+	if r := Analyze("rm -rf *", Options{Cwd: ws, Workspace: ws}).Reasons; len(r) == 0 {
 		t.Error("rm -rf * at the workspace root: no reason")
 	}
-	if r := AnalyzeBash("echo x > existing.txt", "build", ws).Reasons; len(r) != 0 {
+	if r := Analyze("echo x > existing.txt", Options{Cwd: "build", Workspace: ws}).Reasons; len(r) != 0 {
 		t.Errorf("relative cwd, new file: %q", r)
 	}
 	cmd := "echo x > " + filepath.Join(outside, "f")
-	if r := AnalyzeBash(cmd, ws, ws).Reasons; len(r) == 0 {
+	if r := Analyze(cmd, Options{Cwd: ws, Workspace: ws}).Reasons; len(r) == 0 {
 		t.Error("write outside: no reason")
 	}
-	if r := AnalyzeBashWith(cmd, AnalyzeOptions{Workspace: ws, Writable: []string{outside}}).Reasons; len(r) != 0 {
+	if r := Analyze(cmd, Options{Workspace: ws, Writable: []string{outside}}).Reasons; len(r) != 0 {
 		t.Errorf("write to an extra writable dir: %q", r)
 	}
 	if err := os.WriteFile(filepath.Join(outside, "f"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := AnalyzeBashWith(cmd, AnalyzeOptions{Workspace: ws, Writable: []string{outside}}).Reasons
+	r := Analyze(cmd, Options{Workspace: ws, Writable: []string{outside}}).Reasons
 	if len(r) != 1 || !strings.HasPrefix(r[0], "overwrites an existing file") {
 		t.Errorf("overwrite in an extra writable dir: %q", r)
 	}
 }
 
 func TestAnalyzeParseError(t *testing.T) {
-	a := AnalyzeBash("echo 'x", "", t.TempDir())
+	a := Analyze("echo 'x", Options{Workspace: t.TempDir()})
 	if a.ParseError == "" || a.ReadOnly || len(a.Reasons) != 1 || a.Reasons[0] != reasonParse {
 		t.Errorf("%+v", a)
 	}
+}
+
+// newWorkspace builds a workspace with a build/ directory, an existing
+// file and an outside/ directory beside it.
+func newWorkspace(t testing.TB) string {
+	t.Helper()
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	for _, d := range []string{ws, filepath.Join(base, "outside"), filepath.Join(ws, "build")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "existing.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }
