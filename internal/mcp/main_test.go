@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/tools"
 )
 

@@ -25,11 +25,11 @@ type conversation struct {
 	// counted is the usage the provider reported for the last model call
 	// and how many messages existed then; the context figure is that plus
 	// an estimate of what came after.
-	counted      chat.Usage
-	countedUpTo  int
-	compacted    bool // this model call already compacted (no second summary)
-	est          historyCache
-	latestInput  string // the latest request, pinned through compaction
+	counted     chat.Usage
+	countedUpTo int
+	compacted   bool // this model call already compacted (no second summary)
+	est         historyCache
+	latestInput string // the latest request, pinned through compaction
 }
 
 // historyCache is the estimated size of the whole history, extended as

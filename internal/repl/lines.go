@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-
 )
 
 // RunLines is the REPL on a stdin that is not a terminal: every line is one

@@ -103,7 +103,7 @@ func (schemaTool) Name() string              { return "fuzzed" }
 func (schemaTool) Description() string       { return "" }
 func (s schemaTool) Schema() json.RawMessage { return json.RawMessage(s) }
 func (schemaTool) Kind() Kind                { return KindRead }
-func (schemaTool) Prepare(*Call) error        { return nil }
+func (schemaTool) Prepare(*Call) error       { return nil }
 func (schemaTool) Run(context.Context, *Call) (Result, error) {
 	return Result{OK: true, Content: "ran"}, nil
 }
