@@ -13,6 +13,7 @@ import (
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // scenario is one headless run of the coder binary against a fresh fake
@@ -58,8 +59,8 @@ func scenarios() []scenario {
 		{
 			name: "tool3",
 			steps: []llmtest.Step{
-				llmtest.Calls(llmtest.Call("bash", `{"command":"cat notes.txt"}`)),
-				llmtest.Calls(llmtest.Call("read", `{"path":"notes.txt"}`)),
+				llmtest.Calls(llmtest.Call(tools.Bash, `{"command":"cat notes.txt"}`)),
+				llmtest.Calls(llmtest.Call(tools.Read, `{"path":"notes.txt"}`)),
 				llmtest.Text(tool3Answer),
 			},
 			setup: func(ws string) ([]string, error) {
@@ -233,9 +234,9 @@ func prepareSession(ws string, n int) (string, error) {
 			s.Messages = append(s.Messages, chat.Message{Role: chat.RoleUser, Content: fmt.Sprintf("step %d: do the next thing", i)})
 		case 1:
 			s.Messages = append(s.Messages, chat.Message{Role: chat.RoleAssistant, Content: "Running it.",
-				ToolCalls: []chat.ToolCall{{ID: fmt.Sprintf("c%d", i), Name: "bash", Arguments: `{"command":"go test ./..."}`}}})
+				ToolCalls: []chat.ToolCall{{ID: fmt.Sprintf("c%d", i), Name: tools.Bash, Arguments: `{"command":"go test ./..."}`}}})
 		default:
-			s.Messages = append(s.Messages, chat.Message{Role: chat.RoleTool, ToolCallID: fmt.Sprintf("c%d", i-1), ToolName: "bash", Content: out})
+			s.Messages = append(s.Messages, chat.Message{Role: chat.RoleTool, ToolCallID: fmt.Sprintf("c%d", i-1), ToolName: tools.Bash, Content: out})
 		}
 	}
 	if last := s.Messages[len(s.Messages)-1]; last.Role != chat.RoleUser {

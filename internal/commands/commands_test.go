@@ -12,6 +12,8 @@ import (
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/customcmd"
+	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/orchestrator"
@@ -172,5 +174,30 @@ func TestModeSwitchChangesTools(t *testing.T) {
 	}
 	if _, err := e.do(t, "/mode sideways"); err == nil {
 		t.Fatal("unknown mode accepted")
+	}
+}
+
+func TestUnknownSlashCommand(t *testing.T) {
+	e := newEnv(t)
+	out, err := e.cmds.RunInput(context.Background(), "/frobnicate now")
+	if err == nil || out.State != event.StateFailed || !strings.Contains(err.Error(), "unknown command /frobnicate") {
+		t.Fatalf("got %+v %v", out, err)
+	}
+	if len(e.srv.Requests()) != 0 {
+		t.Fatal("an unknown command reached the model")
+	}
+}
+
+// A custom command expands into a request for the model: a normal turn.
+func TestCustomCommandRunsATurn(t *testing.T) {
+	e := newEnv(t, llmtest.Text("reviewed"))
+	e.cmds.deps.Custom = []customcmd.Command{{Name: "review", Body: "Review $ARGUMENTS carefully."}}
+	out, err := e.cmds.RunInput(context.Background(), "/review main.go")
+	if err != nil || out.Result != "reviewed" {
+		t.Fatalf("got %+v %v", out, err)
+	}
+	msgs := e.srv.Requests()[0].Messages()
+	if len(msgs) != 1 || msgs[0].Text != "Review main.go carefully." {
+		t.Fatalf("the model got %+v", msgs)
 	}
 }

@@ -86,8 +86,9 @@ func (a *Accumulator) StopReason() string { return a.stop }
 // Text is the answer text so far (a cheap snapshot for a UI).
 func (a *Accumulator) Text() string { return a.text.String() }
 
-// Message returns the assistant message accumulated so far. Tool calls with no
-// name (a stream cut in the middle of one) are left out.
+// Message returns the assistant message accumulated so far. A tool call the
+// model sent without a name is kept (it is answered with an error, never
+// dropped silently); only slots that carry nothing at all are left out.
 func (a *Accumulator) Message() chat.Message {
 	m := chat.Message{
 		Role:               chat.RoleAssistant,
@@ -96,7 +97,7 @@ func (a *Accumulator) Message() chat.Message {
 		ReasoningSignature: a.signature.String(),
 	}
 	for _, c := range a.calls {
-		if c.name == "" {
+		if c.name == "" && c.id == "" && c.args.Len() == 0 {
 			continue
 		}
 		m.ToolCalls = append(m.ToolCalls, chat.ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String()})

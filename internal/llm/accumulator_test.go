@@ -77,14 +77,16 @@ func TestAccumulatorAssemblesToolCalls(t *testing.T) {
 	}
 }
 
-func TestAccumulatorDropsNamelessCall(t *testing.T) {
+// A call the model sent without a name is kept, so it is answered with an
+// error instead of vanishing; empty slots and bad indexes are not calls.
+func TestAccumulatorKeepsNamelessCall(t *testing.T) {
 	t.Parallel()
 	var a Accumulator
 	a.Add(chat.MessageDelta{Seq: 1, Kind: chat.DeltaToolCallStart, ToolIndex: 0, ToolCallID: "c0", ToolName: "ls"})
-	a.Add(chat.MessageDelta{Seq: 2, Kind: chat.DeltaToolCallArgs, ToolIndex: 1, Text: `{"cut`})
+	a.Add(chat.MessageDelta{Seq: 2, Kind: chat.DeltaToolCallArgs, ToolIndex: 2, Text: `{"cut`})
 	a.Add(chat.MessageDelta{Seq: 3, Kind: chat.DeltaToolCallArgs, ToolIndex: -1, Text: "bogus"})
 	got := a.Message().ToolCalls
-	if len(got) != 1 || got[0].Name != "ls" {
+	if len(got) != 2 || got[0].Name != "ls" || got[1].Name != "" || got[1].Arguments != `{"cut` {
 		t.Fatalf("calls = %+v", got)
 	}
 }

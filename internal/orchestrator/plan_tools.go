@@ -138,7 +138,7 @@ func (exitPlanTool) Prepare(c *tools.Call) error {
 
 func (t exitPlanTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
 	a := c.Args.(*exitPlanArgs)
-	t.o.emit(event.CommandOutput{Command: "exit_plan_mode", Block: "PLAN", Text: strings.TrimSpace(a.Plan)})
+	t.o.emit(event.CommandOutput{Command: tools.ExitPlanMode, Block: "PLAN", Text: strings.TrimSpace(a.Plan)})
 	answers, fail, err := t.o.ask(ctx, []Question{{Question: "Start building with this plan?", Options: []QuestionOption{
 		{Label: planKeep}, {Label: planClean}, {Label: planMore},
 	}}})
