@@ -9,7 +9,7 @@ import (
 )
 
 // permissions prints the matrix, or switches the preset (build and plan
-// also switch the mode, seed 02-orchestrator §7).
+// also switch the mode).
 func (x *Dispatcher) permissions(_ context.Context, args string) (string, error) {
 	p := x.deps.Permissions
 	if p == nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// applyEnv applies the CODER_* variables (SPEC §2: they override every file but
+// applyEnv applies the CODER_* variables (they override every file but
 // not the flags) and NO_COLOR. An empty variable counts as unset, so `export
 // CODER_MODEL=` switches an override off.
 func (l *Loaded) applyEnv() error {

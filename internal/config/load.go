@@ -67,7 +67,7 @@ type origin struct{ file, other string }
 
 // Load merges defaults, the user file, the project's .mcp.json and
 // .coder/config.json, environment variables and flags (later wins), then
-// validates the result. See SPEC §2. A later layer that picks a different
+// validates the result. A later layer that picks a different
 // provider type or profile drops the earlier layers' endpoint, key and model
 // (resetOnSwitch). runtime.workspace_root comes back absolute (default: Cwd).
 func Load(opts Options) (*Loaded, error) {

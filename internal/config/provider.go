@@ -30,7 +30,7 @@ type ResolvedProvider struct {
 	Source string
 }
 
-// ResolveProvider decides which endpoint, key and model to use (SPEC §2):
+// ResolveProvider decides which endpoint, key and model to use:
 //
 //  1. a provider in the config (type, base_url, api_key or api_key_env set in
 //     the main section or the selected profile; the CODER_* variables were

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Keys must never reach a terminal, a log or a session file (SPEC §2). Both
+// Keys must never reach a terminal, a log or a session file. Both
 // types that can hold one — ResolvedProvider and the Provider config section —
 // redact themselves for every fmt verb and for JSON, so printing a Config or a
 // Loaded with %+v is safe too.

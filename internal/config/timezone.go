@@ -2,7 +2,8 @@ package config
 
 import "time"
 
-// defaultZone is the spec's default display zone (SPEC §2, §10).
+// defaultZone is where session times are shown unless ui.timezone says
+// otherwise: the product's users are in China (UTC+08:00).
 const defaultZone = "Asia/Shanghai"
 
 // chinaStandardTime stands in for Asia/Shanghai on systems without a zoneinfo

@@ -10,7 +10,8 @@ import (
 	"github.com/coder-agent/coder/internal/llm"
 )
 
-// CompactionOptions are compaction's settings (SPEC §13).
+// CompactionOptions are compaction's settings: prune old tool output, then
+// summarise the older history once the context passes threshold × limit.
 type CompactionOptions struct {
 	Auto           bool
 	Prune          bool

@@ -22,7 +22,7 @@ var listItem = regexp.MustCompile(`(?m)^\s*(?:\d+[.)、]|[-*•]\s|[一二三四
 // inlineEnum matches inline enumerations: "1) a 2) b", "(1) … (2)", "first … second".
 var inlineEnum = regexp.MustCompile(`(?i)(?:\(?\b1[.)]\s.*\(?\b2[.)]\s)|(?:\bfirst\b.*\b(?:second|then)\b)|(?:首先.*(?:然后|其次|最后))`)
 
-// isComplexTask is SPEC §12a's rule: an explicit enumeration of several
+// isComplexTask says an input needs a todo plan: an explicit enumeration of several
 // goals, at least 80 characters, a complexity keyword, at least two
 // separators among ，,;； or at least 14 words.
 func isComplexTask(input string) bool {

@@ -111,7 +111,8 @@ func derefResult(r *tools.Result) tools.Result {
 
 type exitPlanTool struct{ o *Orchestrator }
 
-// The choices exit_plan_mode offers (seed 004's context rebuild).
+// The choices exit_plan_mode offers: build keeping the conversation, build
+// from a clean context holding only the plan and the todos, or keep planning.
 const (
 	planKeep  = "Start building, keep this conversation"
 	planClean = "Start building with a clean context (only the plan and todos)"

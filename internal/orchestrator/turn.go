@@ -31,7 +31,7 @@ type turnState struct {
 	// edited lists the paths write/edit/patch changed in this turn.
 	edited []string
 	// verifyAttempts counts auto-verify runs; verification is the line the
-	// turn ends with (SPEC §11).
+	// turn ends with, written from what the orchestrator observed.
 	verifyAttempts int
 	verification   string
 }

@@ -5,7 +5,7 @@ import "context"
 // NonInteractive is the approver of a run with nobody to ask (headless,
 // approval.interactive=false, approval.auto_approve_ask=true): a policy
 // ask is approved, because the person chose to run unattended; a danger
-// request is denied unless config allows danger explicitly (SPEC §8).
+// request is denied unless config allows danger explicitly.
 type NonInteractive struct {
 	// AllowDanger approves danger requests too (approval.allow_danger).
 	AllowDanger bool
@@ -27,8 +27,8 @@ func (n NonInteractive) Approve(ctx context.Context, r Request) (Reply, error) {
 }
 
 // AutoApproveAsks approves policy asks itself and passes only danger
-// requests on to a person (approval.auto_approve_ask in the REPL: seed 09
-// §8 keeps the explicit y/n for dangerous commands).
+// requests on to a person (approval.auto_approve_ask in the REPL: a
+// dangerous command still gets its explicit y/n).
 type AutoApproveAsks struct{ Person Approver }
 
 // Approve implements Approver.

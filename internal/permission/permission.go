@@ -24,7 +24,7 @@ type Decision struct {
 	Reason string
 	// Danger: an Ask that must be handled like a tool-level danger request
 	// (only y/n; a non-interactive run denies it). Plan mode sets it for
-	// commands off the read-only whitelist (SPEC §7).
+	// commands off the read-only whitelist.
 	Danger bool
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // editor is the input line: text with a cursor, an optional multi-line
-// paste, and this process's submitted-input history (seed 09 §2). It knows
+// paste, and this process's submitted-input history. It knows
 // nothing about terminals, so every key rule is unit-tested.
 type editor struct {
 	buf    []rune

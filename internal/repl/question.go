@@ -39,7 +39,7 @@ func (r *REPL) Ask(ctx context.Context, qs []orchestrator.Question) ([]string, e
 	}
 }
 
-// questions asks one question at a time (seed 09 §9): a number picks that
+// questions asks one question at a time: a number picks that
 // option's label, other text is a free answer, an empty Enter waits, Esc
 // dismisses them all (answers so far discarded), Ctrl+C exits.
 func (r *REPL) questions(q *qask) answerKind {

@@ -11,7 +11,8 @@ import (
 	"github.com/coder-agent/coder/internal/session"
 )
 
-// CancelLines is what Esc during a run prints (seed 09 §6), exactly.
+// CancelLines is what Esc during a run prints, exactly: people and scripts
+// recognise a cancel by these two lines.
 const CancelLines = "Cancelled by ESC\nStopped model stream and tool execution; todo state remains unchanged unless a tool had already completed.\n"
 
 // Renderer is the REPL's event sink: one chronological stream in the normal
@@ -207,7 +208,7 @@ func (r *Renderer) subagent(e event.Subagent) {
 }
 
 // todos lists the todo items by status: done cyan, in progress yellow,
-// pending dim (seed 09 §5).
+// pending dim.
 func (r *Renderer) todos(items []session.Todo) {
 	r.line(r.st.Blue("[todos]"))
 	for _, td := range items {

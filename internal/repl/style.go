@@ -6,7 +6,8 @@ package repl
 
 import "strings"
 
-// Style colors text by role (seed 09 §5). With color off every method
+// Style colors text by role (answer plain, reasoning dim, tools blue, done
+// green, approvals yellow, errors red). With color off every method
 // returns its input unchanged, and the renderer adds textual markers so
 // errors and prompts stay distinguishable.
 type Style struct{ Color bool }

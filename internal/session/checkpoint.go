@@ -13,7 +13,7 @@ import (
 // Checkpoint persists s: in one transaction it upserts the session row and
 // inserts the messages not stored yet, then it rewrites the JSON snapshot
 // atomically. Any failure is returned, naming what failed and where; the
-// caller stops the run, so memory and disk never silently diverge (seed 03).
+// caller stops the run, so memory and disk never silently diverge.
 //
 // Only appended messages are written, unless the history was rewritten
 // (s.Generation changed, fewer messages than stored, or the last stored

@@ -7,7 +7,7 @@ import (
 	"os"
 )
 
-// UndoEntry is the state of one path before a turn first changed it (§14.3).
+// UndoEntry is the state of one path before a turn first changed it.
 // Rows live in SQLite, so a turn can be undone after a restart.
 type UndoEntry struct {
 	Path    string // absolute

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The read-only whitelist (SPEC §7): commands that only look. Plan mode
+// The read-only whitelist: commands that only look. Plan mode
 // runs them directly; every preset allows them. It is judged on the parsed
 // argv, so "find -delete", "git branch -D" or "sort -o f" are not read-only.
 

@@ -9,7 +9,7 @@ import (
 )
 
 // Workspace is the directory the agent works in; paths that resolve outside it
-// need a person's approval (SPEC §8 "workspace boundary").
+// need a person's approval: the workspace is a boundary.
 type Workspace struct {
 	// Root is absolute, cleaned and free of symlinks.
 	Root string

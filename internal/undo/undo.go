@@ -1,5 +1,5 @@
-// Package undo records what a turn changes in the workspace and puts it back
-// (§14.3), without git. File tools report each path before they write it
+// Package undo records what a turn changes in the workspace and puts it
+// back, without git. File tools report each path before they write it
 // (Turn.Capture); a Scanner compares the workspace before and after each bash
 // call, so files a command changed are captured too. Snapshots are stored
 // through the session store, so a turn can be undone after a restart.
