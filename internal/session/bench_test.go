@@ -75,15 +75,10 @@ func BenchmarkCheckpointAppendRowsOnly(b *testing.B) {
 func BenchmarkSnapshot5000Cold(b *testing.B) {
 	st := openStore(b, tempDir(b), "/w", nil)
 	s := bigSession(5000)
-	path := st.SnapshotPath(s.ID)
 	b.ReportAllocs()
 	for b.Loop() {
 		st.snap = nil
-		data, err := st.encodeSnapshot(s)
-		if err == nil {
-			err = writeSnapshot(path, data)
-		}
-		if err != nil {
+		if err := st.saveSnapshot(s); err != nil {
 			b.Fatal(err)
 		}
 	}

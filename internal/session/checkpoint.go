@@ -11,8 +11,8 @@ import (
 )
 
 // Checkpoint persists s: in one transaction it upserts the session row and
-// inserts the messages not stored yet, then it rewrites the JSON snapshot
-// atomically. Any failure is returned, naming what failed and where; the
+// inserts the messages not stored yet, then it brings the JSON snapshot up
+// to date (see saveSnapshot). Any failure is returned, naming what failed and where; the
 // caller stops the run, so memory and disk never silently diverge.
 //
 // Only appended messages are written, unless the history was rewritten
@@ -33,13 +33,8 @@ func (st *Store) Checkpoint(ctx context.Context, s *Session) error {
 		return fmt.Errorf("session: save %s to database %s: %w", s.ID, st.dbPath, err)
 	}
 	st.persisted[s.ID] = next
-	path := st.SnapshotPath(s.ID)
-	data, err := st.encodeSnapshot(s)
-	if err == nil {
-		err = writeSnapshot(path, data)
-	}
-	if err != nil {
-		return fmt.Errorf("session: write snapshot %s: %w", path, err)
+	if err := st.saveSnapshot(s); err != nil {
+		return fmt.Errorf("session: write snapshot %s: %w", st.SnapshotPath(s.ID), err)
 	}
 	return nil
 }

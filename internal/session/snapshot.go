@@ -6,73 +6,181 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/coder-agent/coder/internal/chat"
 )
 
-// The JSON snapshot is rewritten whole at every checkpoint. Indenting is the
-// costly part (≈18 ms for 5,000 messages, against ≈2 ms to encode compactly),
-// so each message is encoded and indented once and kept; a checkpoint then
-// encodes the new messages and splices everything into the indented session.
-// The output is byte for byte what an indenting json.Encoder would write.
+// The JSON snapshot mirrors the session after every checkpoint. The file lays
+// out what seldom changes first, then the messages, then what changes at
+// every save (snapshotView): a checkpoint that only appended messages
+// encodes just those and rewrites the file from the end of the last stored
+// message, so neither its cost nor the memory it keeps grows with the
+// history. Anything else — a rewritten history, a changed head, a file
+// someone else touched — encodes the whole session and renames the new file
+// into place. The bytes are always exactly what an indenting json.Encoder
+// writes for snapshotView.
 
-// snapCache holds the indented JSON of one session's messages. Only the
-// session checkpointed last is kept, which bounds the memory to one history.
+// snapshotView is a session as its snapshot lays it out.
+type snapshotView struct {
+	ID         string         `json:"id"`
+	Title      string         `json:"title"`
+	Created    time.Time      `json:"created"`
+	Workspace  string         `json:"workspace,omitempty"`
+	Generation int            `json:"generation,omitempty"`
+	Messages   []chat.Message `json:"messages"`
+	Updated    time.Time      `json:"updated"`
+	Model      string         `json:"model"`
+	Mode       string         `json:"mode"`
+	Usage      chat.Usage     `json:"usage"`
+	Todos      []Todo         `json:"todos,omitempty"`
+}
+
+func viewOf(s *Session) *snapshotView {
+	msgs := s.Messages
+	if msgs == nil {
+		msgs = []chat.Message{}
+	}
+	return &snapshotView{ID: s.ID, Title: s.Title, Created: s.Created, Workspace: s.Workspace,
+		Generation: s.Generation, Messages: msgs, Updated: s.Updated, Model: s.Model, Mode: s.Mode,
+		Usage: s.Usage, Todos: s.Todos}
+}
+
+// snapCache is what the snapshot file of the session checkpointed last
+// holds, so the next checkpoint can append to it.
 type snapCache struct {
 	id    string
-	state persistState // which messages msgs encodes, as for the rows
-	msgs  [][]byte
+	state persistState // the messages the file holds, as for the rows
+	file  snapFile
+}
+
+// snapFile is the snapshot file as last written: its head (up to the
+// messages' "["), how many messages it holds, where the last one ends, and
+// its size and modification time, to notice a file someone else changed.
+type snapFile struct {
+	head  []byte
+	count int
+	end   int64
+	size  int64
+	mtime time.Time
 }
 
 // messagesKey is how the indenting encoder writes an empty Messages field at
 // the top level. A string value cannot contain it: newlines are escaped.
 var messagesKey = []byte("\n  \"messages\": []")
 
-// encodeSnapshot returns the indented JSON of s, with a trailing newline.
-func (st *Store) encodeSnapshot(s *Session) ([]byte, error) {
-	if len(s.Messages) == 0 {
-		return encodeIndented(s, "")
+// saveSnapshot writes the snapshot of s: the new messages and the tail in
+// place when only messages were appended since the last save, else the
+// whole file, atomically.
+func (st *Store) saveSnapshot(s *Session) error {
+	path := st.SnapshotPath(s.ID)
+	pre, post, err := snapshotParts(s)
+	if err != nil {
+		return err
 	}
 	c := st.snap
-	if c == nil || c.id != s.ID || needsRewrite(s, c.state, true) {
-		c = &snapCache{id: s.ID}
-	}
-	for i := len(c.msgs); i < len(s.Messages); i++ {
-		b, err := encodeIndented(&s.Messages[i], "    ")
-		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+	if c != nil && c.id == s.ID && c.file.count > 0 && !needsRewrite(s, c.state, true) && bytes.Equal(c.file.head, pre) {
+		if ok, err := appendSnapshot(path, c, s.Messages[c.file.count:], post); ok || err != nil {
+			if err == nil {
+				c.state = stateOf(s)
+			}
+			return err
 		}
-		c.msgs = append(c.msgs, bytes.TrimSuffix(b, []byte("\n")))
 	}
-	c.state = stateOf(s)
-	st.snap = c
-
-	head := *s
-	head.Messages = []chat.Message{}
-	hb, err := encodeIndented(&head, "")
+	data, end, err := assemble(pre, s.Messages, post)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if err := writeSnapshot(path, data); err != nil {
+		return err
+	}
+	c = &snapCache{id: s.ID, state: stateOf(s),
+		file: snapFile{head: pre, count: len(s.Messages), end: end, size: int64(len(data))}}
+	if fi, err := os.Stat(path); err == nil {
+		c.file.mtime = fi.ModTime()
+	}
+	st.snap = c
+	return nil
+}
+
+// appendSnapshot writes msgs (those after c.file.count) and the tail over
+// the old tail. ok is false, with nothing written, when the file is not the
+// one last written.
+func appendSnapshot(path string, c *snapCache, msgs []chat.Message, post []byte) (ok bool, err error) {
+	var buf []byte
+	for i := range msgs {
+		b, err := encodeIndented(&msgs[i], "    ")
+		if err != nil {
+			return false, fmt.Errorf("message %d: %w", c.file.count+i, err)
+		}
+		buf = append(append(buf, ",\n    "...), bytes.TrimSuffix(b, []byte("\n"))...)
+	}
+	end := c.file.end + int64(len(buf))
+	buf = append(append(buf, "\n  "...), post...)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return false, nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() != c.file.size || !fi.ModTime().Equal(c.file.mtime) {
+		return false, nil
+	}
+	if _, err := f.WriteAt(buf, c.file.end); err != nil {
+		return true, err
+	}
+	size := c.file.end + int64(len(buf))
+	if err := f.Truncate(size); err != nil {
+		return true, err
+	}
+	if fi, err = f.Stat(); err != nil {
+		return true, err
+	}
+	c.file.count, c.file.end, c.file.size, c.file.mtime = c.file.count+len(msgs), end, size, fi.ModTime()
+	return true, nil
+}
+
+// snapshotParts returns the file's head (through the messages' "[") and
+// tail (from the "]") for s.
+func snapshotParts(s *Session) (pre, post []byte, err error) {
+	head := viewOf(s)
+	head.Messages = []chat.Message{}
+	hb, err := encodeIndented(head, "")
+	if err != nil {
+		return nil, nil, err
 	}
 	at := bytes.Index(hb, messagesKey)
 	if at < 0 {
-		return nil, fmt.Errorf("encoded session lacks %q", messagesKey)
+		return nil, nil, fmt.Errorf("encoded session lacks %q", messagesKey)
 	}
 	at += len(messagesKey) - 1 // just before the closing ]
-	size := len(hb) + len(c.msgs)*6
-	for _, m := range c.msgs {
-		size += len(m)
-	}
-	out := make([]byte, 0, size)
-	out = append(out, hb[:at]...)
-	for i, m := range c.msgs {
-		out = append(out, "\n    "...)
-		out = append(out, m...)
-		if i < len(c.msgs)-1 {
-			out = append(out, ',')
+	return hb[:at], hb[at:], nil
+}
+
+// assemble encodes the whole file, and returns the offset where the last
+// message ends.
+func assemble(pre []byte, msgs []chat.Message, post []byte) ([]byte, int64, error) {
+	var out bytes.Buffer
+	out.Write(pre)
+	for i := range msgs {
+		if i > 0 {
+			out.WriteByte(',')
 		}
+		out.WriteString("\n    ")
+		b, err := encodeIndented(&msgs[i], "    ")
+		if err != nil {
+			return nil, 0, fmt.Errorf("message %d: %w", i, err)
+		}
+		out.Write(bytes.TrimSuffix(b, []byte("\n")))
 	}
-	out = append(out, "\n  "...)
-	return append(out, hb[at:]...), nil
+	end := int64(out.Len())
+	if len(msgs) > 0 {
+		out.WriteString("\n  ")
+	} else {
+		end = 0
+	}
+	out.Write(post)
+	return out.Bytes(), end, nil
 }
 
 // encodeIndented encodes v indented by two spaces per level after prefix,

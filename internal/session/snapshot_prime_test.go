@@ -32,7 +32,7 @@ func TestPrimedSnapshotMatchesFullEncode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st2.snap == nil || len(st2.snap.msgs) != len(loaded.Messages) {
+	if st2.snap == nil || st2.snap.file.count != len(loaded.Messages) {
 		t.Fatal("the snapshot cache was not primed from disk")
 	}
 	loaded.Messages = append(loaded.Messages, chat.Message{Role: chat.RoleUser, Content: "next"})
@@ -43,7 +43,7 @@ func TestPrimedSnapshotMatchesFullEncode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := encodeIndented(loaded, "")
+	want, err := encodeIndented(viewOf(loaded), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +53,10 @@ func TestPrimedSnapshotMatchesFullEncode(t *testing.T) {
 }
 
 func TestSplitMessagesRefusesAMismatch(t *testing.T) {
-	if splitMessages([]byte("{\n  \"messages\": [\n    {\n      \"role\": \"user\"\n    }\n  ]\n}\n"), 2) != nil {
+	if m, _, _ := splitMessages([]byte("{\n  \"messages\": [\n    {\n      \"role\": \"user\"\n    }\n  ]\n}\n"), 2); m != nil {
 		t.Fatal("a count mismatch was accepted")
 	}
-	if splitMessages([]byte("{}"), 0) != nil {
+	if m, _, _ := splitMessages([]byte("{}"), 0); m != nil {
 		t.Fatal("a file without messages was accepted")
 	}
 }

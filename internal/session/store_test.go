@@ -3,9 +3,11 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -221,40 +223,86 @@ func TestRecordUsageIsIdempotent(t *testing.T) {
 	}
 }
 
-// The spliced snapshot must be exactly what encoding the whole session writes,
-// as messages are appended, edited and rewritten.
-func TestSnapshotEncodingMatchesEncoder(t *testing.T) {
+// The snapshot file must be exactly what encoding the whole session writes,
+// whether a save appended in place or rewrote the file: as messages are
+// appended, edited and rewritten, when the head changes, and when someone
+// else touched the file.
+func TestSnapshotMatchesEncoder(t *testing.T) {
 	t.Parallel()
 	st := openStore(t, tempDir(t), "/w", nil)
 	s := fullSession()
 	check := func(step string) {
 		t.Helper()
-		got, err := st.encodeSnapshot(s)
+		if err := st.saveSnapshot(s); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(st.SnapshotPath(s.ID))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := encodeIndented(s, "")
+		want, _ := encodeIndented(viewOf(s), "")
 		if string(got) != string(want) {
-			t.Fatalf("%s: spliced snapshot differs\n got: %s\nwant: %s", step, got, want)
+			t.Fatalf("%s: snapshot differs\n got: %s\nwant: %s", step, got, want)
+		}
+		var back Session
+		if err := json.Unmarshal(got, &back); err != nil || len(back.Messages) != len(s.Messages) || back.Title != s.Title {
+			t.Fatalf("%s: the snapshot does not load back: %v", step, err)
 		}
 	}
 	check("first")
-	s.Messages = append(s.Messages, chat.Message{Role: chat.RoleUser, Content: `"messages": []` + "\n  \"messages\": []"})
-	check("append")
+	inode := func() uint64 {
+		fi, err := os.Stat(st.SnapshotPath(s.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	first := inode()
+	for i := range 3 {
+		s.Messages = append(s.Messages, chat.Message{Role: chat.RoleUser, Content: `"messages": []` + "\n  \"messages\": []"})
+		s.Usage.OutputTokens += 1000 * (i + 1) // the tail grows
+		check(fmt.Sprintf("append %d", i))
+	}
+	if inode() != first {
+		t.Error("an append rewrote the whole file instead of its end")
+	}
+	s.Usage = chat.Usage{} // the tail shrinks
+	s.Messages = append(s.Messages, chat.Message{Role: chat.RoleAssistant, Content: "short"})
+	check("append, shorter tail")
 	s.Messages[len(s.Messages)-1].Content = "edited"
 	check("edit last")
+	s.Title = "a new title"
+	s.Messages = append(s.Messages, chat.Message{Role: chat.RoleUser, Content: "after the title"})
+	check("head changed")
+	if err := os.WriteFile(st.SnapshotPath(s.ID), []byte("someone else's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.Messages = append(s.Messages, chat.Message{Role: chat.RoleUser, Content: "after a foreign write"})
+	check("foreign write")
 	s.Messages = s.Messages[:1]
 	check("shrink")
 	s.Messages[0].Content = "compacted"
 	s.Generation++
 	check("generation")
 	other := fullSession()
-	got, _ := st.encodeSnapshot(other)
-	if want, _ := encodeIndented(other, ""); string(got) != string(want) {
+	other.ID = "other"
+	if err := st.saveSnapshot(other); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(st.SnapshotPath(other.ID)); string(got) != string(must(encodeIndented(viewOf(other), ""))) {
 		t.Fatal("another session reused the cache")
 	}
+	s.Messages = append(s.Messages, chat.Message{Role: chat.RoleUser, Content: "back to the first"})
+	check("back to the first session")
 	s.Messages = nil
 	check("empty")
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // The DSN is a URI: characters that mean something in one must be escaped.

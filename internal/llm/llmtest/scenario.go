@@ -42,6 +42,9 @@ type Scenario struct {
 	// message says "scenario exhausted", so an agent that calls the model
 	// more often than scripted fails loudly.
 	Repeat bool
+	// Lean keeps no request bodies or headers in Requests(): long benchmarks
+	// would otherwise hold every request ever sent.
+	Lean bool
 }
 
 // Step is one scripted model response, delivered in the protocol of whichever

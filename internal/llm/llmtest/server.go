@@ -245,6 +245,9 @@ func (s *Server) record(req Request) int {
 }
 
 func (s *Server) recordLocked(req Request) int {
+	if s.sc.Lean {
+		req.Body, req.Header = nil, nil
+	}
 	s.reqs = append(s.reqs, req)
 	s.notifyLocked()
 	return len(s.reqs) - 1
