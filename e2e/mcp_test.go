@@ -55,7 +55,7 @@ func TestMCPToolsThroughTheModel(t *testing.T) {
 		llmtest.Calls(llmtest.ToolCall{ID: "c", Name: "mcp__test__crash", Args: `{}`}),
 		llmtest.Text("The server crashed, but I carried on."),
 	}})
-	res := run{args: []string{"-p", "use the test server", "--output-format", "stream-json"},
+	res := run{args: []string{"--trust", "-p", "use the test server", "--output-format", "stream-json"},
 		env: providerEnv(t, srv, "openai"), dir: dir}.exec(t)
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
@@ -87,7 +87,7 @@ func TestMCPServerThatFailsToStartIsNotFatal(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, ".coder/config.json", `{"mcp":{"servers":{"broken":{"command":"/nonexistent/mcp-server"}}}}`)
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("still working")}})
-	res := run{args: []string{"-p", "hi"}, env: providerEnv(t, srv, "openai"), dir: dir}.exec(t)
+	res := run{args: []string{"--trust", "-p", "hi"}, env: providerEnv(t, srv, "openai"), dir: dir}.exec(t)
 	if res.code != 0 || strings.TrimSpace(res.stdout) != "still working" || !strings.Contains(res.stderr, `mcp server "broken"`) {
 		t.Fatalf("exit %d stdout %q stderr %q", res.code, res.stdout, res.stderr)
 	}
@@ -117,7 +117,7 @@ func TestMCPThirdPartyServerFromNpm(t *testing.T) {
 				llmtest.Calls(llmtest.Call("mcp__fs__read_text_file", `{"path":`+quoteJSON(filepath.Join(dir, "hello.txt"))+`}`)),
 				llmtest.Text("read it"),
 			}})
-			res := run{args: []string{"-p", "read via mcp"}, env: providerEnv(t, srv, "openai"), dir: dir}.exec(t)
+			res := run{args: []string{"--trust", "-p", "read via mcp"}, env: providerEnv(t, srv, "openai"), dir: dir}.exec(t)
 			if res.code != 0 {
 				t.Fatalf("exit %d: %s", res.code, res.stderr)
 			}

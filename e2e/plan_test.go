@@ -145,7 +145,7 @@ func TestPlanModeSandboxStopsApprovedWrites(t *testing.T) {
 		llmtest.Calls(llmtest.Call("bash", `{"command":"echo x > a.txt; touch created.txt; ls"}`)),
 		llmtest.Text("done"),
 	}})
-	res := run{args: []string{"--mode", "plan", "-p", "write anyway"}, env: providerEnv(t, srv, "openai"), dir: dir}.exec(t)
+	res := run{args: []string{"--trust", "--mode", "plan", "-p", "write anyway"}, env: providerEnv(t, srv, "openai"), dir: dir}.exec(t)
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}

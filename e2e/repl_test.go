@@ -26,6 +26,25 @@ type tmuxSession struct {
 
 func startTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
 	t.Helper()
+	s := launchTmux(t, srv, dir, extraEnv, args...)
+	s.waitFor(dir + ">")
+	return s
+}
+
+// startTmuxTrust starts coder where it asks whether to trust the workspace,
+// and answers.
+func startTmuxTrust(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, answer string, args ...string) *tmuxSession {
+	t.Helper()
+	s := launchTmux(t, srv, dir, extraEnv, args...)
+	s.waitFor("Trust " + dir + "? (y/n)")
+	s.typeText(answer)
+	s.keys("Enter")
+	s.waitFor(dir + ">")
+	return s
+}
+
+func launchTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (CI installs it)")
 	}
@@ -56,7 +75,6 @@ func startTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[strin
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("coder-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
 	s.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", dir, "/bin/bash "+scriptPath)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	s.waitFor(dir + ">")
 	return s
 }
 
@@ -362,8 +380,9 @@ func TestREPLApprovalAlwaysIsRemembered(t *testing.T) {
 	s.keys("C-d")
 	s.waitFor("[exited 0]")
 
-	// A new process reads the allowlist from ./.coder/config.json.
-	s2 := startTmux(t, srv, dir, nil)
+	// A new process reads the allowlist from ./.coder/config.json, once the
+	// person trusts the workspace (asked once, then remembered).
+	s2 := startTmuxTrust(t, srv, dir, nil, "y")
 	s2.typeText("once more")
 	s2.keys("Enter")
 	scr = s2.waitFor("made it after a restart")

@@ -422,7 +422,7 @@ func TestSecuritySecretsNeverWritten(t *testing.T) {
 							provider += fmt.Sprintf(`, "base_url": %q, "api_key": %q, "model": "fake-model"`, srv.URL()+"/v1", cfgKey)
 						}
 						writeConfig(t, dir, `{"provider": {`+provider+`}}`)
-						res := run{args: []string{"-p", "hi", "--output-format", format}, env: env, dir: dir}.exec(t)
+						res := run{args: []string{"--trust", "-p", "hi", "--output-format", format}, env: env, dir: dir}.exec(t)
 						assertNoPanic(t, res)
 						if name == "success" && res.code != 0 || name != "success" && res.code != 1 {
 							t.Fatalf("%s: exit %d stderr %s", format, res.code, res.stderr)

@@ -121,7 +121,7 @@ func TestCustomPlanAgentIsPlanMode(t *testing.T) {
 			llmtest.Call("bash", `{"command":"echo x > a.txt; touch created.txt"}`)),
 		llmtest.Text("done"),
 	}})
-	res := run{args: []string{"--mode", "reviewer", "-p", "change it"}, env: providerEnv(t, srv, "openai"), dir: dir}.exec(t)
+	res := run{args: []string{"--trust", "--mode", "reviewer", "-p", "change it"}, env: providerEnv(t, srv, "openai"), dir: dir}.exec(t)
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
@@ -163,7 +163,7 @@ func TestCustomBuildAgentAutoVerifies(t *testing.T) {
 	}})
 	env := providerEnv(t, srv, "openai")
 	env["HOME"] = t.TempDir()
-	res := run{args: []string{"--mode", "fixer", "-p", "fix Add"}, env: env, dir: dir}.exec(t)
+	res := run{args: []string{"--trust", "--mode", "fixer", "-p", "fix Add"}, env: env, dir: dir}.exec(t)
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}

@@ -93,12 +93,18 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	if len(f.args) > 0 {
 		return fail(stdio, setupError{fmt.Errorf("unexpected argument %q (a prompt needs -p; see coder --help)", f.args[0])})
 	}
+	interactive := stdio.InTTY && stdio.InFile != nil && stdio.OutFile != nil
 	b, err := loadBase(f, env)
 	if err != nil {
 		return fail(stdio, err)
 	}
+	if interactive && !b.loaded.Trusted && len(b.loaded.Ignored) > 0 && askTrust(stdio, b.loaded) {
+		b.Close()
+		if b, err = loadBase(f, env); err != nil {
+			return fail(stdio, err)
+		}
+	}
 	defer b.Close()
-	interactive := stdio.InTTY && stdio.InFile != nil && stdio.OutFile != nil
 	st := repl.Style{Color: repl.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
 	rend := repl.NewRenderer(stdio.Out, st)
 	front := orchestrator.Front{Sink: rend, Approver: permission.NonInteractive{AllowDanger: b.cfg.Approval.AllowDanger}}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/gitcmd"
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/anthropic"
 	"github.com/coder-agent/coder/internal/llm/openai"
@@ -63,7 +63,7 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 		Cwd: wd,
 		Env: env,
 		Flags: config.Overrides{
-			Model: f.model, Mode: f.mode, Permissions: f.permissions, Cwd: f.cwd,
+			Model: f.model, Mode: f.mode, Permissions: f.permissions, Cwd: f.cwd, Trust: f.trust,
 		},
 	})
 	if err != nil {
@@ -173,7 +173,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 			Threshold: cfg.Compaction.Threshold, RecentMessages: cfg.Compaction.RecentMessages,
 		},
 		Prompt: orchestrator.PromptParts{Rules: contextmgr.LoadRules(ws.Root, b.loaded.UserDir),
-			Skills: skillInfos(skillList), GitSummary: startGitSummary(ws.Root)},
+			Skills: skillInfos(skillList), GitSummary: startGitSummary(ws.Root, secretValues(rp))},
 		Persistence: orchestrator.Persistence{Store: b.store, Undo: rec},
 		Subagents: orchestrator.SubagentOptions{
 			MaxConcurrent: cfg.Agents.Subagents.MaxConcurrent, MaxPerTurn: cfg.Agents.Subagents.MaxPerTurn,
@@ -188,6 +188,9 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom,
 	})
+	if n := b.loaded.UntrustedNotice(); n != "" {
+		warnings = append([]error{errors.New(n)}, warnings...)
+	}
 	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
 		warnings: warnings}, nil
 }
@@ -361,9 +364,9 @@ func lazyMCP(cfg config.Config, m *mcp.Manager) func(context.Context) ([]tools.T
 // startGitSummary runs git in the background from start-up, so its few
 // milliseconds overlap the store and the first request instead of adding
 // to them; the returned function waits for the answer.
-func startGitSummary(dir string) func() string {
+func startGitSummary(dir string, secrets []string) func() string {
 	ch := make(chan string, 1)
-	go func() { ch <- gitSummary(dir) }()
+	go func() { ch <- gitSummary(dir, secrets) }()
 	var once sync.Once
 	var summary string
 	return func() string {
@@ -373,16 +376,15 @@ func startGitSummary(dir string) func() string {
 }
 
 // gitSummary is "branch, N changed files" for a repository, "" otherwise.
-func gitSummary(dir string) string {
+// It runs through gitcmd: nothing the repository configures runs.
+func gitSummary(dir string, secrets []string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "status", "--porcelain=v1", "--branch")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	out, err := gitcmd.Output(ctx, dir, secrets, "status", "--porcelain=v1", "--branch")
 	if err != nil {
 		return ""
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc := bufio.NewScanner(strings.NewReader(out))
 	branch, changed := "", 0
 	for sc.Scan() {
 		line := sc.Text()

@@ -26,6 +26,7 @@ type flags struct {
 	cwd          string
 	resume       string
 	continueLast bool
+	trust        bool
 	version      bool
 	help         bool
 	// args are the positional arguments: a subcommand or the prompt.
@@ -49,6 +50,8 @@ Flags:
       --cwd DIR              run in DIR instead of the current directory
       --resume ID            continue session ID
       --continue             continue the most recent session of this workspace
+      --trust                trust this workspace for this run: its project settings may
+                             widen permissions, approvals, servers and hooks
       --version              print the version
   -h, --help                 this help
 
@@ -71,6 +74,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.cwd, "cwd", "", "")
 	fs.StringVar(&f.resume, "resume", "", "")
 	fs.BoolVar(&f.continueLast, "continue", false, "")
+	fs.BoolVar(&f.trust, "trust", false, "")
 	fs.BoolVar(&f.version, "version", false, "")
 	fs.BoolVar(&f.help, "h", false, "")
 	fs.BoolVar(&f.help, "help", false, "")

@@ -17,6 +17,17 @@ type Config struct {
 	Skills     Skills     `json:"skills"`
 	Storage    Storage    `json:"storage"`
 	UI         UI         `json:"ui"`
+	Fetch      Fetch      `json:"fetch"`
+	// TrustedWorkspaces are the directories whose project settings may widen
+	// what coder does (see trust.go); only the user config's list counts.
+	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
+}
+
+// Fetch says what the fetch tool may reach beyond the public internet.
+type Fetch struct {
+	// AllowHosts are hosts, host:port pairs or CIDRs fetch may reach even
+	// though they are loopback, private, link-local or metadata addresses.
+	AllowHosts []string `json:"allow_hosts,omitempty"`
 }
 
 // Provider says which model endpoint to use.

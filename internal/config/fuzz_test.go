@@ -49,7 +49,8 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 		load := func() (*Loaded, error) {
-			return Load(Options{Cwd: cwd, UserConfigDir: userDir, Env: envOf(map[string]string{}), ProbeOllama: noProbe})
+			return Load(Options{Cwd: cwd, UserConfigDir: userDir, Env: envOf(map[string]string{}), ProbeOllama: noProbe,
+				Flags: Overrides{Trust: true}})
 		}
 		l, err := load()
 		if err != nil {

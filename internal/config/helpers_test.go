@@ -32,7 +32,9 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	root := t.TempDir()
-	f := &fixture{t: t, user: filepath.Join(root, "user"), cwd: filepath.Join(root, "proj"), env: map[string]string{}}
+	// Trusted unless a test says otherwise: most tests are about merging.
+	f := &fixture{t: t, user: filepath.Join(root, "user"), cwd: filepath.Join(root, "proj"), env: map[string]string{},
+		flags: Overrides{Trust: true}}
 	for _, d := range []string{f.user, f.cwd} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

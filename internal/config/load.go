@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -41,6 +43,8 @@ type Overrides struct {
 	Mode        string // --mode: agents.default
 	Permissions string // --permissions: permission.preset
 	Cwd         string // --cwd: the directory whose .coder/config.json is read
+	// Trust trusts the workspace for this run (--trust).
+	Trust bool
 }
 
 // Loaded is the effective configuration and where it came from.
@@ -56,6 +60,10 @@ type Loaded struct {
 	ProjectFile string
 	UserDir     string // the user config directory (rules files live there too)
 	Cwd         string // absolute
+	// Trusted: the workspace is trusted, so its project settings that widen
+	// what coder may do apply. Ignored names those that were dropped.
+	Trusted bool
+	Ignored []string
 
 	env     EnvFunc
 	probe   ProbeFunc
@@ -92,10 +100,13 @@ func Load(opts Options) (*Loaded, error) {
 		probe:       opts.ProbeOllama,
 		origins:     map[string]origin{},
 	}
+	userErr := l.mergeFile(filepath.Join(userDir, "config.json"), false)
+	// Trust is the user's to give: their file, or the --trust flag.
+	l.Trusted = opts.Flags.Trust || Trusted(l.Config.TrustedWorkspaces, cwd)
 	errs := []error{
-		l.mergeFile(filepath.Join(userDir, "config.json")),
+		userErr,
 		l.mergeMCPJSON(filepath.Join(cwd, ".mcp.json")),
-		l.mergeFile(l.ProjectFile),
+		l.mergeFile(l.ProjectFile, !l.Trusted),
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -146,8 +157,9 @@ func (o origin) label() string {
 }
 
 // mergeFile decodes one config file on top of l.Config: maps merge, lists and
-// scalars replace. Unknown keys and wrongly typed values are errors.
-func (l *Loaded) mergeFile(path string) error {
+// scalars replace. Unknown keys and wrongly typed values are errors. An
+// untrusted file loses its widening settings first (dropWidening).
+func (l *Loaded) mergeFile(path string, untrusted bool) error {
 	data, err := readFile(path)
 	if err != nil || data == nil {
 		return err
@@ -156,13 +168,21 @@ func (l *Loaded) mergeFile(path string) error {
 	if err != nil {
 		return err
 	}
-	var keys []string
-	c := &checker{file: path, strict: true, root: reflect.TypeFor[Config](),
-		seen: func(k string) { keys = append(keys, k) }}
+	c := &checker{file: path, strict: true, root: reflect.TypeFor[Config]()}
 	c.walk("", raw, c.root)
 	if len(c.errs) > 0 {
 		return errors.Join(c.errs...)
 	}
+	if untrusted {
+		if dropped := dropWidening(raw); len(dropped) > 0 {
+			l.Ignored = append(l.Ignored, dropped...)
+			if data, err = json.Marshal(raw); err != nil {
+				return &FileError{File: path, Problem: err.Error()}
+			}
+		}
+	}
+	var keys []string
+	(&checker{file: path, strict: true, root: c.root, seen: func(k string) { keys = append(keys, k) }}).walk("", raw, c.root)
 	resetOnSwitch(&l.Config.Provider, raw)
 	if err := decodeInto(path, data, raw, &l.Config); err != nil {
 		return err
@@ -197,6 +217,11 @@ func (l *Loaded) mergeMCPJSON(path string) error {
 	var f mcpJSON
 	if err := decodeInto(path, data, raw, &f); err != nil {
 		return err
+	}
+	if !l.Trusted && len(f.MCPServers) > 0 {
+		names := slices.Sorted(maps.Keys(f.MCPServers))
+		l.Ignored = append(l.Ignored, ".mcp.json servers ("+strings.Join(names, ", ")+")")
+		return nil
 	}
 	if l.Config.MCP.Servers == nil && len(f.MCPServers) > 0 {
 		l.Config.MCP.Servers = map[string]MCPServer{}

@@ -68,6 +68,7 @@ func TestLayerPrecedence(t *testing.T) {
 				f.writeProject(tt.project)
 			}
 			f.env, f.flags = tt.env, tt.flags
+			f.flags.Trust = true
 			c := f.mustLoad().Config
 			got := result{c.Runtime.MaxSteps, c.Provider.Model, c.Permission.Preset, c.Agents.Default, c.UI.Timezone}
 			if got != tt.want {
@@ -283,6 +284,7 @@ func TestValidationNamesTheSource(t *testing.T) {
 				f.env = tt.env
 			}
 			f.flags = tt.flags
+			f.flags.Trust = true
 			wantContains(t, f.loadErr(), tt.want(f))
 		})
 	}

@@ -79,6 +79,7 @@ func Open(opts StoreOptions) (*Store, error) {
 			return nil, fmt.Errorf("session: create directory %s: %w", d, err)
 		}
 	}
+	writeGitignore(opts.Dir)
 	db, err := sql.Open("sqlite", dsn(dbPath))
 	if err != nil {
 		return nil, fmt.Errorf("session: open database %s: %w", dbPath, err)
@@ -156,4 +157,23 @@ func checkID(id string) error {
 		return fmt.Errorf("invalid session id %q: ids use only letters, digits, '-' and '_'; run \"coder sessions\" or /sessions to see ids: %w", id, ErrNotFound)
 	}
 	return nil
+}
+
+// stateIgnore keeps coder's state out of the project's git status; the
+// config, commands and skills beside it are the project's to commit.
+const stateIgnore = `# coder's state (written by coder; config.json, commands/ and skills/ are yours)
+coder.db
+coder.db-*
+sessions/
+journal/
+`
+
+// writeGitignore writes dir/.gitignore when there is none. Best effort: a
+// read-only directory fails later, where it matters.
+func writeGitignore(dir string) {
+	p := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(p); err == nil {
+		return
+	}
+	_ = os.WriteFile(p, []byte(stateIgnore), 0o644)
 }

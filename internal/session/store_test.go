@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -313,5 +314,32 @@ func TestOpenPathWithURICharacters(t *testing.T) {
 	checkpoint(t, st, fullSession())
 	if _, err := os.Stat(filepath.Join(dir, "coder.db")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The store keeps its state out of git status (a real git, when there is one).
+func TestStoreDirIsGitIgnored(t *testing.T) {
+	t.Parallel()
+	ws := tempDir(t)
+	st := openStore(t, filepath.Join(ws, ".coder"), ws, nil)
+	if err := st.Checkpoint(context.Background(), fullSession()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".coder", "config.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	if out, err := exec.Command("git", "-C", ws, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	out, err := exec.Command("git", "-C", ws, "status", "--porcelain", "--untracked-files=all").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.TrimSpace(string(out))
+	if got != "?? .coder/.gitignore\n?? .coder/config.json" {
+		t.Fatalf("git status shows coder's state:\n%s", got)
 	}
 }

@@ -115,3 +115,30 @@ func newWorkspace(t testing.TB) string {
 	}
 	return ws
 }
+
+func TestAnalyzeControlFiles(t *testing.T) {
+	ws := newWorkspace(t)
+	for command, want := range map[string]bool{
+		"echo '{}' > .coder/config.json":         true,
+		"rm -rf .coder":                          true,
+		"cp evil.json .mcp.json":                 true,
+		"printf x >> .git/config":                true,
+		"mv hook .git/hooks/pre-commit":          true,
+		"git config core.fsmonitor 'touch x'":    true,
+		"git config --unset core.hooksPath":      true,
+		"git config --get core.fsmonitor":        false,
+		"git config user.name":                   false,
+		"echo x > notes.txt":                     false,
+		"cat .coder/config.json":                 false,
+		"git -c core.pager=cat log --oneline -3": false,
+	} {
+		an := Analyze(command, Options{Workspace: ws})
+		got := false
+		for _, r := range an.Reasons {
+			got = got || strings.Contains(r, "control file") || strings.Contains(r, "git's configuration")
+		}
+		if got != want {
+			t.Errorf("%q: reasons %q, want a control-file reason: %v", command, an.Reasons, want)
+		}
+	}
+}

@@ -194,6 +194,10 @@ func (a *analyzer) checkGit(ws []word) {
 		if !staged || hasShort(opts, "W", "--worktree") {
 			a.reason(fmt.Sprintf("discards uncommitted changes (%s)", cmd))
 		}
+	case "config":
+		if gitConfigWrites(args) {
+			a.reason(fmt.Sprintf("changes git's configuration, which decides what git runs (%s)", cmd))
+		}
 	}
 }
 
@@ -282,4 +286,25 @@ func joinWords(ws []word) string {
 		parts[i] = w.text
 	}
 	return strings.Join(parts, " ")
+}
+
+// gitConfigWrites: "git config" sets, unsets or edits a value unless it
+// only reads (--get*, --list, -l, or a single name).
+func gitConfigWrites(args []word) bool {
+	var names []string
+	for _, w := range args {
+		t := w.text
+		switch {
+		case strings.HasPrefix(t, "--get"), t == "--list", t == "-l", t == "--show-origin", t == "--show-scope",
+			t == "get", t == "list":
+			return false
+		case strings.HasPrefix(t, "--unset"), strings.HasPrefix(t, "--replace"), t == "--add", t == "--edit",
+			t == "-e", strings.HasPrefix(t, "--rename-section"), strings.HasPrefix(t, "--remove-section"),
+			t == "set", t == "unset", t == "edit":
+			return true
+		case !strings.HasPrefix(t, "-"):
+			names = append(names, t)
+		}
+	}
+	return len(names) >= 2
 }

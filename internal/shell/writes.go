@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/coder-agent/coder/internal/control"
 )
 
 // Where commands write, and whether that stays inside the workspace.
@@ -140,6 +142,12 @@ func (a *analyzer) writeTarget(w word) {
 		a.reason("writes to a block device: " + p)
 	case !a.inside(p):
 		a.reason("writes outside the workspace: " + p)
+	case within(a.workspace, p):
+		if rel, err := filepath.Rel(a.workspace, p); err == nil {
+			if r := control.Reason(filepath.ToSlash(rel)); r != "" {
+				a.reason(r)
+			}
+		}
 	}
 }
 

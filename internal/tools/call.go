@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/control"
 	"github.com/coder-agent/coder/internal/shell"
 )
 
@@ -169,6 +170,8 @@ func (r *Registry) Decode(tc chat.ToolCall) (c *Call) {
 	for _, p := range c.Paths {
 		if !p.Inside {
 			c.Reasons = appendNew(c.Reasons, "path outside workspace: "+p.Abs)
+		} else if r := control.Reason(p.Rel); p.Write && r != "" {
+			c.Reasons = appendNew(c.Reasons, r)
 		}
 	}
 	return c

@@ -190,3 +190,26 @@ func TestInsidePathsNeedNoApproval(t *testing.T) {
 		}
 	}
 }
+
+// Writing a control file is a danger request; reading one is not.
+func TestControlFilesNeedApproval(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	for _, tt := range []struct {
+		tool, args string
+		want       bool
+	}{
+		{"write", `{"path":".coder/config.json","content":"{}"}`, true},
+		{"edit", `{"path":".git/config","old_string":"a","new_string":"b"}`, true},
+		{"write", `{"path":".mcp.json","content":"{}"}`, true},
+		{"patch", `{"patch":"*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch"}`, true},
+		{"write", `{"path":"src/.coder/x","content":"x"}`, false},
+		{"read", `{"path":".coder/config.json"}`, false},
+	} {
+		c := decodeCall(t, builtin(t, ws, tt.tool), tt.args)
+		got := len(c.Reasons) == 1 && strings.HasPrefix(c.Reasons[0], "changes a control file")
+		if got != tt.want {
+			t.Errorf("%s %s: reasons %q", tt.tool, tt.args, c.Reasons)
+		}
+	}
+}

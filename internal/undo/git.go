@@ -1,13 +1,12 @@
 package undo
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/gitcmd"
 )
 
 // GitDiff is /diff in a git work tree: the changes of the workspace against
@@ -23,7 +22,7 @@ func GitDiff(ctx context.Context, workspace string) (summary, diff string, ok bo
 	if out, err := runGit(ctx, workspace, "rev-parse", "--is-inside-work-tree"); err != nil || strings.TrimSpace(out) != "true" {
 		return "", "", false, nil
 	}
-	args := []string{"diff", "--no-color", "--no-ext-diff", "--relative"}
+	args := []string{"diff", "--no-color", "--relative"}
 	if _, err := runGit(ctx, workspace, "rev-parse", "--verify", "--quiet", "HEAD"); err == nil {
 		args = append(args, "HEAD")
 	}
@@ -58,24 +57,12 @@ func gitSummary(stat, untracked string) string {
 	return b.String()
 }
 
-// runGit runs git in dir and returns its stdout. Optional locks are off: a
-// diff must not take the index lock from a git command the user is running.
+// runGit runs git in dir and returns its stdout: through gitcmd, so no
+// program the repository's configuration names runs.
 func runGit(ctx context.Context, dir string, args ...string) (string, error) {
-	args = append([]string{"-c", "core.quotepath=off", "--no-pager"}, args...)
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return "", fmt.Errorf("undo: git %s: %w: %s", strings.Join(args[3:], " "), err, strings.TrimSpace(stderr.String()))
-		}
-		return "", fmt.Errorf("undo: git: %w", err)
+	out, err := gitcmd.Output(ctx, dir, nil, args...)
+	if err != nil && ctx.Err() == nil {
+		return "", fmt.Errorf("undo: %w", err)
 	}
-	return stdout.String(), nil
+	return out, err
 }
