@@ -887,10 +887,18 @@ func TestFaultStorageDiskFull(t *testing.T) {
 	t.Run("fills up during the turn", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		store := smallFS(t, dir, "2m")
+		// The store lives outside .coder here (storage.dir), so that the
+		// model's own command may fill its disk: .coder is a control
+		// directory it cannot write.
+		writeConfig(t, dir, `{"storage": {"dir": "state"}}`)
+		store := filepath.Join(dir, "state")
+		if err := os.MkdirAll(store, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mount(t, store, "-t", "tmpfs", "-o", "size=2m", "tmpfs")
 		srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
 			llmtest.Text("first answer"),
-			bashStep("echo ran >> count.txt; head -c 100M /dev/zero > .coder/fill; echo " + strings.Repeat("x", 2000)),
+			bashStep("echo ran >> count.txt; head -c 100M /dev/zero > state/fill; echo " + strings.Repeat("x", 2000)),
 			llmtest.Text("must not be needed"),
 		}})
 		env := providerEnv(t, srv, "openai")

@@ -232,8 +232,18 @@ func TestSessionWriteFailureStopsTheRun(t *testing.T) {
 	})
 	t.Run("mid-run", func(t *testing.T) {
 		dir := t.TempDir()
+		// The store breaks while the second model call is answered (the
+		// model itself cannot touch .coder, a control directory).
+		breakStore := func(llmtest.Request) error {
+			sessions := filepath.Join(dir, ".coder", "sessions")
+			if err := os.RemoveAll(sessions); err != nil {
+				return err
+			}
+			return os.WriteFile(sessions, nil, 0o644)
+		}
 		srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
-			llmtest.Calls(llmtest.Call("bash", `{"command":"rm -rf .coder/sessions && touch .coder/sessions"}`)),
+			llmtest.Calls(llmtest.Call("bash", `{"command":"echo working"}`)),
+			{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo more"}`)}, Check: breakStore},
 			llmtest.Text("must not be asked"),
 		}})
 		res := run{args: []string{"-p", "break the store", "--output-format", "stream-json"},
@@ -241,7 +251,7 @@ func TestSessionWriteFailureStopsTheRun(t *testing.T) {
 		if res.code != 1 || !strings.Contains(res.stdout, "session could not be saved") {
 			t.Fatalf("exit %d stdout %s stderr %s", res.code, res.stdout, res.stderr)
 		}
-		if n := len(srv.Requests()); n != 1 {
+		if n := len(srv.Requests()); n != 2 {
 			t.Fatalf("the run went on after a failed write: %d requests", n)
 		}
 	})

@@ -26,6 +26,7 @@ import (
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/permission/sandbox"
+	"github.com/coder-agent/coder/internal/secrets"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
 	"github.com/coder-agent/coder/internal/supervise"
@@ -130,6 +131,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		return nil, setupError{err}
 	}
 	sink := front.Sink
+	redactor := secretsOf(rp, cfg)
 	rec := undo.NewRecorder(b.store, ws.Root)
 	home, _ := os.UserHomeDir()
 	skillList, warnings := skills.Discover(cfg.Skills.Paths, ws.Root, home)
@@ -141,17 +143,21 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
 		Tracker:        tools.NewReadTracker(),
 		BeforeChange:   rec.Capture,
-		SecretValues:   secretValues(rp),
+		SecretValues:   redactor.Values(),
 		Supervise:      superviseWithSelf(),
 		Sandbox:        planSandbox(ws.Root, sink),
 	})
-	builtins = append(builtins, tools.NewFetchTool(tools.FetchOptions{}),
-		tools.NewSkillTool(func() []skills.Skill { return skillList }))
+	fetch, err := tools.NewFetchTool(tools.FetchOptions{AllowHosts: cfg.Fetch.AllowHosts})
+	if err != nil {
+		return nil, setupError{err}
+	}
+	builtins = append(builtins, fetch, tools.NewSkillTool(func() []skills.Skill { return skillList }))
 	reg, err := tools.NewRegistry(builtins...)
 	if err != nil {
 		return nil, err
 	}
-	servers := mcp.NewManager(cfg.MCP.Servers, mcp.Options{Cwd: ws.Root, MaxOutputBytes: cfg.Safety.OutputLimitBytes})
+	servers := mcp.NewManager(cfg.MCP.Servers, mcp.Options{Cwd: ws.Root, MaxOutputBytes: cfg.Safety.OutputLimitBytes,
+		Environ: func(keep map[string]bool) []string { return redactor.ScrubEnv(os.Environ(), keep) }})
 	orch, err := orchestrator.New(orchestrator.Options{
 		Model:     orchestrator.Model{Provider: newProvider(rp, sink), Name: rp.Model, MaxTokens: rp.MaxTokens},
 		Front:     front,
@@ -173,12 +179,13 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 			Threshold: cfg.Compaction.Threshold, RecentMessages: cfg.Compaction.RecentMessages,
 		},
 		Prompt: orchestrator.PromptParts{Rules: contextmgr.LoadRules(ws.Root, b.loaded.UserDir),
-			Skills: skillInfos(skillList), GitSummary: startGitSummary(ws.Root, secretValues(rp))},
+			Skills: skillInfos(skillList), GitSummary: startGitSummary(ws.Root, redactor.Values())},
 		Persistence: orchestrator.Persistence{Store: b.store, Undo: rec},
 		Subagents: orchestrator.SubagentOptions{
 			MaxConcurrent: cfg.Agents.Subagents.MaxConcurrent, MaxPerTurn: cfg.Agents.Subagents.MaxPerTurn,
 			TokenBudget: cfg.Agents.Subagents.TokenBudget, MaxSteps: cfg.Agents.Subagents.MaxSteps,
 		},
+		Secrets: redactor,
 	})
 	if err != nil {
 		return nil, err
@@ -229,14 +236,25 @@ func superviseWithSelf() func(*exec.Cmd) *exec.Cmd {
 	}
 }
 
-// secretValues are what no tool's environment may carry: the API key and
-// the configured header values.
-func secretValues(rp config.ResolvedProvider) []string {
-	out := []string{rp.APIKey}
-	for _, v := range rp.Headers {
-		out = append(out, v)
+// secretsOf are the values coder must never show the model or store: the
+// API key, the configured header values, MCP servers' configured variables
+// and headers, and every variable of the environment whose name says it is
+// a credential.
+func secretsOf(rp config.ResolvedProvider, cfg config.Config) *secrets.Redactor {
+	named := secrets.FromEnvironment(os.Environ())
+	named["the API key"] = rp.APIKey
+	for k, v := range rp.Headers {
+		named["provider header "+k] = v
 	}
-	return out
+	for name, s := range cfg.MCP.Servers {
+		for k, v := range s.Env {
+			named["mcp "+name+" "+k] = v
+		}
+		for k, v := range s.Headers {
+			named["mcp "+name+" header "+k] = v
+		}
+	}
+	return secrets.NewRedactor(named)
 }
 
 // planSandbox runs plan-mode bash commands under Landlock with the

@@ -41,6 +41,12 @@ type Options struct {
 	MaxOutputBytes int
 	// Logf, when set, receives one line per start, stop and restart.
 	Logf func(format string, args ...any)
+	// Environ is the environment a stdio server starts from, before its
+	// configured env: keep names the server's own variables, which pass
+	// even when they look secret. nil means coder's own environment. coder
+	// passes its environment without credentials: a server gets a key only
+	// when its config names it.
+	Environ func(keep map[string]bool) []string
 }
 
 // Manager owns the configured servers. It is safe for concurrent use.

@@ -30,9 +30,9 @@ type process struct {
 	err    error // Wait's result, set before exited closes
 }
 
-// startProcess starts command in dir with env added to the environment.
-// onExit is called once, from another goroutine, when the leader exits.
-func startProcess(command string, args []string, env map[string]string, dir string, onExit func(*process)) (*process, error) {
+// startProcess starts command in dir with the environment env. onExit is
+// called once, from another goroutine, when the leader exits.
+func startProcess(command string, args []string, env []string, dir string, onExit func(*process)) (*process, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -46,7 +46,7 @@ func startProcess(command string, args []string, env map[string]string, dir stri
 	p := &process{stdin: inW, stdout: outR, stderr: &tailBuffer{max: stderrTail}, exited: make(chan struct{})}
 	cmd := exec.Command(command, args...)
 	cmd.Dir = dir
-	cmd.Env = mergeEnv(os.Environ(), env)
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	// A group of its own, so that stop reaches what the server spawned
 	// (npx → node, uvx → python) and Ctrl+C in the terminal does not.

@@ -67,7 +67,7 @@ func (s *server) startLocked(ctx context.Context) error {
 	stop := context.AfterFunc(s.m.ctx, cancel)
 	defer stop()
 	began := time.Now()
-	c, err := dial(ctx, s.cfg, s.m.opts.Cwd, s.exited)
+	c, err := dial(ctx, s.cfg, s.m.opts, s.exited)
 	if err == nil {
 		var list []*sdk.Tool
 		list, err = listTools(ctx, c.sess)

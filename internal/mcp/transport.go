@@ -69,7 +69,7 @@ func transportKind(s config.MCPServer) string {
 
 // dial starts or reaches the server and completes the MCP handshake. onExit
 // is called if a stdio server's process exits on its own later.
-func dial(ctx context.Context, s config.MCPServer, cwd string, onExit func(*conn, error)) (*conn, error) {
+func dial(ctx context.Context, s config.MCPServer, opts Options, onExit func(*conn, error)) (*conn, error) {
 	s = expandServer(s)
 	if s.Command != "" && s.URL != "" {
 		return nil, errors.New(`both "command" and "url" are set; use one`)
@@ -82,7 +82,15 @@ func dial(ctx context.Context, s config.MCPServer, cwd string, onExit func(*conn
 	if s.Command != "" {
 		// The callback must not touch c's fields: it may run before dial
 		// returns. c serves only as the connection's identity.
-		p, err := startProcess(s.Command, s.Args, s.Env, cwd, func(p *process) { onExit(c, p.exitError()) })
+		base := os.Environ()
+		if opts.Environ != nil {
+			keep := map[string]bool{}
+			for k := range s.Env {
+				keep[k] = true
+			}
+			base = opts.Environ(keep)
+		}
+		p, err := startProcess(s.Command, s.Args, mergeEnv(base, s.Env), opts.Cwd, func(p *process) { onExit(c, p.exitError()) })
 		if err != nil {
 			return nil, err
 		}

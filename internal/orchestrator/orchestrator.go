@@ -18,6 +18,7 @@ import (
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/secrets"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -118,6 +119,9 @@ type Options struct {
 	Persistence Persistence
 	// Subagents caps the task tool; zero values disable it.
 	Subagents SubagentOptions
+	// Secrets are redacted from every tool result before the model, the
+	// session or any front end sees it; nil redacts nothing.
+	Secrets *secrets.Redactor
 	// Now is the clock (injected in tests).
 	Now func() time.Time
 }

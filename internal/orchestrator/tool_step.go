@@ -212,6 +212,7 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 	if err != nil {
 		res = tools.Failure("%s failed: %v", c.Name, err)
 	}
+	res = o.redact(res)
 	if uerr := after(); uerr != nil && err == nil {
 		err = uerr
 	}
@@ -279,6 +280,22 @@ func (o *Orchestrator) appendResult(ctx context.Context, a *admitted) error {
 		Role: chat.RoleTool, ToolCallID: c.ID, ToolName: c.Name,
 		Content: res.Content, IsError: !res.OK,
 	})
+}
+
+// redact removes secret values from a result, whatever printed them: a
+// command that ran env, a file that held a key, a server that echoed one.
+func (o *Orchestrator) redact(r tools.Result) tools.Result {
+	rd := o.opts.Secrets
+	if rd == nil {
+		return r
+	}
+	r.Content, r.Summary, r.Diff = rd.Redact(r.Content), rd.Redact(r.Summary), rd.Redact(r.Diff)
+	if b := r.Bash; b != nil {
+		c := *b
+		c.Stdout, c.Stderr, c.Error = rd.Redact(c.Stdout), rd.Redact(c.Stderr), rd.Redact(c.Error)
+		r.Bash = &c
+	}
+	return r
 }
 
 func (a *admitted) refuse(r tools.Result) *admitted {

@@ -41,7 +41,11 @@ func decide(e *Engine, p probe) Decision { return e.Decide(p.c, p.mode) }
 // decode decodes a call with the real built-in tools, as the orchestrator does.
 func decode(ws *tools.Workspace, tool string, args any) *tools.Call {
 	raw, _ := json.Marshal(args)
-	reg, err := tools.NewRegistry(append(tools.Builtins(tools.Env{Workspace: ws}), tools.NewFetchTool(tools.FetchOptions{}))...)
+	fetch, err := tools.NewFetchTool(tools.FetchOptions{})
+	if err != nil {
+		panic(err)
+	}
+	reg, err := tools.NewRegistry(append(tools.Builtins(tools.Env{Workspace: ws}), fetch)...)
 	if err != nil {
 		panic(err)
 	}

@@ -256,7 +256,7 @@ func TestFileToolsAndOthers(t *testing.T) {
 		{s, fileCall("write", "src/a.go", ""), Ask, `write: "src/a.go" requires approval (strict preset)`},
 		{s, fileCall("read", "src/a.go", ""), Allow, ""},
 		{s, probe{decode(probeWS, "grep", map[string]string{"pattern": "x"}), agent.Build}, Allow, ""},
-		{s, probe{decode(probeWS, "fetch", map[string]string{"url": "https://go.dev"}), agent.Build}, Ask, `fetch: "https://go.dev" requires approval`},
+		{s, probe{decode(probeWS, "fetch", map[string]string{"url": "https://go.dev"}), agent.Build}, Ask, `fetch: "go.dev" requires approval`},
 		{s, otherCall("mcp_x", "", false), Ask, "mcp_x requires approval (defaults)"},
 		{s, probe{patch, agent.Plan}, Deny, `patch: "a.go" is denied (plan mode)`},
 		{newEngine(t, config.Permission{Preset: "yolo"}), otherCall("mcp_x", "", false), Allow, "yolo preset"},

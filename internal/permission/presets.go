@@ -101,9 +101,16 @@ func presetRules(preset string) Ruleset {
 	if preset == PresetStrict {
 		trusted = Ask
 	}
-	for _, t := range slices.Concat(tools.EditTools, []string{tools.Task, tools.Fetch}) {
+	for _, t := range slices.Concat(tools.EditTools, []string{tools.Task}) {
 		add(t, "*", trusted)
 	}
+	// fetch reaches the network: balanced asks per site ("always"
+	// remembers the host); auto-edit lets the model browse.
+	fetch := Ask
+	if preset == PresetAutoEdit {
+		fetch = Allow
+	}
+	add(tools.Fetch, "*", fetch)
 	add(tools.Bash, "*", Ask)
 	add(tools.Bash, ReadOnlyPattern, Allow)
 	if preset != PresetStrict {

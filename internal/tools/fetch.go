@@ -45,6 +45,9 @@ type FetchOptions struct {
 	Timeout time.Duration
 	// MaxRedirects bounds the redirects followed (default 5).
 	MaxRedirects int
+	// AllowHosts are hosts, host:port pairs and CIDRs fetch may reach even
+	// though they are loopback, private, link-local or metadata addresses.
+	AllowHosts []string
 }
 
 var errTooManyRedirects = errors.New("too many redirects")
@@ -61,8 +64,10 @@ type fetchArgs struct {
 }
 
 // NewFetchTool returns the fetch tool. It is read-only; whether the network
-// may be used at all is the permission policy's decision, not the tool's.
-func NewFetchTool(opts FetchOptions) Tool {
+// may be used at all is the permission policy's decision, not the tool's,
+// but where it may connect is the tool's (see fetchGuard). A Client given in
+// opts is used as it is (tests).
+func NewFetchTool(opts FetchOptions) (Tool, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = fetchMaxBytes
 	}
@@ -72,7 +77,11 @@ func NewFetchTool(opts FetchOptions) Tool {
 	if opts.MaxRedirects <= 0 {
 		opts.MaxRedirects = fetchMaxRedirects
 	}
-	c := &http.Client{}
+	guard, err := newFetchGuard(opts.AllowHosts)
+	if err != nil {
+		return nil, err
+	}
+	c := &http.Client{Transport: guard.transport()}
 	if opts.Client != nil {
 		cp := *opts.Client
 		c = &cp
@@ -83,7 +92,7 @@ func NewFetchTool(opts FetchOptions) Tool {
 		}
 		return checkFetchURL(req.URL)
 	}
-	return fetchTool{client: c, maxBytes: opts.MaxBytes, timeout: opts.Timeout}
+	return fetchTool{client: c, maxBytes: opts.MaxBytes, timeout: opts.Timeout}, nil
 }
 
 func (fetchTool) Name() string        { return Fetch }
@@ -109,7 +118,8 @@ func (fetchTool) Prepare(c *Call) error {
 		return fmt.Errorf("fetch %q: %v", a.URL, err)
 	}
 	a.u = u
-	c.Subject = u.String()
+	// "always" remembers the host: a person approves a site, not a page.
+	c.Subject, c.Summary = strings.ToLower(u.Hostname()), u.String()
 	return nil
 }
 

@@ -69,19 +69,27 @@ func fetchServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// fetch fetches url; the test servers are on loopback, which opts must
+// allow unless the test is about refusing it.
 func fetch(t *testing.T, opts FetchOptions, url string) Result {
 	t.Helper()
-	res, err := execRaw(context.Background(), NewFetchTool(opts), `{"url":"`+url+`"}`)
+	tool, err := NewFetchTool(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := execRaw(context.Background(), tool, `{"url":"`+url+`"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
+var loopbackOK = []string{"127.0.0.1"}
+
 func TestFetchHTMLToMarkdown(t *testing.T) {
 	t.Parallel()
 	srv := fetchServer(t)
-	res := fetch(t, FetchOptions{}, srv.URL+"/hop/2")
+	res := fetch(t, FetchOptions{AllowHosts: loopbackOK}, srv.URL+"/hop/2")
 	if !res.OK {
 		t.Fatalf("fetch = %+v", res)
 	}
@@ -110,11 +118,11 @@ func TestFetchHTMLToMarkdown(t *testing.T) {
 func TestFetchText(t *testing.T) {
 	t.Parallel()
 	srv := fetchServer(t)
-	res := fetch(t, FetchOptions{}, srv.URL+"/data.json")
+	res := fetch(t, FetchOptions{AllowHosts: loopbackOK}, srv.URL+"/data.json")
 	if !res.OK || !strings.HasSuffix(res.Content, "application/json, 13 bytes)\n\n{\"a\": [1, 2]}\n") {
 		t.Errorf("json = %+v", res)
 	}
-	res = fetch(t, FetchOptions{}, srv.URL+"/missing")
+	res = fetch(t, FetchOptions{AllowHosts: loopbackOK}, srv.URL+"/missing")
 	if res.OK || !strings.Contains(res.Content, "404 Not Found") || !strings.Contains(res.Content, "no such page") {
 		t.Errorf("404 = %+v", res)
 	}
@@ -123,7 +131,7 @@ func TestFetchText(t *testing.T) {
 func TestFetchSizeCap(t *testing.T) {
 	t.Parallel()
 	srv := fetchServer(t)
-	res := fetch(t, FetchOptions{MaxBytes: 25}, srv.URL+"/big")
+	res := fetch(t, FetchOptions{AllowHosts: loopbackOK, MaxBytes: 25}, srv.URL+"/big")
 	want := "(200 OK, text/plain, first 25 bytes, truncated)\n\n0123456789012345678901234\n\n[content truncated at 25 bytes]\n"
 	if !res.OK || !strings.HasSuffix(res.Content, want) {
 		t.Errorf("capped = %q", res.Content)
@@ -134,7 +142,7 @@ func TestFetchTimeout(t *testing.T) {
 	t.Parallel()
 	srv := fetchServer(t)
 	start := time.Now()
-	res := fetch(t, FetchOptions{Timeout: 200 * time.Millisecond}, srv.URL+"/slow")
+	res := fetch(t, FetchOptions{AllowHosts: loopbackOK, Timeout: 200 * time.Millisecond}, srv.URL+"/slow")
 	if res.OK || !strings.Contains(res.Content, "timed out after 200ms") {
 		t.Errorf("slow = %+v", res)
 	}
@@ -146,10 +154,10 @@ func TestFetchTimeout(t *testing.T) {
 func TestFetchRedirectCap(t *testing.T) {
 	t.Parallel()
 	srv := fetchServer(t)
-	if res := fetch(t, FetchOptions{MaxRedirects: 3}, srv.URL+"/hop/2"); !res.OK {
+	if res := fetch(t, FetchOptions{AllowHosts: loopbackOK, MaxRedirects: 3}, srv.URL+"/hop/2"); !res.OK {
 		t.Errorf("3 redirects with a cap of 3 = %+v", res)
 	}
-	res := fetch(t, FetchOptions{MaxRedirects: 3}, srv.URL+"/hop/3")
+	res := fetch(t, FetchOptions{AllowHosts: loopbackOK, MaxRedirects: 3}, srv.URL+"/hop/3")
 	if res.OK || !strings.Contains(res.Content, "too many redirects (more than 3)") {
 		t.Errorf("4 redirects = %+v", res)
 	}
@@ -167,12 +175,63 @@ func TestFetchRefuses(t *testing.T) {
 		"http:///nohost":        "the URL has no host",
 	}
 	for url, want := range cases {
-		res := fetch(t, FetchOptions{}, url)
+		res := fetch(t, FetchOptions{AllowHosts: loopbackOK}, url)
 		if res.OK || !strings.Contains(res.Content, want) {
 			t.Errorf("%s = %s, want %q", url, res.Content, want)
 		}
 	}
-	if !NewFetchTool(FetchOptions{}).Kind().readOnly() {
+	if tool, _ := NewFetchTool(FetchOptions{}); !tool.Kind().readOnly() {
 		t.Error("fetch is not read-only")
+	}
+}
+
+// fetch does not reach the machine's own or private services unless
+// allowed: loopback in every spelling, metadata, redirects into them.
+func TestFetchRefusesPrivateAddresses(t *testing.T) {
+	t.Parallel()
+	srv := fetchServer(t)
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	for _, u := range []string{
+		srv.URL + "/page",
+		"http://localhost:" + port + "/page",
+		"http://[::ffff:127.0.0.1]:" + port + "/page",
+		"http://[::1]:" + port + "/page",
+		"http://169.254.169.254/latest/meta-data/",
+		"http://10.1.2.3/",
+		"http://0.0.0.0:" + port + "/page",
+	} {
+		res := fetch(t, FetchOptions{Timeout: 5 * time.Second}, u)
+		if res.OK || !strings.Contains(res.Content, "refused") || !strings.Contains(res.Content, "fetch.allow_hosts") {
+			t.Errorf("%s was not refused: %s", u, res.Content)
+		}
+	}
+	// Positive controls: an allowed host, port or range is reached.
+	for _, allow := range [][]string{{"127.0.0.1"}, {"127.0.0.1:" + port}, {"127.0.0.0/8"}, {"localhost"}} {
+		u := srv.URL + "/page"
+		if allow[0] == "localhost" {
+			u = "http://localhost:" + port + "/page"
+		}
+		if res := fetch(t, FetchOptions{AllowHosts: allow}, u); !res.OK {
+			t.Errorf("allowed %v: %s", allow, res.Content)
+		}
+	}
+	if _, err := NewFetchTool(FetchOptions{AllowHosts: []string{"a b"}}); err == nil {
+		t.Error("a malformed allow_hosts entry was accepted")
+	}
+}
+
+// A public-looking host that redirects into loopback is stopped at the
+// redirect: every connection is checked.
+func TestFetchRedirectIntoLoopbackRefused(t *testing.T) {
+	t.Parallel()
+	inner := fetchServer(t)
+	outer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, strings.Replace(inner.URL, "127.0.0.1", "localhost", 1)+"/page", http.StatusFound)
+	}))
+	t.Cleanup(outer.Close)
+	port := outer.URL[strings.LastIndex(outer.URL, ":")+1:]
+	res := fetch(t, FetchOptions{AllowHosts: []string{"127.0.0.1:" + port}}, outer.URL+"/")
+	if res.OK || !strings.Contains(res.Content, "refused") {
+		t.Fatalf("the redirect into loopback was followed: %s", res.Content)
 	}
 }

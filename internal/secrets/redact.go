@@ -1,0 +1,115 @@
+package secrets
+
+import (
+	"sort"
+	"strings"
+)
+
+// minSecret is the shortest value treated as a secret: shorter ones would
+// blank out ordinary words.
+const minSecret = 8
+
+// secretSuffixes end the names of variables that usually hold credentials.
+var secretSuffixes = []string{"_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD", "_CREDENTIALS", "_PAT"}
+
+// IsSecretName reports whether an environment variable's name says it holds
+// a credential (OPENAI_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, …).
+func IsSecretName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, s := range secretSuffixes {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return n == "API_KEY" || n == "TOKEN" || n == "PASSWORD"
+}
+
+// FromEnvironment returns the secret-named variables of environ
+// ("NAME=value" entries) as name → value.
+func FromEnvironment(environ []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && IsSecretName(k) && len(v) >= minSecret {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Redactor replaces known secret values in text with their name, so a key
+// read from the environment or a file never reaches the model, the session
+// or any output. The zero value redacts nothing.
+type Redactor struct {
+	values []string // longest first, so a key containing another wins
+	labels map[string]string
+}
+
+// NewRedactor redacts the values of named (label → value); values shorter
+// than 8 bytes are ignored.
+func NewRedactor(named map[string]string) *Redactor {
+	r := &Redactor{labels: map[string]string{}}
+	for label, v := range named {
+		if len(v) < minSecret {
+			continue
+		}
+		if _, dup := r.labels[v]; !dup {
+			r.values = append(r.values, v)
+		}
+		r.labels[v] = label
+	}
+	sort.Slice(r.values, func(i, j int) bool { return len(r.values[i]) > len(r.values[j]) })
+	return r
+}
+
+// Redact returns s with every secret value replaced by "[redacted NAME]".
+func (r *Redactor) Redact(s string) string {
+	if r == nil {
+		return s
+	}
+	for _, v := range r.values {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, "[redacted "+r.labels[v]+"]")
+		}
+	}
+	return s
+}
+
+// Values are the secret values, for scrubbing environments.
+func (r *Redactor) Values() []string {
+	if r == nil {
+		return nil
+	}
+	return r.values
+}
+
+// ScrubEnv drops the environment entries whose name says they hold a
+// credential or whose value holds one of r's values, except the names in
+// keep (a server's own configured variables).
+func (r *Redactor) ScrubEnv(environ []string, keep map[string]bool) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if keep[k] {
+			out = append(out, kv)
+			continue
+		}
+		if IsSecretName(k) || r.holds(v) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func (r *Redactor) holds(v string) bool {
+	if r == nil {
+		return false
+	}
+	for _, s := range r.values {
+		if strings.Contains(v, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,34 @@
+package secrets
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRedactor(t *testing.T) {
+	r := NewRedactor(map[string]string{"OPENAI_API_KEY": "sk-abcdef123456", "header X-Token": "tok-99999999", "SHORT": "abc"})
+	got := r.Redact("env: OPENAI_API_KEY=sk-abcdef123456 and tok-99999999 and abc")
+	if strings.Contains(got, "sk-abcdef123456") || strings.Contains(got, "tok-99999999") ||
+		!strings.Contains(got, "[redacted OPENAI_API_KEY]") || !strings.Contains(got, "[redacted header X-Token]") ||
+		!strings.HasSuffix(got, "and abc") {
+		t.Fatalf("got %q", got)
+	}
+	var none *Redactor
+	if none.Redact("x") != "x" || none.Values() != nil {
+		t.Fatal("nil redactor")
+	}
+}
+
+func TestScrubEnv(t *testing.T) {
+	r := NewRedactor(map[string]string{"key": "sk-abcdef123456"})
+	env := []string{"PATH=/bin", "GITHUB_TOKEN=ghp_x", "OPENAI_API_KEY=sk-abcdef123456", "COPY=prefix-sk-abcdef123456",
+		"SERVER_TOKEN=mine", "HOME=/h"}
+	got := r.ScrubEnv(env, map[string]bool{"SERVER_TOKEN": true})
+	if !slices.Equal(got, []string{"PATH=/bin", "SERVER_TOKEN=mine", "HOME=/h"}) {
+		t.Fatalf("got %q", got)
+	}
+	if !IsSecretName("AWS_SECRET_ACCESS_KEY") || IsSecretName("PATH") || IsSecretName("KEYBOARD") {
+		t.Fatal("IsSecretName")
+	}
+}
