@@ -71,6 +71,9 @@ func newWorkspace(t testing.TB) *tools.Workspace {
 	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(".env", filepath.Join(ws, "envlink")); err != nil {
+		t.Fatal(err)
+	}
 	w, err := tools.NewWorkspace(ws)
 	if err != nil {
 		t.Fatal(err)

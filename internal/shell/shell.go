@@ -128,6 +128,7 @@ type analyzer struct {
 	writes         bool // some redirection or command writes a file
 	parseErr       string
 	funcs          map[string]bool // functions the command line declares
+	skipHidden     bool            // the command being checked skips hidden files
 	seen           map[*syntax.CallExpr]bool
 	info           map[*syntax.CallExpr]*callInfo
 }
