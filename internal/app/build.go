@@ -132,6 +132,11 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	}
 	sink := front.Sink
 	redactor := secretsOf(rp, cfg)
+	journal := filepath.Join(inside(ws.Root, cfg.Storage.Dir), "journal")
+	recovered, err := tools.RecoverPatches(ws, journal)
+	if err != nil {
+		return nil, fmt.Errorf("an interrupted patch could not be recovered: %w", err)
+	}
 	rec := undo.NewRecorder(b.store, ws.Root)
 	home, _ := os.UserHomeDir()
 	skillList, warnings := skills.Discover(cfg.Skills.Paths, ws.Root, home)
@@ -144,6 +149,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Tracker:        tools.NewReadTracker(),
 		BeforeChange:   rec.Capture,
 		SecretValues:   redactor.Values(),
+		JournalDir:     journal,
 		Supervise:      superviseWithSelf(),
 		Sandbox:        planSandbox(ws.Root, sink),
 	})
@@ -197,6 +203,9 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	})
 	if n := b.loaded.UntrustedNotice(); n != "" {
 		warnings = append([]error{errors.New(n)}, warnings...)
+	}
+	for _, r := range recovered {
+		warnings = append(warnings, errors.New(r))
 	}
 	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
 		warnings: warnings}, nil

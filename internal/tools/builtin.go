@@ -32,6 +32,9 @@ type Env struct {
 	// Supervise, when set, wraps each bash command so its processes die
 	// with coder (see package supervise); it sets the SysProcAttr.
 	Supervise func(*exec.Cmd) *exec.Cmd
+	// JournalDir is where multi-file patches journal their commit so a crash
+	// leaves all or none (see RecoverPatches); "" keeps no journal.
+	JournalDir string
 	// Sandbox, when set, returns the command running a bash call under an
 	// OS sandbox (shell -c the call's command), or nil to run it as usual.
 	Sandbox func(c *Call, shell string) (*exec.Cmd, error)
@@ -45,7 +48,7 @@ func Builtins(env Env) []Tool {
 	if tracker == nil {
 		tracker = NewReadTracker()
 	}
-	g := fileGuard{tracker: tracker, beforeChange: env.BeforeChange}
+	g := fileGuard{ws: ws, tracker: tracker, beforeChange: env.BeforeChange}
 	return []Tool{
 		readTool{ws: ws, tracker: tracker},
 		listTool{ws: ws},
@@ -53,7 +56,7 @@ func Builtins(env Env) []Tool {
 		grepTool{ws: ws},
 		writeTool{ws: ws, g: g},
 		editTool{ws: ws, g: g},
-		patchTool{ws: ws, g: g, write: writeFileAtomic},
+		patchTool{ws: ws, g: g, journal: patchJournal{dir: env.JournalDir}, writeTemp: writeNewIn},
 		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit,
 			sandbox: env.Sandbox, secrets: env.SecretValues,
 			supervise: env.Supervise},

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -62,6 +61,7 @@ type grepQuery struct {
 	prefilter *regexp.Regexp // whole-file check, nil when unsafe
 	literal   string         // a literal every match contains, "" when none
 	rules     *ignoreRules   // nil when root is a file
+	ws        *Workspace     // files are opened beneath its root
 }
 
 type grepMatch struct {
@@ -176,13 +176,13 @@ func (t grepTool) query(c *Call, a *grepArgs) (*grepQuery, *Result) {
 	if res != nil {
 		return nil, res
 	}
-	fi, err := os.Stat(tg.Abs)
+	fi, err := t.ws.stat(tg)
 	if err != nil {
 		r := fileFailure(tg.Rel, err)
 		return nil, &r
 	}
 	q := &grepQuery{root: tg.Abs, isDir: fi.IsDir(), expr: a.expr, include: a.Include, re: a.re,
-		prefilter: prefilterFor(a.expr), literal: requiredLiteral(a.expr)}
+		prefilter: prefilterFor(a.expr), literal: requiredLiteral(a.expr), ws: t.ws}
 	if q.isDir {
 		q.rules = newIgnoreRules(tg.Abs, t.ws.Root)
 	}

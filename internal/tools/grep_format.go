@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -21,7 +22,7 @@ func formatMatches(ws *Workspace, ms []grepMatch, context int) string {
 		if i > 0 {
 			b.WriteString("--\n")
 		}
-		writeWithContext(&b, ws.Rel(group[0].abs), group, fileLines(group[0].abs), context)
+		writeWithContext(&b, ws.Rel(group[0].abs), group, fileLines(ws, group[0].abs), context)
 	}
 	return b.String()
 }
@@ -60,8 +61,14 @@ func groupByFile(ms []grepMatch) [][]grepMatch {
 }
 
 // fileLines is the file's lines without line endings; nil if unreadable.
-func fileLines(path string) []string {
-	data, err := os.ReadFile(path)
+func fileLines(ws *Workspace, path string) []string {
+	fd, err := ws.openRead(path)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil
 	}

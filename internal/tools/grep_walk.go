@@ -42,15 +42,18 @@ func grepFile(path string, q *grepQuery) []grepMatch {
 		}
 		grepBufs.Put(bufp)
 	}()
-	data, big, err := readSmallFile(path, bufp)
-	switch {
-	case big:
-		f, err := os.Open(path)
-		if err != nil {
-			return nil
-		}
+	fd, err := q.ws.openRead(path)
+	if err != nil {
+		return nil
+	}
+	data, big, err := readSmallFile(fd, bufp)
+	if big {
+		f := os.NewFile(uintptr(fd), path)
 		defer f.Close()
 		return grepStream(path, f, q)
+	}
+	syscall.Close(fd)
+	switch {
 	case err != nil || bytes.IndexByte(data, 0) >= 0:
 		return nil
 	case q.literal != "" && !bytes.Contains(data, []byte(q.literal)):
@@ -77,17 +80,11 @@ func grepFile(path string, q *grepQuery) []grepMatch {
 // growing a fresh buffer per file dominated the built-in search's time.
 var grepBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
-// readSmallFile reads a whole file into *bufp with raw system calls: open,
-// fstat, one read of size+1 bytes (a short read of a regular file is its
-// end), close. os.Open would also register each file with the network
-// poller, and system calls are most of a search's time. big reports a file
-// over grepWholeFileMax, left for streaming.
-func readSmallFile(path string, bufp *[]byte) (data []byte, big bool, err error) {
-	fd, err := openRetry(path)
-	if err != nil {
-		return nil, false, err
-	}
-	defer syscall.Close(fd)
+// readSmallFile reads a whole file into *bufp with raw system calls on an
+// open descriptor: fstat, one read of size+1 bytes (a short read of a
+// regular file is its end). System calls are most of a search's time. big
+// reports a file over grepWholeFileMax, left for streaming.
+func readSmallFile(fd int, bufp *[]byte) (data []byte, big bool, err error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, false, err
@@ -116,15 +113,6 @@ func readSmallFile(path string, bufp *[]byte) (data []byte, big bool, err error)
 		if n == 0 || short {
 			*bufp = buf
 			return buf, false, nil
-		}
-	}
-}
-
-func openRetry(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			return fd, err
 		}
 	}
 }

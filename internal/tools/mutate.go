@@ -15,6 +15,7 @@ const utf8BOM = "\uFEFF"
 // fileGuard is what the mutating tools (write, edit, patch) share: the
 // session's read tracker and the undo hook.
 type fileGuard struct {
+	ws           *Workspace
 	tracker      *ReadTracker
 	beforeChange func(abs string) error
 	// dry: compute the change and its diff, write nothing (a preview).
@@ -56,7 +57,7 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 	if fail := g.notify(tg); fail != nil {
 		return *fail
 	}
-	if err := writeFileAtomic(tg.Abs, []byte(after), newFileMode); err != nil {
+	if err := g.ws.writeAtomic(tg, []byte(after), newFileMode); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) {
 			return fileFailure(tg.Rel, err)
 		}
@@ -76,8 +77,8 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 
 // readExisting returns the current content of a file a tool is about to
 // change; existed is false when it does not exist yet.
-func readExisting(tg target) (content string, existed bool, fail *Result) {
-	fi, err := os.Stat(tg.Abs)
+func readExisting(ws *Workspace, tg target) (content string, existed bool, fail *Result) {
+	fi, err := ws.stat(tg)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}
@@ -89,7 +90,7 @@ func readExisting(tg target) (content string, existed bool, fail *Result) {
 		r := Failure("%s is not a regular file", tg.Rel)
 		return "", false, &r
 	}
-	data, err := os.ReadFile(tg.Abs)
+	data, err := ws.readFile(tg)
 	if err != nil {
 		r := fileFailure(tg.Rel, err)
 		return "", false, &r

@@ -6,18 +6,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 )
 
 //go:embed description/patch.md
 var patchDescription string
 
-// patchTool applies a multi-file patch: every file or none.
+// patchTool applies a multi-file patch: every file or none, across a
+// crash too (see patch_apply.go).
 type patchTool struct {
-	ws *Workspace
-	g  fileGuard
-	// write is writeFileAtomic; tests swap it to fail half-way.
-	write func(path string, data []byte, perm fs.FileMode) error
+	ws      *Workspace
+	g       fileGuard
+	journal patchJournal
+	// writeTemp is writeNewIn; tests swap it to fail half-way.
+	writeTemp func(dir *os.Root, name string, data []byte, perm fs.FileMode) error
 }
 
 type patchArgs struct {
@@ -99,6 +102,8 @@ type fileChange struct {
 	after  string
 	mode   fs.FileMode // of src, for a moved or restored file
 	notes  []string
+	tmp    target   // the staged new content, until it is renamed into place
+	dir    *os.Root // dst's directory, opened once while staging
 }
 
 func (c *fileChange) moved() bool { return c.dst.Abs != c.src.Abs }
@@ -142,7 +147,7 @@ func (t patchTool) plan(ops []patchOp, outsideApproved bool) ([]*fileChange, *Re
 // planOp checks one operation; msg says why it cannot be done.
 func (t patchTool) planOp(op patchOp, src target, planned map[string]*fileChange, outsideApproved bool) (*fileChange, string) {
 	c := &fileChange{kind: op.kind, src: src, dst: src, mode: newFileMode}
-	before, existed, bad := readExisting(src)
+	before, existed, bad := readExisting(t.ws, src)
 	if bad != nil {
 		return nil, failureText(*bad)
 	}
@@ -164,7 +169,7 @@ func (t patchTool) planOp(op patchOp, src target, planned map[string]*fileChange
 	if fail := t.g.check(src, before); fail != nil {
 		return nil, failureText(*fail)
 	}
-	c.before, c.mode = before, fileMode(src.Abs)
+	c.before, c.mode = before, t.ws.fileMode(src)
 	if op.kind == patchDelete {
 		return c, ""
 	}
@@ -192,7 +197,7 @@ func (t patchTool) planMove(to string, src target, planned map[string]*fileChang
 	if dst.Abs == src.Abs {
 		return dst, ""
 	}
-	_, exists, bad := readExisting(dst)
+	_, exists, bad := readExisting(t.ws, dst)
 	if bad != nil {
 		return target{}, failureText(*bad)
 	}

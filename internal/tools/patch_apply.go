@@ -3,14 +3,23 @@ package tools
 import (
 	"fmt"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"strings"
 )
 
-// commit writes a planned patch: the BeforeChange hook for every path
-// first, then the files one by one. Each file is written atomically; if one
-// fails, the files already written are put back from their in-memory
-// originals (best effort: the disk that refused one write may refuse more).
+// A patch is all or nothing, across a crash too. First every new content is
+// written to a temporary file beside its target (nothing visible changes,
+// and a failure — a full disk — removes them and changes nothing); then a
+// journal naming every step is made durable and marked committed; then the
+// temporaries are renamed into place and deletions done; then the journal
+// goes. A process killed before the commit mark leaves only temporaries,
+// which RecoverPatches removes; killed after it, RecoverPatches finishes
+// the renames. Either way no temporary file remains.
+
+// commit writes a planned patch: the BeforeChange hook for every path,
+// then the staged, journaled commit. A failure after the commit point (a
+// rename refused) puts the files already changed back from their in-memory
+// originals.
 func (t patchTool) commit(changes []*fileChange) Result {
 	if t.g.dry {
 		return patchResult(changes)
@@ -25,11 +34,30 @@ func (t patchTool) commit(changes []*fileChange) Result {
 	if fail := t.g.notify(tgs...); fail != nil {
 		return *fail
 	}
+	planTemps(changes)
+	j, err := t.journal.begin(t.ws.Root, changes)
+	if err != nil {
+		return Failure("patch: cannot record the patch in the journal (%v); nothing was changed", bareError(err))
+	}
+	if err := t.stage(changes); err != nil {
+		j.done()
+		return Failure("patch: %v; nothing was changed", err)
+	}
+	if err := j.commit(); err != nil {
+		t.unstage(changes)
+		j.done()
+		return Failure("patch: cannot record the patch in the journal (%v); nothing was changed", bareError(err))
+	}
+	defer closeDirs(changes)
 	for i, c := range changes {
 		if err := t.apply(c); err != nil {
-			return Failure("patch: writing %s failed: %v; %s", c.dst.Rel, bareError(err), t.rollback(changes[:i]))
+			t.unstage(changes[i:])
+			msg := t.rollback(changes[:i])
+			j.done()
+			return Failure("patch: writing %s failed: %v; %s", c.dst.Rel, bareError(err), msg)
 		}
 	}
+	j.done()
 	for _, c := range changes {
 		switch {
 		case c.kind == patchDelete:
@@ -44,23 +72,84 @@ func (t patchTool) commit(changes []*fileChange) Result {
 	return patchResult(changes)
 }
 
-// apply writes one change; a move that cannot remove its source removes
-// its new copy again, so it is all or nothing too.
-func (t patchTool) apply(c *fileChange) error {
-	switch {
-	case c.kind == patchDelete:
-		return os.Remove(c.src.Abs)
-	case c.moved():
-		if err := t.write(c.dst.Abs, []byte(c.after), c.mode); err != nil {
-			return err
+// planTemps names each change's temporary file, beside its target.
+func planTemps(changes []*fileChange) {
+	for _, c := range changes {
+		if c.kind == patchDelete {
+			continue
 		}
-		if err := os.Remove(c.src.Abs); err != nil {
-			_ = os.Remove(c.dst.Abs)
-			return err
+		name := "." + filepath.Base(c.dst.Abs) + ".tmp-" + randomSuffix()
+		c.tmp = target{Abs: filepath.Join(filepath.Dir(c.dst.Abs), name), Inside: c.dst.Inside}
+		if c.dst.Inside {
+			c.tmp.Rel = pathJoinSlash(c.dst.Rel, name)
 		}
-		return nil
 	}
-	return t.write(c.dst.Abs, []byte(c.after), c.mode)
+}
+
+// pathJoinSlash is rel's directory joined with name, slash-separated.
+func pathJoinSlash(rel, name string) string {
+	return filepath.ToSlash(filepath.Join(filepath.Dir(filepath.FromSlash(rel)), name))
+}
+
+// stage writes every new content to its temporary file, in the target's
+// directory opened once (Workspace.parentOf), so the rename that follows
+// acts on that same directory; on failure the ones written are removed.
+func (t patchTool) stage(changes []*fileChange) error {
+	for i, c := range changes {
+		if c.kind == patchDelete {
+			continue
+		}
+		dir, _, err := t.ws.parentOf(c.dst)
+		if err == nil {
+			c.dir = dir
+			err = t.writeTemp(dir, filepath.Base(c.tmp.Abs), []byte(c.after), c.mode)
+		}
+		if err != nil {
+			c.tmp = target{}
+			t.unstage(changes[:i+1])
+			return fmt.Errorf("writing %s failed: %v", c.dst.Rel, bareError(err))
+		}
+	}
+	return nil
+}
+
+// unstage removes the staged files not yet renamed into place.
+func (t patchTool) unstage(changes []*fileChange) {
+	for _, c := range changes {
+		if c.tmp.Abs != "" && c.dir != nil {
+			_ = c.dir.Remove(filepath.Base(c.tmp.Abs))
+		}
+		c.tmp = target{}
+	}
+	closeDirs(changes)
+}
+
+func closeDirs(changes []*fileChange) {
+	for _, c := range changes {
+		if c.dir != nil {
+			_ = c.dir.Close()
+			c.dir = nil
+		}
+	}
+}
+
+// apply makes one staged change visible; a move that cannot remove its
+// source removes its new copy again, so it is all or nothing too.
+func (t patchTool) apply(c *fileChange) error {
+	if c.kind == patchDelete {
+		return t.ws.remove(c.src)
+	}
+	if err := c.dir.Rename(filepath.Base(c.tmp.Abs), filepath.Base(c.dst.Abs)); err != nil {
+		return err
+	}
+	c.tmp = target{}
+	if c.moved() {
+		if err := t.ws.remove(c.src); err != nil {
+			_ = t.ws.remove(c.dst)
+			return err
+		}
+	}
+	return nil
 }
 
 // rollback undoes the changes already applied, newest first, and says how
@@ -75,13 +164,13 @@ func (t patchTool) rollback(done []*fileChange) string {
 		var err error
 		switch {
 		case c.kind == patchAdd:
-			err = os.Remove(c.dst.Abs)
+			err = t.ws.remove(c.dst)
 		case c.moved():
-			if err = t.write(c.src.Abs, []byte(c.before), c.mode); err == nil {
-				err = os.Remove(c.dst.Abs)
+			if err = t.ws.writeAtomic(c.src, []byte(c.before), c.mode); err == nil {
+				err = t.ws.remove(c.dst)
 			}
 		default:
-			err = t.write(c.src.Abs, []byte(c.before), c.mode)
+			err = t.ws.writeAtomic(c.src, []byte(c.before), c.mode)
 		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s (%v)", c.src.Rel, bareError(err)))
@@ -140,9 +229,9 @@ func (c *fileChange) diff() string {
 	return "--- " + from + "\n+++ " + to + "\n"
 }
 
-// fileMode is the mode a rewrite or restore of abs keeps.
-func fileMode(abs string) fs.FileMode {
-	fi, err := os.Stat(abs)
+// fileMode is the mode a rewrite or restore of tg keeps.
+func (w *Workspace) fileMode(tg target) fs.FileMode {
+	fi, err := w.stat(tg)
 	if err != nil {
 		return newFileMode
 	}

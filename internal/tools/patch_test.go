@@ -127,24 +127,29 @@ func TestPatchThirdFileFailsNothingWritten(t *testing.T) {
 	sameTree(t, tree(t, ws.Root), files)
 }
 
-func TestPatchWriteFailureRollsBack(t *testing.T) {
+// A write failing half-way (a full disk) happens while the new contents are
+// staged beside their targets: nothing visible has changed, and the staged
+// files are removed.
+func TestPatchWriteFailureChangesNothing(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "m.txt": "m\n"}
 	ws := patchFixture(t, files)
 	p := builtin(t, ws, "patch").(patchTool)
-	p.write = func(path string, data []byte, perm fs.FileMode) error {
-		if filepath.Base(path) == "c.txt" && string(data) != "c\n" {
+	p.writeTemp = func(dir *os.Root, name string, data []byte, perm fs.FileMode) error {
+		if strings.HasPrefix(name, ".c.txt.tmp-") {
 			return errors.New("no space left on device")
 		}
-		return writeFileAtomic(path, data, perm)
+		return writeNewIn(dir, name, data, perm)
 	}
 	patch := "*** Begin Patch\n*** Update File: a.txt\n-a\n+A\n*** Add File: new/n.txt\n+n\n*** Delete File: b.txt\n" +
 		"*** Update File: m.txt\n*** Move to: moved.txt\n*** Update File: c.txt\n-c\n+C\n*** End Patch"
 	msg := failure(t, call(t, p, map[string]any{"patch": patch}))
-	if !strings.Contains(msg, "writing c.txt failed: no space left on device; the 4 files already written were restored") {
+	if !strings.Contains(msg, "writing c.txt failed: no space left on device; nothing was changed") {
 		t.Fatalf("message %q", msg)
 	}
-	sameTree(t, tree(t, ws.Root), files)
+	got := tree(t, ws.Root)
+	delete(got, "new/") // a directory made for a staged file stays
+	sameTree(t, got, files)
 }
 
 func TestPatchAnchors(t *testing.T) {
@@ -287,4 +292,79 @@ func TestPatchApprovalReasonsAndSummary(t *testing.T) {
 	if got := decodeCall(t, p, string(args)).Summary; got != "in.txt, a, b, +1 more" {
 		t.Errorf("summary %q", got)
 	}
+}
+
+// A patch stopped by a crash is finished or undone by RecoverPatches: all
+// or nothing, and no staged file remains. The crash is simulated at each
+// point of the commit by taking its steps by hand.
+func TestPatchRecoveryAfterACrash(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "m.txt": "m\n"}
+	patch := "*** Begin Patch\n*** Update File: a.txt\n-a\n+A\n*** Add File: new/n.txt\n+n\n*** Delete File: b.txt\n" +
+		"*** Update File: m.txt\n*** Move to: moved.txt\n*** End Patch"
+	patched := map[string]string{"a.txt": "A\n", "new/n.txt": "n\n", "moved.txt": "m\n"}
+	for _, tc := range []struct {
+		name    string
+		commit  bool // the commit mark was written
+		applied int  // steps taken before the crash
+		want    map[string]string
+	}{
+		{"staged, not committed", false, 0, files},
+		{"committed, nothing applied", true, 0, patched},
+		{"committed, half applied", true, 2, patched},
+		{"committed, all applied", true, 3, patched},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ws := patchFixture(t, files)
+			journal := filepath.Join(t.TempDir(), "journal")
+			p := builtin(t, ws, "patch").(patchTool)
+			p.journal = patchJournal{dir: journal}
+			c := decodeCall(t, p, string(must(json.Marshal(map[string]string{"patch": patch}))))
+			changes, fail := p.plan(c.Args.(*patchArgs).ops, false)
+			if fail != nil {
+				t.Fatal(fail.Content)
+			}
+			planTemps(changes)
+			j, err := p.journal.begin(ws.Root, changes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.stage(changes); err != nil {
+				t.Fatal(err)
+			}
+			if tc.commit {
+				if err := j.commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, c := range changes[:tc.applied] {
+				if err := p.apply(c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The process dies here; the next start recovers.
+			notes, err := RecoverPatches(ws, journal)
+			if err != nil || len(notes) != 1 {
+				t.Fatalf("notes %q, err %v", notes, err)
+			}
+			got := tree(t, ws.Root)
+			for k := range got {
+				if strings.Contains(k, ".tmp-") {
+					t.Errorf("a staged file remains: %s", k)
+				}
+			}
+			sameTree(t, got, tc.want)
+			if left, _ := os.ReadDir(journal); len(left) != 0 {
+				t.Errorf("journal files remain: %v", left)
+			}
+		})
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -85,7 +84,12 @@ func (t readTool) Run(ctx context.Context, c *Call) (Result, error) {
 	if fail != nil {
 		return *fail, nil
 	}
-	fi, err := os.Stat(tg.Abs)
+	f, err := t.ws.open(tg)
+	if err != nil {
+		return fileFailure(tg.Rel, err), nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return fileFailure(tg.Rel, err), nil
 	}
@@ -95,11 +99,6 @@ func (t readTool) Run(ctx context.Context, c *Call) (Result, error) {
 	if !fi.Mode().IsRegular() {
 		return Failure("%s is not a regular file (%s)", tg.Rel, fi.Mode().Type()), nil
 	}
-	f, err := os.Open(tg.Abs)
-	if err != nil {
-		return fileFailure(tg.Rel, err), nil
-	}
-	defer f.Close()
 	// The content is hashed as it streams by, so the guards compare a later
 	// edit with exactly what this call read.
 	h := t.tracker.newHash()

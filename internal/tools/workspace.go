@@ -13,6 +13,11 @@ import (
 type Workspace struct {
 	// Root is absolute, cleaned and free of symlinks.
 	Root string
+	// root opens, writes, renames and removes paths below Root so that no
+	// symlink or rename race can make them land outside (see beneath.go);
+	// dirFd is the same directory for openat2 (-1 when unavailable).
+	root  *os.Root
+	dirFd int
 }
 
 // NewWorkspace resolves root (relative to the current directory, symlinks
@@ -33,7 +38,11 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace root %q is not a directory", root)
 	}
-	return &Workspace{Root: real}, nil
+	r, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %q: %w", root, err)
+	}
+	return &Workspace{Root: real, root: r, dirFd: openDirFd(real)}, nil
 }
 
 // maxLinkHops bounds symlink chains, like the kernel's ELOOP limit.

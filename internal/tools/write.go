@@ -58,7 +58,7 @@ func (t writeTool) write(c *Call) Result {
 	if fail != nil {
 		return *fail
 	}
-	before, existed, fail := readExisting(tg)
+	before, existed, fail := readExisting(t.ws, tg)
 	if fail != nil {
 		return *fail
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/coder-agent/coder/internal/session"
 )
@@ -19,8 +20,17 @@ import (
 // restore and describes it in problems; err is only a cancelled ctx.
 // restored and problems name paths relative to workspace, directories with a
 // trailing slash.
+//
+// Paths inside the workspace are restored through an os.Root of it, so a
+// symlink planted since the capture (a directory swapped for a link to
+// home) makes the restore of that path fail instead of writing outside.
 func Restore(ctx context.Context, entries []session.UndoEntry, workspace string) (restored, problems []string, err error) {
-	r := &restorer{workspace: workspace}
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return nil, nil, fmt.Errorf("undo: workspace %s: %w", workspace, err)
+	}
+	defer root.Close()
+	r := &restorer{workspace: workspace, fs: place{root: root, ws: workspace}}
 	g := group(entries)
 	// What the turn created goes first, files before their directories, so a
 	// path the turn turned from a file into a directory (or back) is free for
@@ -76,6 +86,7 @@ func group(entries []session.UndoEntry) groups {
 
 type restorer struct {
 	workspace          string
+	fs                 place
 	restored, problems []string
 	made               map[string]bool // directories Restore recreated
 }
@@ -100,11 +111,11 @@ func (r *restorer) fail(e session.UndoEntry, why string) {
 }
 
 func (r *restorer) recreateDir(e session.UndoEntry) {
-	fi, err := os.Lstat(e.Path)
+	fi, err := r.fs.lstat(e.Path)
 	if err == nil && fi.IsDir() {
 		return // still there: nothing to restore
 	}
-	if err := os.MkdirAll(e.Path, 0o755); err != nil {
+	if err := r.fs.mkdirAll(e.Path); err != nil {
 		r.fail(e, err.Error())
 		return
 	}
@@ -117,7 +128,7 @@ func (r *restorer) recreateDir(e session.UndoEntry) {
 
 func (r *restorer) chmodDir(e session.UndoEntry) {
 	if r.made[e.Path] {
-		if err := os.Chmod(e.Path, e.Mode&^fs.ModeType); err != nil {
+		if err := r.fs.chmod(e.Path, e.Mode&^fs.ModeType); err != nil {
 			r.fail(e, err.Error())
 		}
 	}
@@ -126,13 +137,13 @@ func (r *restorer) chmodDir(e session.UndoEntry) {
 // removeDir removes a directory the turn created, if nothing is left in it
 // (a file the turn did not capture, such as an ignored build output, keeps it).
 func (r *restorer) removeDir(e session.UndoEntry) {
-	err := os.Remove(e.Path)
+	err := r.fs.remove(e.Path)
 	switch {
 	case err == nil:
 		r.ok(e)
 	case errors.Is(err, fs.ErrNotExist):
 	default:
-		if fi, serr := os.Lstat(e.Path); serr == nil && fi.IsDir() {
+		if fi, serr := r.fs.lstat(e.Path); serr == nil && fi.IsDir() {
 			r.fail(e, "created by the turn but not empty; kept")
 		} else {
 			r.fail(e, err.Error())
@@ -147,11 +158,11 @@ func (r *restorer) file(e session.UndoEntry) {
 		r.fail(e, "not restored: "+e.Skipped)
 		return
 	case !e.Existed:
-		err = removeFile(e.Path)
+		err = r.fs.removeFile(e.Path)
 	case e.Mode&fs.ModeSymlink != 0:
-		err = replaceWith(e.Path, func(tmp string) error { return os.Symlink(string(e.Content), tmp) })
+		err = r.fs.replaceWith(e.Path, func(tmp string) error { return r.fs.symlink(string(e.Content), tmp) })
 	default:
-		err = replaceWith(e.Path, func(tmp string) error { return writeNew(tmp, e.Content, e.Mode&^fs.ModeType) })
+		err = r.fs.replaceWith(e.Path, func(tmp string) error { return r.fs.writeNew(tmp, e.Content, e.Mode&^fs.ModeType) })
 	}
 	if err != nil {
 		r.fail(e, err.Error())
@@ -161,15 +172,15 @@ func (r *restorer) file(e session.UndoEntry) {
 }
 
 // removeFile removes a file the turn created; one already gone is fine.
-func removeFile(path string) error {
-	fi, err := os.Lstat(path)
+func (p place) removeFile(path string) error {
+	fi, err := p.lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err == nil && fi.IsDir() {
 		return errors.New("created by the turn as a file, now a directory; kept")
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := p.remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -178,15 +189,15 @@ func removeFile(path string) error {
 // replaceWith makes a new file at a temporary name beside path with mk and
 // renames it over path, so path is never seen half-written. Missing parent
 // directories are created.
-func replaceWith(path string, mk func(tmp string) error) error {
+func (p place) replaceWith(path string, mk func(tmp string) error) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := p.mkdirAll(dir); err != nil {
 		return err
 	}
 	// A directory where the file was must have come after the capture; an
 	// empty one (its files undone already) gives way, a full one is kept.
-	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
-		if os.Remove(path) != nil {
+	if fi, err := p.lstat(path); err == nil && fi.IsDir() {
+		if p.remove(path) != nil {
 			return errors.New("is now a directory that is not empty; kept")
 		}
 	}
@@ -199,8 +210,8 @@ func replaceWith(path string, mk func(tmp string) error) error {
 		if err != nil {
 			return err
 		}
-		if err := os.Rename(tmp, path); err != nil {
-			_ = os.Remove(tmp)
+		if err := p.rename(tmp, path); err != nil {
+			_ = p.remove(tmp)
 			return err
 		}
 		return nil
@@ -208,8 +219,8 @@ func replaceWith(path string, mk func(tmp string) error) error {
 }
 
 // writeNew creates tmp (which must not exist) with data and mode, synced.
-func writeNew(tmp string, data []byte, mode fs.FileMode) (err error) {
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+func (p place) writeNew(tmp string, data []byte, mode fs.FileMode) (err error) {
+	f, err := p.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -218,7 +229,7 @@ func writeNew(tmp string, data []byte, mode fs.FileMode) (err error) {
 			err = cerr
 		}
 		if err != nil {
-			_ = os.Remove(tmp)
+			_ = p.remove(tmp)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
@@ -229,4 +240,71 @@ func writeNew(tmp string, data []byte, mode fs.FileMode) (err error) {
 		return err
 	}
 	return f.Sync()
+}
+
+// place does file operations on absolute paths: through the workspace's
+// root for paths inside it (no resolution may leave it), directly for the
+// paths outside a person approved when they were changed.
+type place struct {
+	root *os.Root
+	ws   string
+}
+
+func (p place) inside(abs string) (string, bool) {
+	rel, err := filepath.Rel(p.ws, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
+
+func (p place) lstat(abs string) (fs.FileInfo, error) {
+	if rel, ok := p.inside(abs); ok {
+		return p.root.Lstat(rel)
+	}
+	return os.Lstat(abs)
+}
+
+func (p place) mkdirAll(abs string) error {
+	if rel, ok := p.inside(abs); ok {
+		return p.root.MkdirAll(rel, 0o755)
+	}
+	return os.MkdirAll(abs, 0o755)
+}
+
+func (p place) chmod(abs string, mode fs.FileMode) error {
+	if rel, ok := p.inside(abs); ok {
+		return p.root.Chmod(rel, mode)
+	}
+	return os.Chmod(abs, mode)
+}
+
+func (p place) remove(abs string) error {
+	if rel, ok := p.inside(abs); ok {
+		return p.root.Remove(rel)
+	}
+	return os.Remove(abs)
+}
+
+func (p place) symlink(target, abs string) error {
+	if rel, ok := p.inside(abs); ok {
+		return p.root.Symlink(target, rel)
+	}
+	return os.Symlink(target, abs)
+}
+
+func (p place) openFile(abs string, flag int, perm fs.FileMode) (*os.File, error) {
+	if rel, ok := p.inside(abs); ok {
+		return p.root.OpenFile(rel, flag, perm)
+	}
+	return os.OpenFile(abs, flag, perm)
+}
+
+func (p place) rename(from, to string) error {
+	rf, ok1 := p.inside(from)
+	rt, ok2 := p.inside(to)
+	if ok1 && ok2 {
+		return p.root.Rename(rf, rt)
+	}
+	return os.Rename(from, to)
 }

@@ -119,3 +119,35 @@ func TestRestoreKeepsCreatedDirWithUncapturedFiles(t *testing.T) {
 	}
 	sameTree(t, tree(t, ws), map[string]string{"gen": "drwxr-xr-x", "gen/extra.o": "-rw-r--r-- built"})
 }
+
+// A directory swapped for a symlink since the capture (a model's planted
+// link to home) cannot redirect a restore: the outside file is untouched and
+// the path is reported; a normal path in the same turn is restored.
+func TestRestoreDoesNotFollowAPlantedSymlinkOutside(t *testing.T) {
+	t.Parallel()
+	ws, home := t.TempDir(), t.TempDir()
+	writeTree(t, ws, map[string]string{"build/.bashrc": "workspace copy\n", "main.go": "package main\n"})
+	writeTree(t, home, map[string]string{".bashrc": "the person's real rc\n"})
+	st, id := openStore(t, ws)
+	turn := NewTurn(st, id, 1, ws)
+	must(t, turn.Capture(filepath.Join(ws, "build/.bashrc")))
+	must(t, turn.Capture(filepath.Join(ws, "main.go")))
+	must(t, os.WriteFile(filepath.Join(ws, "main.go"), []byte("package changed\n"), 0o644))
+	// The model replaces build/ with a link to the home directory.
+	must(t, os.RemoveAll(filepath.Join(ws, "build")))
+	must(t, os.Symlink(home, filepath.Join(ws, "build")))
+
+	entries, err := st.LoadUndo(context.Background(), id, 1)
+	must(t, err)
+	restored, problems, err := Restore(context.Background(), entries, ws)
+	must(t, err)
+	if got, _ := os.ReadFile(filepath.Join(home, ".bashrc")); string(got) != "the person's real rc\n" {
+		t.Fatalf("the restore wrote through the planted link: %q", got)
+	}
+	if len(problems) != 1 || !strings.HasPrefix(problems[0], "build/.bashrc") {
+		t.Errorf("problems %q", problems)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "main.go")); string(got) != "package main\n" || !slices.Contains(restored, "main.go") {
+		t.Errorf("main.go not restored: %q, restored %v", got, restored)
+	}
+}

@@ -1,0 +1,188 @@
+package tools
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Traversal-proof file access. A path is resolved (symlinks followed) when
+// a call is prepared, but the file system can change before it is used: a
+// model's background command can swap a directory for a symlink to
+// anywhere. Every open, write, rename and removal of a path inside the
+// workspace therefore goes through the workspace's os.Root, which refuses
+// any resolution that leaves it; a path a person approved outside the
+// workspace uses the ordinary calls.
+
+// local is tg's path relative to the root, in the OS's separators, and
+// whether it is inside at all.
+func local(tg target) (string, bool) {
+	if !tg.Inside {
+		return "", false
+	}
+	return filepath.FromSlash(tg.Rel), true
+}
+
+// open opens tg for reading. O_NONBLOCK keeps a FIFO swapped in for a
+// file from blocking the call; regular files ignore it.
+func (w *Workspace) open(tg target) (*os.File, error) {
+	if rel, ok := local(tg); ok && w.root != nil {
+		return w.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
+	return os.OpenFile(tg.Abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+func (w *Workspace) stat(tg target) (fs.FileInfo, error) {
+	if rel, ok := local(tg); ok && w.root != nil {
+		return w.root.Stat(rel)
+	}
+	return os.Stat(tg.Abs)
+}
+
+func (w *Workspace) readFile(tg target) ([]byte, error) {
+	f, err := w.open(tg)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func (w *Workspace) remove(tg target) error {
+	if rel, ok := local(tg); ok && w.root != nil {
+		return w.root.Remove(rel)
+	}
+	return os.Remove(tg.Abs)
+}
+
+// writeAtomic replaces tg with data so that readers see the old or the new
+// content, never a mix: a temporary file in the same directory is written,
+// synced and renamed over it. Missing parent directories are created. An
+// existing file keeps its permission bits; a new one gets perm. The parent
+// directory is opened once and every step acts on it (see parentOf), so a
+// swapped directory makes the write fail, or land in the directory first
+// opened, never elsewhere, and the temporary file is always removed.
+func (w *Workspace) writeAtomic(tg target, data []byte, perm fs.FileMode) (err error) {
+	dir, base, err := w.parentOf(tg)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	mode := perm
+	if fi, err := dir.Stat(base); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", tg.Rel)
+		}
+		mode = fi.Mode() & keptModeBits
+	}
+	tmp := "." + base + ".tmp-" + randomSuffix()
+	if err := writeNewIn(dir, tmp, data, mode); err != nil {
+		return err
+	}
+	if err := dir.Rename(tmp, base); err != nil {
+		_ = dir.Remove(tmp)
+		return err
+	}
+	if d, err := dir.Open("."); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
+
+// parentOf opens tg's parent directory, created if missing, as a root of
+// its own: inside the workspace through the workspace's root (refusing any
+// resolution that leaves it), outside (approved) directly. The steps that
+// follow act on that directory whatever its name becomes.
+func (w *Workspace) parentOf(tg target) (*os.Root, string, error) {
+	base := filepath.Base(tg.Abs)
+	if rel, ok := local(tg); ok && w.root != nil {
+		dir := filepath.Dir(rel)
+		if err := w.root.MkdirAll(dir, 0o755); err != nil {
+			return nil, "", err
+		}
+		r, err := w.root.OpenRoot(dir)
+		return r, base, err
+	}
+	dir := filepath.Dir(tg.Abs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", err
+	}
+	r, err := os.OpenRoot(dir)
+	return r, base, err
+}
+
+// writeNewIn creates name (which must not exist) in dir with data, synced;
+// it is removed again on failure.
+func writeNewIn(dir *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = dir.Remove(name)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// rename moves from to to, both inside the workspace or both handled by
+// the ordinary call when either is outside (approved).
+func (w *Workspace) rename(from, to target) error {
+	rf, ok1 := local(from)
+	rt, ok2 := local(to)
+	if ok1 && ok2 && w.root != nil {
+		return w.root.Rename(rf, rt)
+	}
+	return os.Rename(from.Abs, to.Abs)
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// openRead opens abs for reading and returns a raw file descriptor (grep's
+// fast path): beneath the root with openat2 when abs is inside the
+// workspace, falling back to the root's Open where openat2 is missing.
+func (w *Workspace) openRead(abs string) (int, error) {
+	if w.root != nil && w.contains(abs) {
+		rel, err := filepath.Rel(w.Root, abs)
+		if err != nil {
+			return -1, err
+		}
+		fd, err := openBeneath(w.dirFd, rel)
+		if err != errNoOpenat2 {
+			return fd, err
+		}
+		f, err := w.root.Open(rel)
+		if err != nil {
+			return -1, err
+		}
+		defer f.Close()
+		return syscall.Dup(int(f.Fd()))
+	}
+	for {
+		fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
