@@ -8,21 +8,26 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/regfile"
 )
 
+// maxConfigFile bounds a configuration file.
+const maxConfigFile = 4 << 20
+
 // readFile returns the file's bytes, or nil when it does not exist: a missing
-// config file is normal, an unreadable one is an error.
+// config file is normal; an unreadable one, or one that is not a regular
+// file of a sensible size (a FIFO, /dev/zero), is an error.
 func readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.Read(path, maxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &FileError{File: path, Problem: fmt.Sprintf("cannot read: %v", err)}
+		return nil, &FileError{File: path, Problem: fmt.Sprintf("cannot read: %v", strings.TrimPrefix(err.Error(), path+": "))}
 	}
 	// A UTF-8 byte order mark (Windows editors add one) is not JSON.
 	return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), nil

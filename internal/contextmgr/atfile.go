@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/coder-agent/coder/internal/regfile"
 )
 
 // AtLimits bounds what @path references attach. Zero fields take the defaults.
@@ -179,7 +181,7 @@ func attachment(rel, abs string, l AtLimits, budget int) (string, error) {
 }
 
 func fileBlock(rel, abs string, size int64, max int) (string, error) {
-	f, err := os.Open(abs)
+	f, _, err := regfile.Open(abs)
 	if err != nil {
 		return "", errors.New("unreadable")
 	}

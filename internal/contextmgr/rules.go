@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/regfile"
 )
 
 // MaxRulesBytes caps one rules file in the system prompt: the prompt is sent
@@ -70,15 +72,11 @@ func sameDir(a, b string) bool {
 
 // readRules reads at most MaxRulesBytes of path, cut at a line end.
 func readRules(path, display string) (RulesFile, bool) {
-	f, err := os.Open(path)
+	f, st, err := regfile.Open(path)
 	if err != nil {
 		return RulesFile{}, false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return RulesFile{}, false
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxRulesBytes+1))
 	if err != nil {
 		return RulesFile{}, false

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/regfile"
 	"github.com/coder-agent/coder/internal/skills"
 )
 
@@ -89,13 +90,16 @@ func readDir(dir string) ([]Command, []error) {
 	return cmds, errs
 }
 
+// maxCommandFile bounds a custom command's file.
+const maxCommandFile = 1 << 20
+
 func load(path string) (Command, error) {
 	base := filepath.Base(path)
 	name := strings.ToLower(strings.TrimSuffix(base, filepath.Ext(base)))
 	if !validName.MatchString(name) {
 		return Command{}, fmt.Errorf("custom command %s: name %q may only use a-z, 0-9, _ and -", path, name)
 	}
-	b, err := os.ReadFile(path)
+	b, err := regfile.Read(path, maxCommandFile)
 	if err != nil {
 		return Command{}, fmt.Errorf("custom command %s: %w", path, err)
 	}

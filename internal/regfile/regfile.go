@@ -17,25 +17,38 @@ import (
 // ErrTooLarge is wrapped by Read for a file over its cap.
 var ErrTooLarge = errors.New("file too large")
 
-// Read returns the content of path, which must be a regular file (symlinks
-// followed) of at most max bytes. A missing file is an error wrapping
-// fs.ErrNotExist, as os.ReadFile's.
-func Read(path string, max int64) ([]byte, error) {
+// Open opens path for reading when it is a regular file (symlinks
+// followed), without blocking on whatever else it might be. A missing file
+// is an error wrapping fs.ErrNotExist.
+func Open(path string) (*os.File, fs.FileInfo, error) {
 	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
 	// writer; regular files ignore the flag.
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
 	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is not a regular file (%s)", path, describe(fi.Mode()))
+	}
+	return f, fi, nil
+}
+
+// Read returns the content of path, which must be a regular file (symlinks
+// followed) of at most max bytes. A missing file is an error wrapping
+// fs.ErrNotExist, as os.ReadFile's.
+func Read(path string, max int64) ([]byte, error) {
+	f, fi, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, describe(fi.Mode()))
-	}
+	defer f.Close()
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s: %w (%d bytes, the limit is %d)", path, ErrTooLarge, fi.Size(), max)
 	}

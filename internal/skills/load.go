@@ -3,9 +3,10 @@ package skills
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/regfile"
 )
 
 // maxListed bounds the list of a skill's other files in Load.
@@ -15,7 +16,7 @@ const maxListed = 100
 // matter, then the other files of its directory (scripts, references) that
 // the instructions may point to, by path relative to Dir.
 func (s Skill) Load() (string, error) {
-	b, err := os.ReadFile(s.Path)
+	b, err := regfile.Read(s.Path, maxSkillFile)
 	if err != nil {
 		return "", err
 	}

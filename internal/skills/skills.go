@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/coder-agent/coder/internal/regfile"
 )
 
 // FileName is the file that makes a directory a skill.
@@ -116,9 +118,12 @@ func isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// maxSkillFile bounds a SKILL.md.
+const maxSkillFile = 1 << 20
+
 // parse reads the front matter of one SKILL.md.
 func parse(path string) (Skill, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.Read(path, maxSkillFile)
 	if err != nil {
 		return Skill{}, fmt.Errorf("skill %s: %w", path, err)
 	}
