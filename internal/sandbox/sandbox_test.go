@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
