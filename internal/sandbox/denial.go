@@ -123,8 +123,9 @@ func (p Profile) writableText() string {
 	return "the places a command may write: " + strings.Join(parts, ", ")
 }
 
-// linePath picks the path an error line is about: a quoted one first, else
-// the first bare one; relative paths are taken from the workspace.
+// linePath picks the path an error line is about: a quoted one first,
+// else the last bare one before the error (tools print "prog: PATH:
+// error"); relative paths are taken from the workspace.
 func linePath(line, workspace string) string {
 	var cand string
 	for _, m := range quoted.FindAllStringSubmatch(line, -1) {
@@ -134,8 +135,18 @@ func linePath(line, workspace string) string {
 		}
 	}
 	if cand == "" {
-		if m := pathLike.FindStringSubmatch(line); m != nil {
-			cand = m[1]
+		low := strings.ToLower(line)
+		at := len(line)
+		for _, marker := range append(readOnlyErrors, deniedErrors...) {
+			if i := strings.Index(low, marker); i >= 0 && i < at {
+				at = i
+			}
+		}
+		for _, m := range pathLike.FindAllStringSubmatchIndex(line, -1) {
+			if m[2] >= at && cand != "" {
+				break
+			}
+			cand = line[m[2]:m[3]]
 		}
 	}
 	if cand == "" || strings.HasPrefix(cand, "~") {

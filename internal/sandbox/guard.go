@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // maxGuarded bounds the bytes a Guard keeps: the protected paths are small
@@ -160,7 +161,8 @@ func (g *Guard) Restore() ([]string, error) {
 func (g *Guard) restoreRoot(root string, current map[string]guardEntry) ([]string, error) {
 	var changes []string
 	var errs []error
-	// Deepest first: what the call created or turned into another kind.
+	// Deepest first: remove what the call created or turned into another
+	// kind.
 	paths := sortedKeys(current)
 	slices.Reverse(paths)
 	for _, p := range paths {
@@ -168,8 +170,12 @@ func (g *Guard) restoreRoot(root string, current map[string]guardEntry) ([]strin
 		if ok && old.mode.Type() == current[p].mode.Type() {
 			continue
 		}
-		if err := os.RemoveAll(p); err != nil {
-			errs = append(errs, err)
+		// Children come first, so a directory is empty by now unless it
+		// holds coder's own state, which stays (and so does the directory).
+		if err := os.Remove(p); err != nil {
+			if !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		if !ok {

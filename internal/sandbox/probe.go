@@ -52,6 +52,8 @@ func probe() Report {
 	nsErr := errNotProbed
 	if forced == LevelAuto || forced == LevelFull {
 		nsErr = probeNamespaces(r.LandlockABI)
+	} else {
+		r.Forced = ForceLevelEnv + "=" + forced.String()
 	}
 	switch {
 	case nsErr == nil:
@@ -63,7 +65,6 @@ func probe() Report {
 	}
 	if forced != LevelAuto && forced < r.Level {
 		r.Level = forced
-		r.Forced = ForceLevelEnv + "=" + forced.String()
 	}
 	if r.Level < LevelLandlock {
 		r.LandlockABI = 0

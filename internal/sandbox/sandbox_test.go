@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -13,6 +14,9 @@ import (
 // TestMain lets the test binary act as the helper, as coder's main does.
 func TestMain(m *testing.M) {
 	MaybeRunHelper()
+	if os.Getenv("SANDBOX_TEST_PARENT") != "" {
+		sandboxTestParent()
+	}
 	os.Exit(m.Run())
 }
 
@@ -62,6 +66,24 @@ func (w *world) profile(level Level) Profile {
 		Env:           append(os.Environ(), "HOME="+w.home),
 		Level:         level,
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 type result struct {
