@@ -64,7 +64,7 @@ func probeNamespaces(abi int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, helperArgs(s, nil)...)
-	cmd.Dir, cmd.Env = tmp, []string{}
+	cmd.Dir, cmd.Env = "/", []string{} // not tmp: masked below
 	cmd.SysProcAttr = sysProcAttr(s)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

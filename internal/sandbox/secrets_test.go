@@ -147,3 +147,35 @@ func TestPlanProfileKeepsTheWorkspaceReadOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestTheSandboxCannotBeUndoneFromInside: without capabilities and under
+// Landlock, a command can neither remove nor remount the sandbox's mounts,
+// not even from a user namespace of its own.
+func TestTheSandboxCannotBeUndoneFromInside(t *testing.T) {
+	needFull(t)
+	w := newWorld(t)
+	gitRepo(t, w.ws)
+	p := w.profile(LevelFull)
+	cfg := filepath.Join(w.ws, ".git/config")
+	before, beforeOut := protectedHash(t, w.ws), treeHash(t, w.outside)
+	for _, script := range []string{
+		`umount -l ` + cfg + `; echo evil >> ` + cfg,
+		`umount -l /proc; cat /proc/*/environ`,
+		`mount -o remount,rw,bind ` + w.outside + `; touch ` + w.outside + `/pwned`,
+		`mount -o remount,rw /; touch ` + w.outside + `/pwned`,
+		`mount --bind ` + w.ws + ` ` + w.outside + `; touch ` + w.outside + `/pwned`,
+		`unshare -Urm sh -c 'umount -l ` + cfg + `; echo evil >> ` + cfg + `'`,
+		`unshare -Urm sh -c 'mount -o remount,rw,bind ` + w.outside + `; touch ` + w.outside + `/pwned'`,
+		`unshare -Ur sh -c 'touch ` + w.outside + `/pwned'`,
+		`cd /proc/1/root` + w.outside + ` && touch pwned`,
+		`ln ` + w.outside + `/keep hard && echo evil >> hard`,
+	} {
+		r := run(t, p, script)
+		if protectedHash(t, w.ws) != before || treeHash(t, w.outside) != beforeOut {
+			t.Fatalf("%s undid the sandbox: %+v", script, r)
+		}
+	}
+	if r := run(t, p, `grep -c CapEff:.0000000000000000 /proc/self/status`); strings.TrimSpace(r.stdout) != "1" {
+		t.Errorf("the command has capabilities: %+v", r)
+	}
+}
