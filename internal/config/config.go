@@ -17,6 +17,7 @@ type Config struct {
 	Skills     Skills     `json:"skills"`
 	Storage    Storage    `json:"storage"`
 	UI         UI         `json:"ui"`
+	Sandbox    Sandbox    `json:"sandbox"`
 }
 
 // Provider says which model endpoint to use.
@@ -193,6 +194,7 @@ func Defaults() Config {
 		Skills:  Skills{Paths: []string{".coder/skills", "~/.config/coder/skills"}},
 		Storage: Storage{Dir: ".coder"},
 		UI:      UI{Timezone: "Asia/Shanghai", Color: "auto"},
+		Sandbox: defaultSandbox(),
 	}
 }
 
