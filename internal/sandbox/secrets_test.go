@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -177,5 +178,46 @@ func TestTheSandboxCannotBeUndoneFromInside(t *testing.T) {
 	}
 	if r := run(t, p, `grep -c CapEff:.0000000000000000 /proc/self/status`); strings.TrimSpace(r.stdout) != "1" {
 		t.Errorf("the command has capabilities: %+v", r)
+	}
+}
+
+// TestGitWorktreeCommitsWork: in a linked worktree, git commit works in
+// the sandbox (the main repository's git dir is writable) while its config
+// and hooks stay protected; a forged .git pointer grants nothing.
+func TestGitWorktreeCommitsWork(t *testing.T) {
+	needFull(t)
+	w := newWorld(t)
+	main := filepath.Join(w.base, "main")
+	if err := os.Mkdir(main, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitRepo(t, main)
+	writeTestFile(t, filepath.Join(main, "f"), "x")
+	for _, args := range [][]string{{"add", "f"}, {"commit", "-qm", "first"}, {"worktree", "add", "-q", w.ws + "/wt", "-b", "wt"}} {
+		if out, err := exec.Command("git", append([]string{"-C", main}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	ws := filepath.Join(w.ws, "wt")
+	rw, prot := GitWorktree(ws)
+	if len(rw) != 2 {
+		t.Fatalf("worktree dirs = %q", rw)
+	}
+	p := w.profile(LevelFull)
+	p.Workspace, p.WritableRoots, p.Protected = ws, append(p.WritableRoots, rw...), append(slices.Clone(DefaultProtected), prot...)
+	before := treeHash(t, filepath.Join(main, ".git/hooks")) + treeHash(t, filepath.Join(main, ".git/config"))
+	r := run(t, p, `git config core.pager evil; echo x > .git/../../../main/.git/hooks/pre-commit; echo y > g && git add g && git commit -qm sandboxed && git log --oneline | wc -l`)
+	if strings.TrimSpace(r.stdout) != "2" {
+		t.Fatalf("commit in a worktree: %+v", r)
+	}
+	if treeHash(t, filepath.Join(main, ".git/hooks"))+treeHash(t, filepath.Join(main, ".git/config")) != before {
+		t.Fatal("the main repository's config or hooks changed")
+	}
+	// A forged pointer, to a directory the model would like to write.
+	forged := filepath.Join(w.ws, "forged")
+	writeTestFile(t, filepath.Join(forged, ".git"), "gitdir: "+w.outside+"\n")
+	writeTestFile(t, filepath.Join(w.outside, "gitdir"), filepath.Join(forged, ".git")+"\n")
+	if rw, _ := GitWorktree(forged); rw != nil {
+		t.Fatalf("a forged .git file granted %q", rw)
 	}
 }
