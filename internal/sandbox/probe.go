@@ -179,14 +179,36 @@ func (r Report) String() string {
 	return b.String()
 }
 
+// Limit is the report for commands capped at level l (a Profile's Level)
+// by the setting named by: the level and layers they really get.
+func (r Report) Limit(l Level, by string) Report {
+	if l == LevelAuto || l >= r.Level {
+		return r
+	}
+	r.Level, r.Forced = l, by
+	llWhy := ""
+	if l < LevelLandlock {
+		r.LandlockABI, llWhy = 0, "off ("+by+")"
+	}
+	r.Layers = layers(r, errNotProbed, llWhy)
+	return r
+}
+
 // Warning is the one-line notice a caller shows when the sandbox is weaker
 // than full, or "" when it is full.
 func (r Report) Warning() string {
+	why := r.Forced
 	switch r.Level {
 	case LevelLandlock:
-		return "sandbox: Landlock only (no namespaces here: " + r.layerDetail("mount namespace") + "); see coder doctor"
+		if why == "" {
+			why = "no namespaces: " + r.layerDetail("mount namespace")
+		}
+		return "sandbox: Landlock only (" + why + "); see coder doctor"
 	case LevelNone:
-		return "sandbox: none — commands run without an OS sandbox (" + r.layerDetail("Landlock") + "); see coder doctor"
+		if why == "" {
+			why = "Landlock " + r.layerDetail("Landlock")
+		}
+		return "sandbox: none, commands run without an OS sandbox (" + why + "); see coder doctor"
 	}
 	return ""
 }
