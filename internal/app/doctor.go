@@ -82,6 +82,9 @@ func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sand
 	default:
 		fmt.Fprintf(w, "  may not read: none of the %d sandbox.deny_read paths exists here\n", len(missing))
 	}
+	if skipped := p.Unenforced(); len(skipped) > 0 && r.Level == sandbox.LevelFull {
+		fmt.Fprintf(w, "  may read, though in sandbox.deny_read (they hold the workspace or a writable path): %s\n", strings.Join(skipped, ", "))
+	}
 	fmt.Fprintf(w, "  network: %s\n", networkText(p, r))
 	fmt.Fprintln(w, "  processes: nothing a command starts outlives it")
 	fmt.Fprintln(w, "\nwiden it in .coder/config.json or ~/.config/coder/config.json: sandbox.writable_roots, sandbox.deny_read, sandbox.network (\"on\"), sandbox.mode (\"off\")")

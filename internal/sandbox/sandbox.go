@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -172,8 +173,33 @@ type spec struct {
 	Probe bool `json:"probe,omitempty"`
 }
 
+// Unenforced lists the DenyRead entries that hold the workspace or a
+// writable path: hiding them would hide what the command must use, so
+// they stay readable (coder doctor says so).
+func (p Profile) Unenforced() []string {
+	_, skipped := p.denyRead()
+	return skipped
+}
+
+func (p Profile) denyRead() (enforced, skipped []string) {
+	needed := append(p.writable(), p.Workspace)
+	for i := range needed {
+		needed[i] = resolved(needed[i])
+	}
+	for _, d := range p.DenyRead {
+		rd := resolved(d)
+		if slices.ContainsFunc(needed, func(n string) bool { return within(n, rd) }) {
+			skipped = append(skipped, d)
+		} else {
+			enforced = append(enforced, d)
+		}
+	}
+	return enforced, skipped
+}
+
 func (p Profile) spec(level Level, abi int) spec {
-	s := spec{Workspace: p.Workspace, Writable: p.writable(), DenyRead: p.DenyRead, Network: p.Network}
+	deny, _ := p.denyRead()
+	s := spec{Workspace: p.Workspace, Writable: p.writable(), DenyRead: deny, Network: p.Network}
 	if p.ReadOnly {
 		s.ReadOnly = []string{p.Workspace}
 	} else {

@@ -221,3 +221,20 @@ func TestGitWorktreeCommitsWork(t *testing.T) {
 		t.Fatalf("a forged .git file granted %q", rw)
 	}
 }
+
+// TestDenyReadNeverHidesWhatTheCommandNeeds: a deny_read entry holding
+// the temp dir or the workspace is not applied (the command could not
+// work), and the profile says so; a narrower one still is.
+func TestDenyReadNeverHidesWhatTheCommandNeeds(t *testing.T) {
+	needFull(t)
+	w := newWorld(t)
+	p := w.profile(LevelFull)
+	p.DenyRead = []string{w.base, filepath.Join(w.home, ".ssh")}
+	if got := p.Unenforced(); !slices.Equal(got, []string{w.base}) {
+		t.Fatalf("Unenforced = %q", got)
+	}
+	r := run(t, p, `echo ok > "$TMPDIR/x" && cat "$TMPDIR/x" README; cat ~/.ssh/id_ed25519`)
+	if !strings.HasPrefix(r.stdout, "ok\nworkspace\n") || strings.Contains(r.stdout, "SECRET") {
+		t.Fatalf("%+v", r)
+	}
+}
