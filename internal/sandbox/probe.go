@@ -138,7 +138,8 @@ func landlockFallbackDetail(abi int) string {
 	if abi >= 6 {
 		parts = append(parts, "no signals to processes outside")
 	}
-	parts = append(parts, "protected paths restored after each call", "deny_read not enforced")
+	parts = append(parts, "protected paths restored after each call", "deny_read not enforced",
+		"sockets of services outside stay reachable")
 	return "; " + strings.Join(parts, "; ")
 }
 
