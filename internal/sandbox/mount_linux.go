@@ -27,8 +27,8 @@ type bindOp struct {
 //  3. remount every mount read-only, except those at or below a writable
 //     root whose nearest bound ancestor is writable, keeping the flags the
 //     kernel locked (nosuid, nodev, noexec inherited from the host);
-//  4. mask the deny-read paths, give /dev/shm a private tmpfs, and mount a
-//     fresh /proc for the PID namespace.
+//  4. mask the deny-read paths, replace /dev with a minimal one, and mount
+//     a fresh /proc for the PID namespace.
 func setupMounts(s spec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
@@ -50,10 +50,8 @@ func setupMounts(s spec) error {
 			return err
 		}
 	}
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
-			return fmt.Errorf("private /dev/shm: %w", err)
-		}
+	if err := minimalDev(); err != nil {
+		return err
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("fresh /proc: %w", err)

@@ -238,3 +238,19 @@ func TestDenyReadNeverHidesWhatTheCommandNeeds(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// TestDevicesAreMinimal: /dev holds only harmless devices (no disks, no
+// consoles: special files ignore read-only mounts), and they work.
+func TestDevicesAreMinimal(t *testing.T) {
+	needFull(t)
+	w := newWorld(t)
+	r := run(t, w.profile(LevelFull), `ls /dev | tr '\n' ' '; echo; echo x > /dev/null && head -c 4 /dev/urandom | wc -c && `+
+		`touch /dev/evil; python3 -c 'import os; m, s = os.openpty(); print("pty", os.ttyname(s))' 2>&1`)
+	want := "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero \n4\n"
+	if !strings.HasPrefix(r.stdout, want) {
+		t.Fatalf("/dev in the sandbox: %+v", r)
+	}
+	if _, err := exec.LookPath("python3"); err == nil && !strings.Contains(r.stdout, "pty /dev/pts/0") {
+		t.Errorf("no private pseudo-terminal: %+v", r)
+	}
+}
