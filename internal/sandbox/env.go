@@ -23,7 +23,7 @@ func SecretName(name string) bool {
 }
 
 // environ is the command's environment: p.Env (or this process's) without
-// secret-named variables, with TMPDIR (and TMP, TEMP) set to the private
+// secret-named variables or ones holding p.Secrets, with TMPDIR (and TMP, TEMP) set to the private
 // temp dir.
 func (p Profile) environ() []string {
 	base := p.Env
@@ -32,8 +32,8 @@ func (p Profile) environ() []string {
 	}
 	out := make([]string, 0, len(base)+3)
 	for _, kv := range base {
-		name, _, _ := strings.Cut(kv, "=")
-		if SecretName(name) {
+		name, value, _ := strings.Cut(kv, "=")
+		if SecretName(name) || p.holdsSecret(value) {
 			continue
 		}
 		if p.TempDir != "" && (name == "TMPDIR" || name == "TMP" || name == "TEMP") {
@@ -45,4 +45,13 @@ func (p Profile) environ() []string {
 		out = append(out, "TMPDIR="+p.TempDir, "TMP="+p.TempDir, "TEMP="+p.TempDir)
 	}
 	return out
+}
+
+func (p Profile) holdsSecret(value string) bool {
+	for _, s := range p.Secrets {
+		if len(s) >= 8 && strings.Contains(value, s) {
+			return true
+		}
+	}
+	return false
 }

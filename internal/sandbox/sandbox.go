@@ -106,6 +106,10 @@ type Profile struct {
 	// here, not on the returned Cmd, because the helper (visible to the
 	// command as PID 1) carries it too.
 	Env []string
+	// Secrets are values (API keys) that must not enter the sandbox: a
+	// variable holding one is dropped whatever its name (values shorter
+	// than 8 bytes are ignored).
+	Secrets []string
 	// Level caps the layers used: LevelAuto uses the best Probe found;
 	// LevelLandlock or LevelNone force a fallback (sandbox.mode "off", tests).
 	Level Level

@@ -187,9 +187,10 @@ func TestSpecFollowsProfileAndLevel(t *testing.T) {
 
 func TestEnvironmentDropsSecretsAndSetsTMPDIR(t *testing.T) {
 	p := Profile{TempDir: "/tmp/private", Env: []string{"PATH=/bin", "OPENAI_API_KEY=sk-x", "GITHUB_TOKEN=t",
-		"AWS_SECRET_ACCESS_KEY=s", "DB_PASSWORD=p", "TMPDIR=/tmp", "HOME=/h"}}
+		"AWS_SECRET_ACCESS_KEY=s", "DB_PASSWORD=p", "TMPDIR=/tmp", "HOME=/h", "INNOCENT=Bearer sk-12345678", "SHORT=abc"},
+		Secrets: []string{"sk-12345678", "abc"}}
 	got := p.environ()
-	want := []string{"PATH=/bin", "HOME=/h", "TMPDIR=/tmp/private", "TMP=/tmp/private", "TEMP=/tmp/private"}
+	want := []string{"PATH=/bin", "HOME=/h", "SHORT=abc", "TMPDIR=/tmp/private", "TMP=/tmp/private", "TEMP=/tmp/private"}
 	if !slices.Equal(got, want) {
 		t.Errorf("environ = %q, want %q", got, want)
 	}

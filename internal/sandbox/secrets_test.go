@@ -42,6 +42,7 @@ func TestDenyReadPathsAreUnreadable(t *testing.T) {
 func TestProcessEnvironmentsHideSecrets(t *testing.T) {
 	const secret = "sk-planted-SECRET-4c1d2e"
 	t.Setenv("CODER_TEST_API_KEY", secret)
+	t.Setenv("CODER_TEST_INNOCENT", "Bearer "+secret) // known to coder by value only
 	t.Setenv("CODER_TEST_VISIBLE", "visible-7b3a")
 	w := newWorld(t)
 	self := strconv.Itoa(os.Getpid())
@@ -49,7 +50,7 @@ func TestProcessEnvironmentsHideSecrets(t *testing.T) {
 	for _, l := range levels(t, LevelLandlock) {
 		t.Run(l.String(), func(t *testing.T) {
 			p := w.profile(l)
-			p.Env = nil // this process's environment, secret included
+			p.Env, p.Secrets = nil, []string{secret} // this process's environment, secret included
 			r := run(t, p, script)
 			if strings.Contains(r.stdout+r.stderr, secret) {
 				t.Fatalf("the secret leaked:\n%s", r.stdout+r.stderr)
