@@ -280,6 +280,9 @@ func command(ctx context.Context, p Profile, argv []string, longLived bool) (*ex
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: find own executable: %w", err)
 	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	rep := Probe()
 	level := rep.Level
 	if p.Level != LevelAuto && p.Level < level {
