@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -106,6 +107,9 @@ func runNamespaced(s spec, argv []string) int {
 		fmt.Fprintf(os.Stderr, "%s%s: %v\n", helperPrefix, step, err)
 		return helperFailed
 	}
+	// The bounding set is dropped on this thread, and the command forked
+	// from it.
+	runtime.LockOSThread()
 	if os.Getpid() != 1 {
 		return fail("namespaces", errors.New("the helper was not started in a new PID namespace (start it with the Cmd's SysProcAttr)"))
 	}
@@ -171,16 +175,20 @@ var (
 	capData   [2]unix.CapUserData
 )
 
-// dropCapabilities empties the ambient, bounding, effective, permitted and
-// inheritable sets of every thread: nothing the command runs, not even as
-// uid 0 inside, gets a capability back (it could otherwise undo the
-// mounts).
+// dropCapabilities leaves the command no way to a capability, not even as
+// uid 0 inside (it could otherwise undo the mounts): this thread, which
+// forks the command (runtime.LockOSThread), clears its ambient and
+// bounding sets, and every thread of the helper empties its effective,
+// permitted and inheritable sets. The bounding set is per thread and takes
+// one call per capability, so only the forking thread pays for it: the
+// others never exec, and without permitted capabilities they cannot get
+// any back.
 func dropCapabilities() error {
-	if err := ll.AllThreadsPrctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("clear ambient: %w", err)
 	}
 	for c := 0; c <= 63; c++ {
-		err := ll.AllThreadsPrctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
 		if errors.Is(err, syscall.EINVAL) {
 			break // past the last capability this kernel knows
 		}
