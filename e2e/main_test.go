@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder-agent/coder/internal/sandbox"
 )
 
 // coderBin is the binary under test, built once in TestMain.
@@ -25,6 +27,8 @@ var coderBin string
 var goCache, goModCache string
 
 func TestMain(m *testing.M) {
+	// sandbox.Probe runs this binary as the sandbox helper.
+	sandbox.MaybeRunHelper()
 	dir, err := os.MkdirTemp("", "coder-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/coder-agent/coder/internal/llm/llmtest"
-	"github.com/coder-agent/coder/internal/permission/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox"
 )
 
 // treeHash fingerprints every file, mode and symlink under dir except
@@ -135,8 +135,8 @@ func TestPlanModeChangesNothing(t *testing.T) {
 // With danger approved by config, only the kernel stands between a
 // plan-mode command and the workspace.
 func TestPlanModeSandboxStopsApprovedWrites(t *testing.T) {
-	if ok, why := sandbox.Supported(); !ok {
-		t.Skipf("no Landlock sandbox on this kernel: %s", why)
+	if r := sandbox.Probe(); r.LandlockABI == 0 {
+		t.Skipf("no Landlock sandbox on this kernel:\n%s", r)
 	}
 	dir := planWorkspace(t)
 	writeFile(t, dir, ".coder/config.json", `{"approval": {"allow_danger": true}}`)

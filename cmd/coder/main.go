@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/coder-agent/coder/internal/app"
-	"github.com/coder-agent/coder/internal/permission/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/supervise"
 )
 

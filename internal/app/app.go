@@ -35,6 +35,9 @@ type IO struct {
 
 // Run runs coder with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, args []string, stdio IO, env func(string) (string, bool)) int {
+	if code, ok := runSubcommand(ctx, args, stdio, env); ok { // coder sandbox, coder doctor
+		return code
+	}
 	f, err := parseFlags(args)
 	if err != nil {
 		return fail(stdio, setupError{err})

@@ -25,7 +25,7 @@ import (
 	"github.com/coder-agent/coder/internal/mcp"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
-	"github.com/coder-agent/coder/internal/permission/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/secrets"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
@@ -267,28 +267,32 @@ func secretsOf(rp config.ResolvedProvider, cfg config.Config) *secrets.Redactor 
 }
 
 // planSandbox runs plan-mode bash commands under Landlock with the
-// filesystem read-only (temp dirs writable), so even an approved command
-// cannot change the workspace. Where the kernel offers no Landlock, the
-// policy alone applies and a notice says so once.
+// filesystem read-only (a private temp dir and the user cache writable), so
+// even an approved command cannot change the workspace. Where the kernel
+// offers no Landlock, the policy alone applies and a notice says so once.
 func planSandbox(workspace string, sink event.Sink) func(c *tools.Call, shell string) (*exec.Cmd, error) {
-	var warn sync.Once
+	var warn, mkTemp sync.Once
+	var tmp string
+	var tmpErr error
 	return func(c *tools.Call, shell string) (*exec.Cmd, error) {
 		if !c.ReadOnlyWorkspace {
 			return nil, nil
 		}
-		command := c.Args.(*tools.BashArgs).Command
-		pol, err := sandbox.PlanPolicyFor(workspace)
-		if err != nil {
-			return nil, err
-		}
-		cmd, err := sandbox.Command(context.Background(), pol, shell, command)
-		if errors.Is(err, sandbox.ErrUnsupported) {
+		if sandbox.Probe().Level < sandbox.LevelLandlock {
 			warn.Do(func() {
-				sink.Emit(event.Notice{Text: "no OS sandbox here (" + err.Error() + "); plan mode relies on the permission policy alone"})
+				sink.Emit(event.Notice{Text: "no OS sandbox here (" + sandbox.Probe().Warning() + "); plan mode relies on the permission policy alone"})
 			})
 			return nil, nil
 		}
-		return cmd, err
+		mkTemp.Do(func() { tmp, tmpErr = os.MkdirTemp("", "coder-sandbox-") })
+		if tmpErr != nil {
+			return nil, tmpErr
+		}
+		p := sandbox.Profile{Workspace: workspace, ReadOnly: true, TempDir: tmp, Level: sandbox.LevelLandlock}
+		if d, err := os.UserCacheDir(); err == nil {
+			p.WritableRoots = []string{d}
+		}
+		return sandbox.Command(context.Background(), p, []string{shell, "-c", c.Args.(*tools.BashArgs).Command})
 	}
 }
 

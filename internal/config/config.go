@@ -17,6 +17,7 @@ type Config struct {
 	Skills     Skills     `json:"skills"`
 	Storage    Storage    `json:"storage"`
 	UI         UI         `json:"ui"`
+	Sandbox    Sandbox    `json:"sandbox"`
 	Fetch      Fetch      `json:"fetch"`
 	// TrustedWorkspaces are the directories whose project settings may widen
 	// what coder does (see trust.go); only the user config's list counts.
@@ -204,6 +205,7 @@ func Defaults() Config {
 		Skills:  Skills{Paths: []string{".coder/skills", "~/.config/coder/skills"}},
 		Storage: Storage{Dir: ".coder"},
 		UI:      UI{Timezone: "Asia/Shanghai", Color: "auto"},
+		Sandbox: defaultSandbox(),
 	}
 }
 

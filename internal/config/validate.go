@@ -72,6 +72,7 @@ func validate(c Config) []*FileError {
 		ps.add("storage.dir", "must not be empty")
 	}
 	ps.oneOf("ui.color", c.UI.Color, colorModes)
+	validateSandbox(&ps, c.Sandbox)
 	if _, err := loadLocation(c.UI.Timezone); err != nil {
 		ps.add("ui.timezone", "unknown time zone %q (use an IANA name such as \"Asia/Shanghai\" or \"UTC\")", c.UI.Timezone)
 	}

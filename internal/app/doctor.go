@@ -1,0 +1,115 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/coder-agent/coder/internal/sandbox"
+)
+
+const doctorUsage = `Usage: coder doctor [--mode build|plan] [--cwd DIR]
+
+Shows which layers of the sandbox work on this system and why the others do
+not, and what commands in this workspace may write, may not read, and
+whether they reach the network.
+`
+
+// runDoctor is `coder doctor`.
+func runDoctor(args []string, stdio IO, env func(string) (string, bool)) int {
+	subj, rest, err := loadSandboxSubject("doctor", args, env)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdio.Out, doctorUsage)
+		return ExitOK
+	}
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	if err != nil {
+		fmt.Fprint(stdio.Out, sandbox.Probe().String())
+		fmt.Fprintln(stdio.Err, "coder doctor: "+err.Error())
+		return ExitUsage
+	}
+	p := sandboxProfile(subj.loaded, subj.mode, "$TMPDIR")
+	r := effectiveReport(p)
+	fmt.Fprint(stdio.Out, r.String())
+	if w := r.Warning(); w != "" {
+		fmt.Fprintln(stdio.Out, "warning: "+w)
+	}
+	fmt.Fprintln(stdio.Out)
+	describeProfile(stdio.Out, p, subj, r)
+	return ExitOK
+}
+
+// describeProfile says what commands in this workspace may do.
+func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sandbox.Report) {
+	fmt.Fprintf(w, "commands in %s (%s mode):\n", p.Workspace, subj.mode)
+	if r.Level == sandbox.LevelNone {
+		fmt.Fprintln(w, "  may write anywhere this user can: there is no OS sandbox")
+	} else {
+		fmt.Fprintln(w, "  may write:")
+		if p.ReadOnly {
+			fmt.Fprintln(w, "    (not the workspace: it is read-only in plan mode)")
+		} else {
+			fmt.Fprintf(w, "    %s (the workspace)\n", p.Workspace)
+		}
+		fmt.Fprintln(w, "    $TMPDIR (a private temp dir per session; /tmp itself is read-only)")
+		present, missing := split(p.WritableRoots)
+		for _, d := range present {
+			fmt.Fprintf(w, "    %s\n", d)
+		}
+		if len(missing) > 0 {
+			fmt.Fprintf(w, "    (absent, so not writable: %s)\n", strings.Join(missing, ", "))
+		}
+	}
+	if !p.ReadOnly && r.Level > sandbox.LevelNone {
+		how := "bound read-only"
+		if r.Level < sandbox.LevelFull {
+			how = "restored after each call if a command changes them"
+		}
+		fmt.Fprintf(w, "  may not change (%s): %s\n", how, strings.Join(p.Protected, ", "))
+	}
+	present, missing := split(p.DenyRead)
+	switch {
+	case r.Level < sandbox.LevelFull:
+		fmt.Fprintln(w, "  may read everything this user can (deny_read needs the mount namespace)")
+	case len(present) > 0:
+		fmt.Fprintf(w, "  may not read: %s (and %d sandbox.deny_read paths absent here)\n", strings.Join(present, ", "), len(missing))
+	default:
+		fmt.Fprintf(w, "  may not read: none of the %d sandbox.deny_read paths exists here\n", len(missing))
+	}
+	if skipped := p.Unenforced(); len(skipped) > 0 && r.Level == sandbox.LevelFull {
+		fmt.Fprintf(w, "  may read, though in sandbox.deny_read (they hold the workspace or a writable path): %s\n", strings.Join(skipped, ", "))
+	}
+	fmt.Fprintf(w, "  network: %s\n", networkText(p, r))
+	fmt.Fprintln(w, "  processes: nothing a command starts outlives it")
+	fmt.Fprintln(w, "\nwiden it in .coder/config.json or ~/.config/coder/config.json: sandbox.writable_roots, sandbox.deny_read, sandbox.network (\"on\"), sandbox.mode (\"off\")")
+}
+
+func networkText(p sandbox.Profile, r sandbox.Report) string {
+	switch {
+	case p.Network:
+		return "on (sandbox.network)"
+	case r.Level == sandbox.LevelFull:
+		return "off: only the sandbox's own loopback (sandbox.network)"
+	case r.Level == sandbox.LevelLandlock && r.LandlockABI >= 4:
+		return "off: no TCP at all, loopback included; UDP is not blocked (sandbox.network)"
+	}
+	return "not restricted (sandbox.network \"off\" needs namespaces or Landlock ABI 4)"
+}
+
+// split separates the paths that exist from those that do not.
+func split(paths []string) (present, missing []string) {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			present = append(present, p)
+		} else {
+			missing = append(missing, filepath.Clean(p))
+		}
+	}
+	return present, missing
+}

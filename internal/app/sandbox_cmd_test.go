@@ -1,0 +1,72 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/sandbox"
+)
+
+// These tests build profiles only: running a sandbox would start this test
+// binary as the helper (see e2e for coder sandbox and coder doctor).
+
+func loadIn(t *testing.T, dir, project string) *config.Loaded {
+	t.Helper()
+	if project != "" {
+		if err := os.MkdirAll(filepath.Join(dir, ".coder"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".coder/config.json"), []byte(project), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_CONFIG_HOME": filepath.Join(dir, "home/.config")}
+	// Trusted: a project's sandbox settings widen it, which only a trusted
+	// workspace may do (an untrusted one's are dropped by config).
+	l, err := config.Load(config.Options{Cwd: dir, UserConfigDir: filepath.Join(dir, "user"),
+		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Flags: config.Overrides{Trust: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestSandboxProfileFollowsConfigAndMode(t *testing.T) {
+	dir := t.TempDir()
+	l := loadIn(t, dir, "")
+	p := sandboxProfile(l, "build", "/tmp/t")
+	if p.Workspace != dir || p.ReadOnly || p.Network || p.Level != sandbox.LevelAuto || p.TempDir != "/tmp/t" {
+		t.Errorf("build profile: %+v", p)
+	}
+	home := filepath.Join(dir, "home")
+	if !slices.Contains(p.WritableRoots, filepath.Join(home, ".cache")) || !slices.Contains(p.DenyRead, filepath.Join(home, ".ssh")) {
+		t.Errorf("defaults missing: %q %q", p.WritableRoots, p.DenyRead)
+	}
+	if !slices.Contains(p.DenyRead, filepath.Join(dir, "user", "config.json")) {
+		t.Errorf("coder's user config is readable: %q", p.DenyRead)
+	}
+	if !slices.Equal(p.Protected[:len(sandbox.DefaultProtected)], sandbox.DefaultProtected) {
+		t.Errorf("protected: %q", p.Protected)
+	}
+	if p := sandboxProfile(l, "plan", ""); !p.ReadOnly {
+		t.Errorf("plan profile: %+v", p)
+	}
+	l = loadIn(t, t.TempDir(), `{"sandbox": {"mode": "off", "network": "on", "writable_roots": ["out"]}}`)
+	p = sandboxProfile(l, "build", "")
+	if p.Level != sandbox.LevelNone || !p.Network || !slices.Equal(p.WritableRoots, []string{filepath.Join(l.Cwd, "out")}) {
+		t.Errorf("configured profile: %+v", p)
+	}
+}
+
+func TestAgentMode(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Agents.Definitions = []config.AgentDefinition{{Name: "reviewer", Mode: "plan"}, {Name: "fixer"}}
+	for name, want := range map[string]string{"build": "build", "plan": "plan", "reviewer": "plan", "fixer": "build", "x": "build"} {
+		if got := agentMode(cfg, name); got != want {
+			t.Errorf("agentMode(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// runContained is the helper without namespaces: a subreaper, so that
+// whatever the command double-forks or setsids away is reparented to it and
+// can be found and killed when the call ends. It stays outside the
+// command's Landlock domain (the command runs through a restrict stage),
+// so the command cannot signal it.
+func runContained(s spec, argv []string) int {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "%ssubreaper: %v\n", helperPrefix, err)
+		return helperFailed
+	}
+	return supervise(s, argv)
+}
+
+// childArgv is what the supervisor starts: the command itself, or (without
+// namespaces but with Landlock) the restrict stage that becomes it.
+func childArgv(s spec, argv []string) (string, []string, error) {
+	if s.Mode == modeContain && s.LandlockABI > 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", nil, err
+		}
+		r := s
+		r.Mode = modeRestrict
+		return exe, append([]string{exe}, helperArgs(r, argv)...), nil
+	}
+	path, err := exec.LookPath(argv[0])
+	return path, argv, err
+}
+
+// supervise starts the command as this process's child and waits for it.
+// When it exits (or, long-lived, when no process is left) everything else
+// is killed and its status returned: the exit code, or 128+N for signal N.
+// A SIGTERM, SIGINT or SIGHUP is passed on to every process, which get
+// stopGrace to end before they are killed.
+func supervise(s spec, argv []string) int {
+	path, args, err := childArgv(s, argv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s%v\n", helperPrefix, err)
+		return 127
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	pid, err := syscall.ForkExec(path, args, &syscall.ProcAttr{
+		Env: os.Environ(), Files: []uintptr{0, 1, 2},
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%sstart %s: %v\n", helperPrefix, argv[0], err)
+		if errors.Is(err, syscall.ENOENT) {
+			return 127
+		}
+		return 126
+	}
+	exits := make(chan int, 2)
+	go reap(pid, exits)
+	code, signum := -1, 0
+	var deadline <-chan time.Time
+	for {
+		select {
+		case c, ok := <-exits:
+			if !ok { // no child left
+				return exitOr(code, signum)
+			}
+			code = c
+			if !s.LongLived {
+				endAll(s)
+				return code
+			}
+		case sig := <-sigs:
+			signalAll(s, sig.(syscall.Signal))
+			if deadline == nil {
+				signum = int(sig.(syscall.Signal))
+				deadline = time.After(stopGrace)
+			}
+		case <-deadline:
+			endAll(s)
+			return exitOr(code, signum)
+		}
+	}
+}
+
+func exitOr(code, signum int) int {
+	if code >= 0 {
+		return code
+	}
+	return 128 + signum
+}
+
+// reap waits for every child (PID 1 and a subreaper inherit orphans, which
+// must be reaped), sends the main one's status, and closes exits when no
+// child is left.
+func reap(main int, exits chan<- int) {
+	defer close(exits)
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return // ECHILD: nothing left
+		}
+		if pid == main {
+			exits <- statusCode(ws)
+		}
+	}
+}
+
+func statusCode(ws unix.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// signalAll passes sig on to every process in the sandbox.
+func signalAll(s spec, sig syscall.Signal) {
+	if s.Mode == modeNS {
+		_ = unix.Kill(-1, sig) // everyone in the namespace but PID 1
+		return
+	}
+	for _, pid := range descendants(os.Getpid()) {
+		_ = unix.Kill(pid, sig)
+	}
+}
+
+// endAll kills every process in the sandbox but the helper. In a PID
+// namespace the kernel would do it when PID 1 exits; a subreaper must hunt
+// them down, again and again while killed parents' children are reparented.
+func endAll(s spec) {
+	if s.Mode == modeNS {
+		_ = unix.Kill(-1, unix.SIGKILL)
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		pids := descendants(os.Getpid())
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// descendants lists the living processes below root, from /proc.
+func descendants(root int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		ppid, state, ok := procStat(pid)
+		if ok && state != "Z" && state != "X" {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// procStat reads a process's parent and state from /proc/PID/stat, whose
+// second field (the command name) may hold spaces and parentheses.
+func procStat(pid int) (ppid int, state string, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, "", false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, "", false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0, "", false
+	}
+	ppid, err = strconv.Atoi(f[1])
+	return ppid, f[0], err == nil
+}

@@ -1,0 +1,95 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// Process is a started sandbox command.
+type Process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// Start starts cmd (from Command or Background) from an OS thread that
+// stays alive, locked, until cmd has ended: the kernel sends the helper its
+// parent-death signal when the thread that started it exits, so starting it
+// from an ordinary goroutine could kill it early.
+func Start(cmd *exec.Cmd) (*Process, error) {
+	p := &Process{cmd: cmd, done: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		// Never unlocked: the thread ends with this goroutine, after cmd.
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Pid is the helper's process id (outside the sandbox).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed when the sandbox has ended.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait waits for the sandbox to end and returns exec's error for it.
+func (p *Process) Wait() error {
+	<-p.done
+	return p.err
+}
+
+// ExitCode is the command's exit code, 128+N when signal N ended it, -1
+// while it runs.
+func (p *Process) ExitCode() int {
+	select {
+	case <-p.done:
+		return ExitCode(p.cmd.ProcessState)
+	default:
+		return -1
+	}
+}
+
+// Stop ends the sandbox and everything in it: SIGTERM to the helper, which
+// passes it on and kills what is left after a grace period, then SIGKILL
+// if the helper itself is still there. It returns once the sandbox ended.
+func (p *Process) Stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	t := time.NewTimer(3 * stopGrace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// ExitCode is a finished process's exit code, 128+N when signal N ended
+// it, -1 when unknown.
+func ExitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}

@@ -1,0 +1,380 @@
+// Package sandbox runs the commands coder starts inside an OS sandbox built
+// by coder itself: the binary re-executes itself with a hidden argument
+// (HelperArg), and that helper sets the sandbox up with the kernel's own
+// mechanisms before it starts the command. No external binary is needed.
+//
+// At LevelFull the helper is started in new user, mount, PID, IPC and (with
+// the network off) network namespaces. It makes every mount read-only, binds
+// the writable roots read-write and the protected paths read-only over them,
+// masks the deny-read paths, mounts a fresh /proc, brings up a private
+// loopback, drops every capability, sets no_new_privs, applies Landlock and
+// then runs the command as its child, staying PID 1 of the namespace: when
+// the command ends (or coder dies) everything it started dies with it.
+//
+// Where namespaces are not available the sandbox falls back, and says so
+// (Probe): LevelLandlock confines writes, TCP and signals with Landlock
+// alone, and a Guard restores the protected paths after each call; LevelNone
+// is process containment only. main calls MaybeRunHelper first.
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// HelperArg is the hidden first argument that turns the coder binary into
+// the sandbox helper: coder __sandbox-exec SPEC -- PROGRAM ARGS...
+const HelperArg = "__sandbox-exec"
+
+// Level is how much of the sandbox this system allows.
+type Level int
+
+const (
+	// LevelAuto (a Profile's zero value) is the best level Probe found.
+	LevelAuto Level = iota
+	// LevelNone is no OS sandbox: the command runs unconfined, but still
+	// contained (it and everything it starts end with the call).
+	LevelNone
+	// LevelLandlock confines writes (and TCP and signals where the kernel's
+	// Landlock ABI allows) without namespaces; protected paths inside the
+	// workspace need a Guard, and deny_read is not enforced.
+	LevelLandlock
+	// LevelFull is namespaces and mounts, with Landlock on top when present.
+	LevelFull
+)
+
+func (l Level) String() string {
+	switch l {
+	case LevelNone:
+		return "none"
+	case LevelLandlock:
+		return "landlock"
+	case LevelFull:
+		return "full"
+	}
+	return "auto"
+}
+
+// ParseLevel reads a level name as String writes it.
+func ParseLevel(s string) (Level, error) {
+	for _, l := range []Level{LevelAuto, LevelNone, LevelLandlock, LevelFull} {
+		if s == l.String() {
+			return l, nil
+		}
+	}
+	return LevelAuto, fmt.Errorf("unknown sandbox level %q (want auto, full, landlock or none)", s)
+}
+
+// DefaultProtected are the paths, relative to the workspace, that stay
+// read-only inside a writable workspace: what would let a command change
+// how git or coder behave later, outside the sandbox.
+var DefaultProtected = []string{".git/config", ".git/hooks", ".coder", ".mcp.json"}
+
+// Profile says what a sandboxed command may do. The caller fills it from
+// the configuration and the mode; paths are absolute unless noted.
+type Profile struct {
+	// Workspace is the project directory, writable unless ReadOnly.
+	Workspace string
+	// ReadOnly makes the workspace read-only too (plan mode).
+	ReadOnly bool
+	// WritableRoots are further directories (or files) the command may
+	// change, such as tool caches. Missing ones are skipped.
+	WritableRoots []string
+	// TempDir is the private temp directory: writable, and TMPDIR in the
+	// command's environment. "" leaves TMPDIR alone (and not writable).
+	TempDir string
+	// Protected stay read-only inside writable roots; relative paths are
+	// relative to the workspace. nil means DefaultProtected.
+	Protected []string
+	// DenyRead are files and directories the command cannot read: an empty
+	// directory or an empty file is mounted over each (LevelFull only).
+	DenyRead []string
+	// Network lets the command reach the network; off, it has only its own
+	// loopback (LevelFull) or no TCP at all (LevelLandlock, ABI 4+).
+	Network bool
+	// Env is the command's environment (nil: this process's). Variables
+	// named like secrets are dropped and TMPDIR is set; set the environment
+	// here, not on the returned Cmd, because the helper (visible to the
+	// command as PID 1) carries it too.
+	Env []string
+	// Secrets are values (API keys) that must not enter the sandbox: a
+	// variable holding one is dropped whatever its name (values shorter
+	// than 8 bytes are ignored).
+	Secrets []string
+	// Level caps the layers used: LevelAuto uses the best Probe found;
+	// LevelLandlock or LevelNone force a fallback (sandbox.mode "off", tests).
+	Level Level
+}
+
+// protected is the resolved list of protected paths.
+func (p Profile) protected() []string {
+	list := p.Protected
+	if list == nil {
+		list = DefaultProtected
+	}
+	out := make([]string, 0, len(list))
+	for _, rel := range list {
+		if filepath.IsAbs(rel) {
+			out = append(out, filepath.Clean(rel))
+		} else {
+			out = append(out, filepath.Join(p.Workspace, rel))
+		}
+	}
+	return out
+}
+
+// writable lists what the command may change: the workspace (unless
+// read-only), the temp dir and the writable roots.
+func (p Profile) writable() []string {
+	var out []string
+	if !p.ReadOnly {
+		out = append(out, p.Workspace)
+	}
+	if p.TempDir != "" {
+		out = append(out, p.TempDir)
+	}
+	for _, r := range p.WritableRoots {
+		if filepath.IsAbs(r) {
+			out = append(out, filepath.Clean(r))
+		}
+	}
+	return out
+}
+
+// Helper modes: the stage the re-executed binary plays.
+const (
+	modeNS       = "ns"       // PID 1 of new namespaces (LevelFull)
+	modeContain  = "contain"  // a subreaper supervising the command (fallbacks)
+	modeRestrict = "restrict" // applies Landlock, then execs the command
+)
+
+// spec is what the helper needs, passed as JSON on its command line (the
+// command can read it there; it holds paths, not secrets).
+type spec struct {
+	Mode      string   `json:"mode"`
+	Workspace string   `json:"ws"`
+	Writable  []string `json:"rw,omitempty"`
+	ReadOnly  []string `json:"ro,omitempty"`
+	DenyRead  []string `json:"deny,omitempty"`
+	// Landlock lists the paths Landlock lets the command write; ABI 0
+	// means no Landlock.
+	Landlock    []string `json:"ll,omitempty"`
+	LandlockABI int      `json:"abi,omitempty"`
+	Network     bool     `json:"net,omitempty"`
+	// LongLived: the helper lives until the last process in the sandbox
+	// ends, not just the command (background tasks).
+	LongLived bool `json:"long,omitempty"`
+	// Probe: set everything up, then exit 0 without running anything.
+	Probe bool `json:"probe,omitempty"`
+}
+
+// Unenforced lists the DenyRead entries that hold the workspace or a
+// writable path: hiding them would hide what the command must use, so
+// they stay readable (coder doctor says so).
+func (p Profile) Unenforced() []string {
+	_, skipped := p.denyRead()
+	return skipped
+}
+
+func (p Profile) denyRead() (enforced, skipped []string) {
+	needed := append(p.writable(), p.Workspace)
+	for i := range needed {
+		needed[i] = resolved(needed[i])
+	}
+	for _, d := range p.DenyRead {
+		rd := resolved(d)
+		if slices.ContainsFunc(needed, func(n string) bool { return within(n, rd) }) {
+			skipped = append(skipped, d)
+		} else {
+			enforced = append(enforced, d)
+		}
+	}
+	return enforced, skipped
+}
+
+func (p Profile) spec(level Level, abi int) spec {
+	deny, _ := p.denyRead()
+	s := spec{Workspace: p.Workspace, Writable: p.writable(), DenyRead: deny, Network: p.Network}
+	if p.ReadOnly {
+		s.ReadOnly = []string{p.Workspace}
+	} else {
+		s.ReadOnly = p.protected()
+	}
+	switch level {
+	case LevelFull:
+		s.Mode = modeNS
+	case LevelLandlock:
+		s.Mode = modeContain
+	default:
+		s.Mode, abi = modeContain, 0
+	}
+	if abi >= minABI {
+		s.LandlockABI = abi
+		s.Landlock = landlockWritable(s.Writable, p)
+	}
+	return s
+}
+
+// landlockWritable drops writable roots that contain a read-only
+// workspace: Landlock can only grant, so such a root would make the
+// workspace writable. The mounts (LevelFull) still let the rest of it be
+// written; under Landlock alone it stays read-only.
+func landlockWritable(writable []string, p Profile) []string {
+	if !p.ReadOnly {
+		return writable
+	}
+	var out []string
+	for _, w := range writable {
+		if !within(resolved(p.Workspace), resolved(w)) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// minABI: Landlock ABI 2 is the first that can allow renames between
+// directories (the "refer" right); below it, best effort would drop
+// enforcement altogether, so Landlock counts as unavailable.
+const minABI = 2
+
+// stopGrace is how long a stopped sandbox's processes get between SIGTERM
+// and SIGKILL.
+const stopGrace = time.Second
+
+// Command returns the command that runs argv (e.g. /bin/bash -c CMD) in the
+// sandbox p describes, at the best level this system allows (Probe) or the
+// lower one p.Level asks for. The helper is PID 1 of the sandbox: when argv
+// ends, everything it started is killed; the exit code is argv's (128+N for
+// signal N). Dir defaults to the workspace; the caller sets the I/O. Start
+// it with Start (or on a locked OS thread that outlives it): coder's death
+// kills the sandbox through the parent-death signal, which follows the
+// thread that started it. Cancelling ctx stops the whole sandbox.
+func Command(ctx context.Context, p Profile, argv []string) (*exec.Cmd, error) {
+	return command(ctx, p, argv, false)
+}
+
+// Background is Command for a long-lived task: the sandbox lives until its
+// last process ends or it is stopped (Process.Stop), which ends every
+// process in it.
+func Background(p Profile, argv []string) (*exec.Cmd, error) {
+	return command(context.Background(), p, argv, true)
+}
+
+func command(ctx context.Context, p Profile, argv []string, longLived bool) (*exec.Cmd, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("sandbox: no command")
+	}
+	if !filepath.IsAbs(p.Workspace) {
+		return nil, fmt.Errorf("sandbox: the workspace must be an absolute path, got %q", p.Workspace)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: find own executable: %w", err)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rep := Probe()
+	level := rep.Level
+	if p.Level != LevelAuto && p.Level < level {
+		level = p.Level
+	}
+	s := p.spec(level, rep.LandlockABI)
+	s.LongLived = longLived
+	cmd := exec.CommandContext(ctx, exe, helperArgs(s, argv)...)
+	cmd.Dir = p.Workspace
+	cmd.Env = p.environ()
+	cmd.SysProcAttr = sysProcAttr(s)
+	// SIGTERM lets the helper end the sandbox's processes itself (without
+	// namespaces a SIGKILLed helper could not); SIGKILL follows if it hangs.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 3 * stopGrace
+	return cmd, nil
+}
+
+func helperArgs(s spec, argv []string) []string {
+	b, _ := json.Marshal(s) // a struct of strings and bools always encodes
+	return append([]string{HelperArg, string(b), "--"}, argv...)
+}
+
+// parseHelperArgs reads what helperArgs wrote (without HelperArg).
+func parseHelperArgs(args []string) (spec, []string, error) {
+	var s spec
+	if len(args) < 2 || args[1] != "--" {
+		return s, nil, errors.New("usage: " + HelperArg + " SPEC -- PROGRAM ARGS...")
+	}
+	if err := json.Unmarshal([]byte(args[0]), &s); err != nil {
+		return s, nil, fmt.Errorf("bad spec: %w", err)
+	}
+	switch s.Mode {
+	case modeNS, modeContain, modeRestrict:
+	default:
+		return s, nil, fmt.Errorf("bad spec: unknown mode %q", s.Mode)
+	}
+	argv := args[2:]
+	if len(argv) == 0 && !s.Probe {
+		return s, nil, errors.New("no command after --")
+	}
+	return s, argv, nil
+}
+
+// MaybeRunHelper turns this process into the sandbox helper when it was
+// started with HelperArg, and never returns then. Otherwise it returns at
+// once. main calls it before anything else (and so must the TestMain of any
+// package whose tests run sandboxed commands).
+func MaybeRunHelper() {
+	if len(os.Args) < 2 || os.Args[1] != HelperArg {
+		return
+	}
+	os.Exit(runHelper(os.Args[2:]))
+}
+
+// helperFailed is the helper's exit code when it cannot set the sandbox up;
+// its stderr then starts with helperPrefix.
+const (
+	helperFailed = 125
+	helperPrefix = "coder sandbox: "
+)
+
+func runHelper(args []string) int {
+	s, argv, err := parseHelperArgs(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s%v\n", helperPrefix, err)
+		return helperFailed
+	}
+	switch s.Mode {
+	case modeNS:
+		return runNamespaced(s, argv)
+	case modeContain:
+		return runContained(s, argv)
+	default:
+		return restrictAndExec(s, argv)
+	}
+}
+
+// resolved is p made absolute with symlinks followed where it exists.
+func resolved(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}

@@ -1,0 +1,229 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary act as the helper, as coder's main does.
+func TestMain(m *testing.M) {
+	MaybeRunHelper()
+	if os.Getenv("SANDBOX_TEST_PARENT") != "" {
+		sandboxTestParent()
+	}
+	// Under -race every helper (this binary) would sleep a second at exit.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
+	os.Exit(m.Run())
+}
+
+// world is one test's file system: a workspace, a directory outside it, a
+// fake home with secrets, and a private temp dir.
+type world struct {
+	base, ws, outside, home, tmp string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	base := t.TempDir()
+	w := &world{base: base, ws: filepath.Join(base, "ws"), outside: filepath.Join(base, "outside"),
+		home: filepath.Join(base, "home"), tmp: filepath.Join(base, "tmp")}
+	for name, content := range map[string]string{
+		"ws/README":              "workspace\n",
+		"outside/keep":           "keep\n",
+		"home/.bashrc":           "# rc\n",
+		"home/.ssh/id_ed25519":   "SECRET-SSH-KEY\n",
+		"home/.netrc":            "machine x password SECRET-NETRC\n",
+		"home/.cache/go-build/x": "",
+	} {
+		writeTestFile(t, filepath.Join(base, name), content)
+	}
+	if err := os.Mkdir(w.tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (w *world) profile(level Level) Profile {
+	return Profile{
+		Workspace:     w.ws,
+		TempDir:       w.tmp,
+		WritableRoots: []string{filepath.Join(w.home, ".cache")},
+		DenyRead:      []string{filepath.Join(w.home, ".ssh"), filepath.Join(w.home, ".netrc")},
+		Env:           append(os.Environ(), "HOME="+w.home),
+		Level:         level,
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs script with bash in the sandbox p describes.
+func run(t *testing.T, p Profile, script string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd, err := Command(ctx, p, []string{"/bin/bash", "-c", script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	proc, err := Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = proc.Wait()
+	return result{code: proc.ExitCode(), stdout: out.String(), stderr: errb.String()}
+}
+
+// levels are the sandbox levels this system offers, best first, each a
+// subtest: a guarantee is tested at every level that claims it.
+func levels(t *testing.T, min Level) []Level {
+	t.Helper()
+	var out []Level
+	for _, l := range []Level{LevelFull, LevelLandlock, LevelNone} {
+		if l >= min && l <= Probe().Level {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		t.Skipf("no sandbox level >= %s here:\n%s", min, Probe())
+	}
+	return out
+}
+
+func needFull(t *testing.T) {
+	t.Helper()
+	if Probe().Level < LevelFull {
+		t.Skipf("namespaces unavailable here:\n%s", Probe())
+	}
+}
+
+func TestHelperArgsRoundTrip(t *testing.T) {
+	s := spec{Mode: modeNS, Workspace: "/ws", Writable: []string{"/ws", "/tmp/x"}, ReadOnly: []string{"/ws/.git/config"},
+		DenyRead: []string{"/home/u/.ssh"}, LandlockABI: 7, Network: true, LongLived: true}
+	args := helperArgs(s, []string{"/bin/bash", "-c", "ls -la"})
+	if args[0] != HelperArg {
+		t.Fatalf("first argument = %q", args[0])
+	}
+	got, argv, err := parseHelperArgs(args[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(argv, []string{"/bin/bash", "-c", "ls -la"}) || got.Mode != s.Mode || !slices.Equal(got.Writable, s.Writable) ||
+		!slices.Equal(got.ReadOnly, s.ReadOnly) || !got.Network || !got.LongLived || got.LandlockABI != 7 {
+		t.Errorf("parsed %+v %q", got, argv)
+	}
+	for _, bad := range [][]string{{}, {"{}"}, {"{", "--", "sh"}, {`{"mode":"x"}`, "--", "sh"}, {`{"mode":"ns"}`, "--"}, {`{"mode":"ns"}`, "sh"}} {
+		if _, _, err := parseHelperArgs(bad); err == nil {
+			t.Errorf("parseHelperArgs(%q): no error", bad)
+		}
+	}
+}
+
+func TestSpecFollowsProfileAndLevel(t *testing.T) {
+	p := Profile{Workspace: "/ws", TempDir: "/tmp/t", WritableRoots: []string{"/c", "relative"}, DenyRead: []string{"/h/.ssh"}}
+	s := p.spec(LevelFull, 7)
+	if s.Mode != modeNS || !slices.Equal(s.Writable, []string{"/ws", "/tmp/t", "/c"}) || s.LandlockABI != 7 {
+		t.Errorf("full: %+v", s)
+	}
+	if !slices.Equal(s.ReadOnly, []string{"/ws/.git/config", "/ws/.git/hooks", "/ws/.coder", "/ws/.mcp.json"}) {
+		t.Errorf("protected: %q", s.ReadOnly)
+	}
+	if s := p.spec(LevelLandlock, 7); s.Mode != modeContain || s.LandlockABI != 7 {
+		t.Errorf("landlock: %+v", s)
+	}
+	if s := p.spec(LevelNone, 7); s.Mode != modeContain || s.LandlockABI != 0 || s.Landlock != nil {
+		t.Errorf("none: %+v", s)
+	}
+	if s := p.spec(LevelFull, 1); s.LandlockABI != 0 {
+		t.Errorf("ABI 1 is not used: %+v", s)
+	}
+	p.ReadOnly = true
+	s = p.spec(LevelFull, 7)
+	if slices.Contains(s.Writable, "/ws") || !slices.Equal(s.ReadOnly, []string{"/ws"}) {
+		t.Errorf("plan: %+v", s)
+	}
+	// Landlock can only grant: a root holding the read-only workspace is left out.
+	p.WritableRoots = []string{"/"}
+	if s := p.spec(LevelFull, 7); slices.Contains(s.Landlock, "/") || !slices.Contains(s.Writable, "/") {
+		t.Errorf("a root above the read-only workspace: %+v", s)
+	}
+}
+
+func TestEnvironmentDropsSecretsAndSetsTMPDIR(t *testing.T) {
+	p := Profile{TempDir: "/tmp/private", Env: []string{"PATH=/bin", "OPENAI_API_KEY=sk-x", "GITHUB_TOKEN=t",
+		"AWS_SECRET_ACCESS_KEY=s", "DB_PASSWORD=p", "TMPDIR=/tmp", "HOME=/h", "INNOCENT=Bearer sk-12345678", "SHORT=abc"},
+		Secrets: []string{"sk-12345678", "abc"}}
+	got := p.environ()
+	want := []string{"PATH=/bin", "HOME=/h", "SHORT=abc", "TMPDIR=/tmp/private", "TMP=/tmp/private", "TEMP=/tmp/private"}
+	if !slices.Equal(got, want) {
+		t.Errorf("environ = %q, want %q", got, want)
+	}
+}
+
+func TestCommandChecksItsInput(t *testing.T) {
+	if _, err := Command(context.Background(), Profile{Workspace: "/ws"}, nil); err == nil {
+		t.Error("no argv: no error")
+	}
+	if _, err := Command(context.Background(), Profile{Workspace: "ws"}, []string{"true"}); err == nil {
+		t.Error("relative workspace: no error")
+	}
+}
+
+// TestExitCodesPassThrough: the command's code, 128+N for a signal, 127
+// for a missing program, at every level.
+func TestExitCodesPassThrough(t *testing.T) {
+	w := newWorld(t)
+	for _, l := range levels(t, LevelNone) {
+		t.Run(l.String(), func(t *testing.T) {
+			for script, want := range map[string]int{"exit 0": 0, "exit 7": 7, "kill -TERM $$": 143, "kill -KILL $$": 137, "no-such-program-x": 127} {
+				if r := run(t, w.profile(l), script); r.code != want {
+					t.Errorf("%s: exit %d, want %d (%s)", script, r.code, want, r.stderr)
+				}
+			}
+			r := run(t, w.profile(l), "echo out; echo err >&2; pwd")
+			if r.stdout != "out\n"+w.ws+"\n" || r.stderr != "err\n" {
+				t.Errorf("output: %+v", r)
+			}
+		})
+	}
+}
