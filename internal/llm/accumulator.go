@@ -14,7 +14,7 @@ type Accumulator struct {
 	lastSeq   int
 	text      strings.Builder
 	reasoning strings.Builder
-	signature strings.Builder
+	blocks    []chat.ReasoningBlock
 	calls     []toolCallBuf
 	usage     chat.Usage
 	stop      string
@@ -24,7 +24,11 @@ type Accumulator struct {
 type toolCallBuf struct {
 	id, name string
 	args     strings.Builder
+	extra    chat.RawJSON
 }
+
+// maxBlocks bounds the reasoning block index a provider may use.
+const maxBlocks = 4096
 
 // Add consumes one delta and reports whether it was new (not a duplicate).
 func (a *Accumulator) Add(d chat.MessageDelta) bool {
@@ -43,8 +47,19 @@ func (a *Accumulator) Add(d chat.MessageDelta) bool {
 		a.text.WriteString(d.Text)
 	case chat.DeltaReasoning:
 		a.reasoning.WriteString(d.Text)
+		if b := a.block(d); b != nil {
+			b.Text += d.Text
+		}
 	case chat.DeltaReasoningSig:
-		a.signature.WriteString(d.Text)
+		if b := a.block(d); b != nil {
+			b.Signature += d.Text
+		}
+	case chat.DeltaReasoningRaw:
+		if b := a.block(d); b != nil {
+			b.Raw = chat.RawJSON(d.Raw)
+		}
+	case chat.DeltaToolCallExtra:
+		a.call(d.ToolIndex).extra = chat.RawJSON(d.Raw)
 	case chat.DeltaToolCallStart:
 		c := a.call(d.ToolIndex)
 		if d.ToolCallID != "" {
@@ -62,6 +77,22 @@ func (a *Accumulator) Add(d chat.MessageDelta) bool {
 		a.stop = d.StopReason
 	}
 	return true
+}
+
+// block returns the reasoning block d belongs to, taking d's kind when it
+// names one; nil for an index no provider uses (dropped, not a panic).
+func (a *Accumulator) block(d chat.MessageDelta) *chat.ReasoningBlock {
+	if d.Block < 0 || d.Block >= maxBlocks {
+		return nil
+	}
+	for len(a.blocks) <= d.Block {
+		a.blocks = append(a.blocks, chat.ReasoningBlock{})
+	}
+	b := &a.blocks[d.Block]
+	if d.BlockKind != "" {
+		b.Kind = d.BlockKind
+	}
+	return b
 }
 
 func (a *Accumulator) call(i int) *toolCallBuf {
@@ -90,16 +121,21 @@ func (a *Accumulator) Text() string { return a.text.String() }
 // name (a stream cut in the middle of one) are left out.
 func (a *Accumulator) Message() chat.Message {
 	m := chat.Message{
-		Role:               chat.RoleAssistant,
-		Content:            a.text.String(),
-		Reasoning:          a.reasoning.String(),
-		ReasoningSignature: a.signature.String(),
+		Role:      chat.RoleAssistant,
+		Content:   a.text.String(),
+		Reasoning: a.reasoning.String(),
 	}
-	for _, c := range a.calls {
+	for _, b := range a.blocks {
+		if b.Kind != "" { // a gap in the provider's numbering
+			m.ReasoningBlocks = append(m.ReasoningBlocks, b)
+		}
+	}
+	for i := range a.calls {
+		c := &a.calls[i]
 		if c.name == "" {
 			continue
 		}
-		m.ToolCalls = append(m.ToolCalls, chat.ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String()})
+		m.ToolCalls = append(m.ToolCalls, chat.ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String(), Extra: c.extra})
 	}
 	return m
 }

@@ -92,7 +92,7 @@ func (r *retrying) Stream(ctx context.Context, req Request, emit Emit) error {
 			d.Seq = lastSeq
 			if !tooBig {
 				sent = append(sent, d)
-				if sentBytes += len(d.Text); sentBytes > maxReplay {
+				if sentBytes += len(d.Text) + len(d.Raw); sentBytes > maxReplay {
 					tooBig, sent, sentBytes = true, nil, 0
 				}
 			}
@@ -115,11 +115,12 @@ func (r *retrying) Stream(ctx context.Context, req Request, emit Emit) error {
 	}
 }
 
-// sameDelta compares the content of two deltas, ignoring their sequence.
+// sameDelta compares the content of two deltas, ignoring their identity
+// and sequence.
 func sameDelta(a, b chat.MessageDelta) bool {
-	return a.Kind == b.Kind && a.Text == b.Text && a.ToolIndex == b.ToolIndex &&
-		a.ToolCallID == b.ToolCallID && a.ToolName == b.ToolName &&
-		a.Usage == b.Usage && a.StopReason == b.StopReason
+	a.RunID, a.ModelCallIndex, a.Seq = "", 0, 0
+	b.RunID, b.ModelCallIndex, b.Seq = "", 0, 0
+	return a == b
 }
 
 // backoff is the wait before retry number attempt+1: the server's Retry-After
