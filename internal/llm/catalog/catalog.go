@@ -173,3 +173,52 @@ func (ix *index) find(provider, model string) (Model, bool) {
 	m.ID, m.Provider = model, provider
 	return m, true
 }
+
+// effortOrder lists effort levels from least to most.
+var effortOrder = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
+
+func effortRank(e string) int {
+	for i, v := range effortOrder {
+		if v == e {
+			return i
+		}
+	}
+	return -1
+}
+
+// Effort is the effort level to request for want: want itself when the
+// model lists it (or lists none, as an unknown model does), else the
+// nearest listed level below it, else the lowest listed. DeepSeek, for
+// one, documents the same mapping (medium → high, xhigh → max).
+func (m Model) Effort(want string) string {
+	if want == "" || len(m.Efforts) == 0 {
+		return want
+	}
+	best, bestRank := "", -1
+	lowest, lowestRank := "", len(effortOrder)
+	r := effortRank(want)
+	for _, e := range m.Efforts {
+		er := effortRank(e)
+		if e == want {
+			return e
+		}
+		if er >= 0 && er < r && er > bestRank {
+			best, bestRank = e, er
+		}
+		if er >= 0 && er < lowestRank {
+			lowest, lowestRank = e, er
+		}
+	}
+	if best != "" {
+		return best
+	}
+	return lowest
+}
+
+// CapOutput is n, or the model's output limit when n exceeds it.
+func (m Model) CapOutput(n int) int {
+	if m.Output > 0 && n > m.Output {
+		return m.Output
+	}
+	return n
+}

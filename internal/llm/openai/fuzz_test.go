@@ -9,7 +9,7 @@ import (
 func BenchmarkDecodeTextChunk(b *testing.B) {
 	data := []byte(ck(`{"content":"hello world"}`, "")[len("data: "):])
 	data = data[:len(data)-2]
-	d := newDecoder(testReq, func(chat.MessageDelta) {}, "")
+	d := newDecoder(testReq, func(chat.MessageDelta) {}, "openai", "")
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := d.chunk(data); err != nil {
@@ -24,7 +24,7 @@ func FuzzDecoder(f *testing.F) {
 	f.Add([]byte(`{"error":{"message":"m"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var a chat.MessageDelta
-		d := newDecoder(testReq, func(x chat.MessageDelta) { a = x }, "")
+		d := newDecoder(testReq, func(x chat.MessageDelta) { a = x }, "openai", "")
 		_ = d.chunk(data)
 		_ = d.chunk(data)
 		_ = d.done()
