@@ -34,6 +34,9 @@ func continuation(srv *server, n int, p llm.Provider, msg chat.Message, want exp
 	srv.mu.Lock()
 	sent := srv.bodies[n][1]
 	srv.mu.Unlock()
+	if rec.Protocol == "responses" {
+		return responsesRules([]byte(sent), msg, want)
+	}
 	var body struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
 	}
@@ -205,4 +208,56 @@ func normalizeJSON(v any) any {
 	var out any
 	_ = json.Unmarshal(mustJSON(v), &out)
 	return out
+}
+
+// responsesRules: nothing is stored (store: false), so the input repeats
+// the turn: each reasoning item as it came (encrypted content included,
+// its id dropped: it refers to nothing stored), the function calls, then
+// an output for each; and the encrypted content is asked for again.
+func responsesRules(sent []byte, msg chat.Message, want expected) (string, string) {
+	var body struct {
+		Store   *bool            `json:"store"`
+		Include []string         `json:"include"`
+		Input   []map[string]any `json:"input"`
+	}
+	if err := json.Unmarshal(sent, &body); err != nil || len(body.Input) < 2 {
+		return "", fmt.Sprintf("continuation body: %v: %s", err, sent)
+	}
+	if body.Store == nil || *body.Store {
+		return "", "store is not false"
+	}
+	var expect []any
+	for _, it := range want.details {
+		item := map[string]any{}
+		for k, v := range it {
+			if k != "id" && k != "status" {
+				item[k] = v
+			}
+		}
+		expect = append(expect, item)
+	}
+	if want.text != "" {
+		expect = append(expect, map[string]any{"type": "message", "role": "assistant",
+			"content": []any{map[string]any{"type": "output_text", "text": want.text}}})
+	}
+	for _, c := range msg.ToolCalls {
+		expect = append(expect, map[string]any{"type": "function_call", "call_id": c.ID, "name": c.Name, "arguments": c.Arguments})
+	}
+	for _, c := range msg.ToolCalls {
+		expect = append(expect, map[string]any{"type": "function_call_output", "call_id": c.ID, "output": "ok"})
+	}
+	got := make([]any, len(body.Input)-1)
+	for i, it := range body.Input[1:] {
+		got[i] = it
+	}
+	if !reflect.DeepEqual(normalizeJSON(got), normalizeJSON(expect)) {
+		return "", fmt.Sprintf("input after the user message\n  got  %s\n  want %s", mustJSON(got), mustJSON(expect))
+	}
+	if len(want.details) == 0 {
+		return "openai (Responses): function calls and outputs (no reasoning came)", ""
+	}
+	if len(body.Include) == 0 || body.Include[0] != "reasoning.encrypted_content" {
+		return "", fmt.Sprintf("include = %v", body.Include)
+	}
+	return "openai (Responses): reasoning items with encrypted content passed back, store false", ""
 }

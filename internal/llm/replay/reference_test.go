@@ -348,3 +348,82 @@ func mustJSON(v any) []byte {
 	_ = enc.Encode(v)
 	return bytes.TrimSpace(b.Bytes())
 }
+
+// readResponses reads an OpenAI Responses API stream.
+func readResponses(body []byte) expected {
+	var e expected
+	type out struct {
+		kind     string
+		call     *refCall
+		streamed bool
+		summary  float64
+	}
+	outs := map[float64]*out{}
+	var calls []*refCall
+	done := false
+	for _, ev := range splitSSE(body) {
+		var m map[string]any
+		if json.Unmarshal([]byte(ev.data), &m) != nil {
+			e.err = true
+			return e
+		}
+		idx, _ := m["output_index"].(float64)
+		o := outs[idx]
+		switch sval(m["type"]) {
+		case "response.output_item.added":
+			it := obj(m["item"])
+			o = &out{kind: sval(it["type"]), summary: -1}
+			if o.kind == "function_call" {
+				o.call = &refCall{id: sval(it["call_id"]), name: sval(it["name"])}
+				calls = append(calls, o.call)
+			}
+			outs[idx] = o
+		case "response.output_text.delta", "response.refusal.delta":
+			e.text += sval(m["delta"])
+		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+			si, _ := m["summary_index"].(float64)
+			if o != nil && o.kind == "reasoning" && sval(m["delta"]) != "" {
+				if si != o.summary && o.summary >= 0 {
+					e.reasoning += "\n\n"
+				}
+				o.summary = si
+				e.reasoning += sval(m["delta"])
+			}
+		case "response.function_call_arguments.delta":
+			if o != nil && o.call != nil && sval(m["delta"]) != "" {
+				o.call.args.WriteString(sval(m["delta"]))
+				o.streamed = true
+			}
+		case "response.output_item.done":
+			it := obj(m["item"])
+			switch {
+			case o != nil && o.kind == "reasoning":
+				e.details = append(e.details, it)
+			case o != nil && o.call != nil && !o.streamed:
+				o.call.args.WriteString(sval(it["arguments"]))
+			}
+		case "response.completed", "response.incomplete":
+			r := obj(m["response"])
+			e.stop = sval(r["status"])
+			if reason := sval(obj(r["incomplete_details"])["reason"]); reason != "" {
+				e.stop = reason
+			}
+			if u := obj(r["usage"]); u != nil {
+				cached := ival(obj(u["input_tokens_details"])["cached_tokens"])
+				e.usage = chat.Usage{InputTokens: ival(u["input_tokens"]) - cached, OutputTokens: ival(u["output_tokens"]), CacheReadTokens: cached}
+			}
+			done = true
+		case "response.failed", "error":
+			e.err = true
+			return e
+		}
+		if done {
+			break
+		}
+	}
+	e.err = !done
+	for _, c := range calls {
+		e.calls = append(e.calls, chat.ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String()})
+	}
+	return e
+}

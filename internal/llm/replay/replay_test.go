@@ -21,6 +21,7 @@ import (
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/anthropic"
 	"github.com/coder-agent/coder/internal/llm/openai"
+	"github.com/coder-agent/coder/internal/llm/responses"
 )
 
 // meta is a recording's meta.json (see the tarball's README.md).
@@ -72,6 +73,21 @@ func load(t *testing.T) []recording {
 	if err := json.Unmarshal(files["manifest.json"], &metas); err != nil {
 		t.Fatal(err)
 	}
+	// The Responses API recordings, kept apart (realstreams has none).
+	b, err := os.ReadFile("testdata/responses/manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var more []meta
+	if err := json.Unmarshal(b, &more); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range more {
+		if files[m.File], err = os.ReadFile("testdata/" + m.File); err != nil {
+			t.Fatal(err)
+		}
+	}
+	metas = append(metas, more...)
 	var out []recording
 	for _, m := range metas {
 		b, ok := files[m.File]
@@ -145,6 +161,10 @@ func (s *server) handle(w http.ResponseWriter, r *http.Request) {
 }
 
 func shortAnswer(protocol string) string {
+	if protocol == "responses" {
+		return "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"ok\"}\n\n" +
+			"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\"}}\n\n"
+	}
 	if protocol == "anthropic" {
 		return "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n" +
 			"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
@@ -159,8 +179,11 @@ func (s *server) provider(n int) llm.Provider {
 	rec := s.recs[n]
 	base := fmt.Sprintf("%s/r/%d", s.URL, n)
 	cat := catalogOf[rec.Provider]
-	if rec.Protocol == "anthropic" {
+	switch rec.Protocol {
+	case "anthropic":
 		return anthropic.New(anthropic.Config{BaseURL: base, APIKey: "sk-ant-replay", Model: rec.RequestModel, Catalog: cat, Label: rec.Provider})
+	case "responses":
+		return responses.New(responses.Config{BaseURL: base + "/v1", APIKey: "sk-replay", Model: rec.RequestModel, Catalog: cat, Label: rec.Provider})
 	}
 	return openai.New(openai.Config{BaseURL: base + "/v1", APIKey: "sk-replay", Model: rec.RequestModel, Catalog: cat, Label: rec.Provider})
 }
@@ -207,9 +230,14 @@ func replay(srv *server, n int) outcome {
 		out.exact = out.problem == ""
 		return out
 	}
-	want := readOpenAI(rec.body)
-	if rec.Protocol == "anthropic" {
+	var want expected
+	switch rec.Protocol {
+	case "anthropic":
 		want = readAnthropic(rec.body)
+	case "responses":
+		want = readResponses(rec.body)
+	default:
+		want = readOpenAI(rec.body)
 	}
 	out.want = want
 	if out.problem = compare(want, &acc, err); out.problem != "" {
@@ -339,12 +367,16 @@ func summarize(t *testing.T, results []outcome) {
 		count(&withUsage, !w.usage.IsZero())
 		count(&withErr, w.err || r.rec.Kind == "http_error")
 		count(&truncated, w.stop == "length" || w.stop == "max_tokens")
-		c := byOrigin[r.rec.Origin]
+		key := r.rec.Origin
+		if r.rec.Protocol == "responses" {
+			key += ", Responses API"
+		}
+		c := byOrigin[key]
 		c[0]++
 		if r.exact && r.problem == "" {
 			c[1]++
 		}
-		byOrigin[r.rec.Origin] = c
+		byOrigin[key] = c
 		if r.continuation != "" {
 			rules[r.continuation]++
 		}
@@ -352,7 +384,7 @@ func summarize(t *testing.T, results []outcome) {
 	var lines []string
 	total, exact := 0, 0
 	for o, c := range byOrigin {
-		lines = append(lines, fmt.Sprintf("  %-20s %4d recordings, %4d exact", o, c[0], c[1]))
+		lines = append(lines, fmt.Sprintf("  %-26s %4d recordings, %4d exact", o, c[0], c[1]))
 		total, exact = total+c[0], exact+c[1]
 	}
 	sort.Strings(lines)
