@@ -46,6 +46,14 @@ type retrying struct {
 
 func (r *retrying) Name() string { return r.p.Name() }
 
+// ListModels lists the wrapped provider's models, when it can.
+func (r *retrying) ListModels(ctx context.Context) ([]ModelInfo, error) {
+	if l, ok := r.p.(ModelLister); ok {
+		return l.ListModels(ctx)
+	}
+	return nil, errors.New(r.p.Name() + " cannot list its models")
+}
+
 // maxReplay is how much streamed text is kept to recognise a retry's exact
 // replay. Past it nothing more is kept and a retry starts afresh with a
 // reset, so a huge answer is not held twice in memory.

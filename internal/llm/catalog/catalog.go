@@ -222,3 +222,18 @@ func (m Model) CapOutput(n int) int {
 	}
 	return n
 }
+
+// Models lists the catalog's models of a provider, sorted by id.
+func Models(provider string) []Model {
+	ix := load()
+	prefix := provider + " "
+	i := sort.Search(len(ix.lines), func(i int) bool { return ix.lines[i] >= prefix })
+	var out []Model
+	for ; i < len(ix.lines) && strings.HasPrefix(ix.lines[i], prefix); i++ {
+		id, _, _ := strings.Cut(ix.lines[i][len(prefix):], " ")
+		if m, ok := ix.find(provider, id); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -165,3 +165,30 @@ func TestRequestShapedByCatalog(t *testing.T) {
 		}
 	}
 }
+
+func TestAutoPicksTheWirePerModel(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Scenario{Repeat: true, Steps: []llmtest.Step{llmtest.Text("ok")}})
+	p := Auto(Config{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Model: "gpt-4.1", Catalog: "openai"})
+	for _, model := range []string{"", "gpt-5", "o3-2025-04-16", "gpt-4.1"} {
+		if a, err := stream(t, p, llm.Request{RunID: "r", Model: model}); err != nil || a.Message().Content != "ok" {
+			t.Fatalf("%q: %v", model, err)
+		}
+	}
+	var paths []string
+	for _, r := range srv.Requests() {
+		paths = append(paths, r.Path)
+	}
+	want := []string{"/v1/chat/completions", "/v1/responses", "/v1/responses", "/v1/chat/completions"}
+	if !reflect.DeepEqual(paths, want) {
+		t.Fatalf("paths %v, want %v", paths, want)
+	}
+	// Elsewhere (no catalog provider "openai") a gpt-5 stays on Chat Completions.
+	q := Auto(Config{BaseURL: srv.OpenAIBaseURL(), Model: "gpt-5", Catalog: "openrouter"})
+	if _, err := stream(t, q, llm.Request{RunID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.Requests(); r[len(r)-1].Path != "/v1/chat/completions" {
+		t.Fatalf("OpenRouter went to %s", r[len(r)-1].Path)
+	}
+}
