@@ -77,7 +77,7 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 	usage := acc.Usage()
 	ts.usage.Add(usage)
 	o.addUsage(usage)
-	ts.last = msg
+	ts.last, ts.stop = msg, acc.StopReason()
 	if err := o.appendMessage(ctx, msg); err != nil {
 		return chat.Message{}, err
 	}
