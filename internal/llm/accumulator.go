@@ -14,11 +14,19 @@ type Accumulator struct {
 	lastSeq   int
 	text      strings.Builder
 	reasoning strings.Builder
-	blocks    []chat.ReasoningBlock
-	calls     []toolCallBuf
-	usage     chat.Usage
-	stop      string
-	done      bool
+	// Pointers: a strings.Builder must not be copied once written to, and
+	// appending may move the elements (calls and blocks interleave).
+	blocks []*blockBuf
+	calls  []*toolCallBuf
+	usage  chat.Usage
+	stop   string
+	done   bool
+}
+
+type blockBuf struct {
+	kind      string
+	text, sig strings.Builder
+	raw       chat.RawJSON
 }
 
 type toolCallBuf struct {
@@ -48,15 +56,15 @@ func (a *Accumulator) Add(d chat.MessageDelta) bool {
 	case chat.DeltaReasoning:
 		a.reasoning.WriteString(d.Text)
 		if b := a.block(d); b != nil {
-			b.Text += d.Text
+			b.text.WriteString(d.Text)
 		}
 	case chat.DeltaReasoningSig:
 		if b := a.block(d); b != nil {
-			b.Signature += d.Text
+			b.sig.WriteString(d.Text)
 		}
 	case chat.DeltaReasoningRaw:
 		if b := a.block(d); b != nil {
-			b.Raw = chat.RawJSON(d.Raw)
+			b.raw = chat.RawJSON(d.Raw)
 		}
 	case chat.DeltaToolCallExtra:
 		a.call(d.ToolIndex).extra = chat.RawJSON(d.Raw)
@@ -81,16 +89,16 @@ func (a *Accumulator) Add(d chat.MessageDelta) bool {
 
 // block returns the reasoning block d belongs to, taking d's kind when it
 // names one; nil for an index no provider uses (dropped, not a panic).
-func (a *Accumulator) block(d chat.MessageDelta) *chat.ReasoningBlock {
+func (a *Accumulator) block(d chat.MessageDelta) *blockBuf {
 	if d.Block < 0 || d.Block >= maxBlocks {
 		return nil
 	}
 	for len(a.blocks) <= d.Block {
-		a.blocks = append(a.blocks, chat.ReasoningBlock{})
+		a.blocks = append(a.blocks, &blockBuf{})
 	}
-	b := &a.blocks[d.Block]
+	b := a.blocks[d.Block]
 	if d.BlockKind != "" {
-		b.Kind = d.BlockKind
+		b.kind = d.BlockKind
 	}
 	return b
 }
@@ -100,9 +108,9 @@ func (a *Accumulator) call(i int) *toolCallBuf {
 		return &toolCallBuf{} // a provider bug: dropped, not a panic
 	}
 	for len(a.calls) <= i {
-		a.calls = append(a.calls, toolCallBuf{})
+		a.calls = append(a.calls, &toolCallBuf{})
 	}
-	return &a.calls[i]
+	return a.calls[i]
 }
 
 // Done reports whether the stream finished.
@@ -126,12 +134,13 @@ func (a *Accumulator) Message() chat.Message {
 		Reasoning: a.reasoning.String(),
 	}
 	for _, b := range a.blocks {
-		if b.Kind != "" { // a gap in the provider's numbering
-			m.ReasoningBlocks = append(m.ReasoningBlocks, b)
+		if b.kind != "" { // else a gap in the provider's numbering
+			m.ReasoningBlocks = append(m.ReasoningBlocks, chat.ReasoningBlock{
+				Kind: b.kind, Text: b.text.String(), Signature: b.sig.String(), Raw: b.raw,
+			})
 		}
 	}
-	for i := range a.calls {
-		c := &a.calls[i]
+	for _, c := range a.calls {
 		if c.name == "" {
 			continue
 		}

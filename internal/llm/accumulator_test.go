@@ -119,3 +119,30 @@ func TestAccumulatorKeepsReasoningBlocksApart(t *testing.T) {
 		t.Fatalf("calls %+v", m.ToolCalls)
 	}
 }
+
+// TestAccumulatorInterleaved: fragments of one call (or reasoning block)
+// may follow the start of the next, as servers streaming parallel calls
+// (and OpenRouter's reasoning beside reasoning_details) do.
+func TestAccumulatorInterleaved(t *testing.T) {
+	t.Parallel()
+	var a Accumulator
+	for i, d := range []chat.MessageDelta{
+		{Kind: chat.DeltaToolCallStart, ToolIndex: 0, ToolCallID: "a", ToolName: "ls"},
+		{Kind: chat.DeltaToolCallArgs, ToolIndex: 0, Text: `{"p":`},
+		{Kind: chat.DeltaToolCallStart, ToolIndex: 1, ToolCallID: "b", ToolName: "ls"},
+		{Kind: chat.DeltaToolCallArgs, ToolIndex: 1, Text: `{}`},
+		{Kind: chat.DeltaToolCallArgs, ToolIndex: 0, Text: `1}`},
+		{Kind: chat.DeltaReasoning, Block: 0, BlockKind: chat.ReasoningField, Text: "x"},
+		{Kind: chat.DeltaReasoning, Block: 1, BlockKind: chat.ReasoningDetails, Text: "y"},
+		{Kind: chat.DeltaReasoning, Block: 0, Text: "z"},
+	} {
+		a.Add(seq(i+1, d))
+	}
+	m := a.Message()
+	if len(m.ToolCalls) != 2 || m.ToolCalls[0].Arguments != `{"p":1}` || m.ToolCalls[1].Arguments != "{}" {
+		t.Fatalf("calls %+v", m.ToolCalls)
+	}
+	if len(m.ReasoningBlocks) != 2 || m.ReasoningBlocks[0].Text != "xz" || m.ReasoningBlocks[1].Text != "y" {
+		t.Fatalf("blocks %+v", m.ReasoningBlocks)
+	}
+}

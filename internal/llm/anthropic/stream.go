@@ -51,8 +51,8 @@ type contentBlock struct {
 func (b *contentBlock) UnmarshalJSON(data []byte) error {
 	type plain contentBlock
 	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
+	if err := json.Unmarshal(data, &p); err != nil && !typeError(err) {
+		return err // a field of an unexpected type is skipped, as elsewhere
 	}
 	*b = contentBlock(p)
 	if b.Type == "redacted_thinking" {

@@ -82,12 +82,14 @@ type reasoningBlocks struct {
 	details []detail
 }
 
-// detail is one reasoning_details entry assembled from its fragments.
+// detail is one reasoning_details entry assembled from its fragments:
+// parts holds the string fields streamed in pieces, fields the others.
 type detail struct {
 	typ    string
 	index  string // the wire "index", as raw JSON
 	block  int
 	fields map[string]json.RawMessage
+	parts  map[string]*strings.Builder
 }
 
 func (r *reasoningBlocks) kind(k string) int {
@@ -144,7 +146,8 @@ func (d *decoder) detail(frag map[string]json.RawMessage, show bool) {
 		}
 	}
 	if e == nil {
-		d.blocks.details = append(d.blocks.details, detail{typ: typ, index: idx, block: d.blocks.next, fields: map[string]json.RawMessage{}})
+		d.blocks.details = append(d.blocks.details, detail{typ: typ, index: idx, block: d.blocks.next,
+			fields: map[string]json.RawMessage{}, parts: map[string]*strings.Builder{}})
 		d.blocks.next++
 		e = &d.blocks.details[len(d.blocks.details)-1]
 	}
@@ -153,8 +156,12 @@ func (d *decoder) detail(frag map[string]json.RawMessage, show bool) {
 		piece, isStr := str(v)
 		switch {
 		case joined[k] && isStr:
-			old, _ := str(e.fields[k])
-			e.fields[k] = quote(old + piece)
+			b := e.parts[k]
+			if b == nil {
+				b = &strings.Builder{}
+				e.parts[k] = b
+			}
+			b.WriteString(piece)
 			if k == "text" || k == "summary" {
 				shown += piece
 			}
@@ -173,6 +180,9 @@ var joined = map[string]bool{"text": true, "summary": true, "data": true, "signa
 // flushDetails emits each assembled reasoning_details entry verbatim.
 func (d *decoder) flushDetails() {
 	for _, e := range d.blocks.details {
+		for k, p := range e.parts {
+			e.fields[k] = quote(p.String())
+		}
 		b, err := marshal(e.fields)
 		if err != nil {
 			continue
