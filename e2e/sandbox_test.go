@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,7 +37,34 @@ func newSandboxWorld(t *testing.T) *sandboxWorld {
 	// coder's key is in its environment, as in real use: it must not reach
 	// any output (run.exec fails the test if it does).
 	w.env["OPENAI_API_KEY"] = testKey
+	// The person trusts this workspace, so its sandbox settings apply
+	// (TestUntrustedSandboxSettingsIgnored covers the other case).
+	writeFile(t, filepath.Join(w.env["XDG_CONFIG_HOME"], "coder"), "config.json",
+		`{"trusted_workspaces": [`+strconv.Quote(w.ws)+`]}`)
 	return w
+}
+
+// An untrusted workspace cannot switch its own sandbox off or open the
+// network: those settings widen what commands may do.
+func TestUntrustedSandboxSettingsIgnored(t *testing.T) {
+	needLevel(t, sandbox.LevelLandlock)
+	w := newSandboxWorld(t)
+	if err := os.Remove(filepath.Join(w.env["XDG_CONFIG_HOME"], "coder", "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, w.ws, `{"sandbox": {"mode": "off", "network": "on", "writable_roots": [`+strconv.Quote(w.outside)+`]}}`)
+	res := run{args: []string{"doctor"}, env: w.env, dir: w.ws}.exec(t)
+	if strings.Contains(res.stdout, "sandbox level: none") {
+		t.Fatalf("an untrusted workspace switched the sandbox off:\n%s", res.stdout)
+	}
+	if res := w.sandbox(t, "touch "+w.outside+"/x"); res.code == 0 {
+		t.Fatalf("an untrusted writable_roots widened the sandbox: %+v", res)
+	}
+	// Positive control: trusted for this run, the settings apply.
+	res = run{args: []string{"doctor", "--trust"}, env: w.env, dir: w.ws}.exec(t)
+	if !strings.Contains(res.stdout, "sandbox level: none") {
+		t.Fatalf("--trust did not apply the workspace's settings:\n%s", res.stdout)
+	}
 }
 
 func (w *sandboxWorld) sandbox(t *testing.T, script string, extra ...string) result {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +22,9 @@ import (
 	"github.com/coder-agent/coder/internal/gitcmd"
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/anthropic"
+	"github.com/coder-agent/coder/internal/llm/catalog"
 	"github.com/coder-agent/coder/internal/llm/openai"
+	"github.com/coder-agent/coder/internal/llm/responses"
 	"github.com/coder-agent/coder/internal/mcp"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
@@ -343,19 +346,35 @@ func (rt *runtime) warn() {
 }
 
 // newProvider builds the configured provider wrapped in the retry policy.
+// The catalog provider of the endpoint shapes its requests; errors name
+// the endpoint (OpenRouter, DeepSeek, …). A plain "openai" endpoint that
+// is api.openai.com speaks the Responses API for the models OpenAI serves
+// first there, Chat Completions for the others.
 func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
+	cat := catalog.ProviderFor(rp.Name, rp.BaseURL)
+	label := providerLabel(rp, cat)
 	var p llm.Provider
 	switch rp.Type {
 	case "anthropic":
 		p = anthropic.New(anthropic.Config{
 			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
 			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, MaxTokens: rp.MaxTokens, ThinkingBudget: rp.Reasoning.BudgetTokens,
+			Effort: rp.Reasoning.Effort, Label: label, Catalog: cat,
 		})
 	default:
-		p = openai.New(openai.Config{
+		cfg := openai.Config{
 			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
 			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort,
-		})
+			Label: label, Catalog: cat,
+		}
+		switch {
+		case rp.Type == "openai-responses":
+			p = responses.New(cfg)
+		case cat == "openai":
+			p = responses.Auto(cfg)
+		default:
+			p = openai.New(cfg)
+		}
 	}
 	return llm.WithRetry(p, llm.RetryPolicy{
 		MaxRetries: rp.MaxRetries,
@@ -364,6 +383,21 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 				wait.Round(10*time.Millisecond), attempt, err)})
 		},
 	})
+}
+
+// providerLabel names the endpoint in errors: the catalog's name for it,
+// else the host of a custom endpoint, else the wire type.
+func providerLabel(rp config.ResolvedProvider, cat string) string {
+	if info, ok := catalog.ProviderInfo(cat); ok {
+		return info.Name
+	}
+	if rp.Name == "ollama" {
+		return "Ollama"
+	}
+	if u, err := url.Parse(rp.BaseURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return rp.Type
 }
 
 func definitions(defs []config.AgentDefinition) []agent.Definition {

@@ -10,7 +10,7 @@ import (
 // Exit codes, in one place.
 const (
 	ExitOK        = 0
-	ExitFailure   = 1 // the run failed: provider, tool infrastructure, storage
+	ExitFailure   = 1 // the run failed: provider, an answer cut by the output limit, tool infrastructure, storage
 	ExitUsage     = 2 // bad flags, bad config, no provider configured
 	ExitStepLimit = 3 // max_steps model calls without finishing
 	ExitCancelled = 130

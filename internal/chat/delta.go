@@ -5,14 +5,16 @@ type DeltaKind uint8
 
 const (
 	DeltaText          DeltaKind = iota + 1 // Text holds a chunk of answer text
-	DeltaReasoning                          // Text holds a chunk of reasoning
-	DeltaReasoningSig                       // Text holds (part of) a thinking signature
+	DeltaReasoning                          // Text holds a chunk of reasoning of block Block (kind BlockKind)
+	DeltaReasoningSig                       // Text holds (part of) the signature of block Block
 	DeltaToolCallStart                      // ToolIndex, ToolCallID and ToolName are set
 	DeltaToolCallArgs                       // ToolIndex and Text (an arguments fragment)
 	DeltaToolCallEnd                        // ToolIndex
 	DeltaUsage                              // Usage is set
 	DeltaDone                               // the model finished; StopReason may be set
 	DeltaReset                              // a retry diverged from what was streamed: discard the partial message
+	DeltaReasoningRaw                       // Raw is the verbatim provider object of block Block (kind BlockKind)
+	DeltaToolCallExtra                      // Raw is what the provider attached to call ToolIndex
 )
 
 func (k DeltaKind) String() string {
@@ -35,6 +37,10 @@ func (k DeltaKind) String() string {
 		return "done"
 	case DeltaReset:
 		return "reset"
+	case DeltaReasoningRaw:
+		return "reasoning_raw"
+	case DeltaToolCallExtra:
+		return "tool_call_extra"
 	}
 	return "unknown"
 }
@@ -53,6 +59,14 @@ type MessageDelta struct {
 	Kind DeltaKind
 
 	Text string
+
+	// Block is the position of the reasoning block (see
+	// ReasoningBlock) the delta belongs to, BlockKind its kind.
+	Block     int
+	BlockKind string
+	// Raw is provider JSON kept verbatim (DeltaReasoningRaw,
+	// DeltaToolCallExtra). A string, so a retained delta shares nothing.
+	Raw string
 
 	// ToolIndex is the position of the tool call within the message.
 	ToolIndex  int

@@ -20,9 +20,14 @@ type Message struct {
 	Role    Role   `json:"role"`
 	Content string `json:"content,omitempty"`
 
-	// Reasoning is the model's visible thinking. ReasoningSignature is the
-	// opaque signature Anthropic requires to send thinking back in a tool loop.
-	Reasoning          string `json:"reasoning,omitempty"`
+	// Reasoning is the model's visible thinking, all blocks joined: what a
+	// person reads and what compaction counts.
+	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningBlocks is the provider's reasoning state, block by block and
+	// verbatim, as it must be sent back (see ReasoningBlock).
+	ReasoningBlocks []ReasoningBlock `json:"reasoning_blocks,omitempty"`
+	// ReasoningSignature is the one Anthropic signature sessions stored
+	// before ReasoningBlocks existed; it is still read (see ReasoningState).
 	ReasoningSignature string `json:"reasoning_signature,omitempty"`
 
 	// ToolCalls are set on assistant messages.
@@ -45,6 +50,19 @@ type ToolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Extra is what the provider attached to the call and wants back with
+	// it, verbatim (Gemini's extra_content with its thought signature).
+	Extra RawJSON `json:"extra_content,omitempty"`
+}
+
+// ReasoningState is the message's reasoning blocks; for a message stored
+// before blocks existed, its one signed thinking block (an unsigned one
+// cannot be sent back, so none).
+func (m *Message) ReasoningState() []ReasoningBlock {
+	if len(m.ReasoningBlocks) > 0 || m.ReasoningSignature == "" {
+		return m.ReasoningBlocks
+	}
+	return []ReasoningBlock{{Kind: ReasoningThinking, Text: m.Reasoning, Signature: m.ReasoningSignature}}
 }
 
 // ToolSpec describes a tool to the model.

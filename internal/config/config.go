@@ -33,7 +33,9 @@ type Fetch struct {
 
 // Provider says which model endpoint to use.
 type Provider struct {
-	// Type is "openai" (any OpenAI-compatible Chat Completions endpoint) or "anthropic".
+	// Type is "openai" (any OpenAI-compatible Chat Completions endpoint),
+	// "openai-responses" (OpenAI's Responses API; chosen by itself for
+	// api.openai.com models the catalog marks Responses-first) or "anthropic".
 	Type    string `json:"type,omitempty"`
 	BaseURL string `json:"base_url,omitempty"`
 	// APIKey is the key itself; prefer APIKeyEnv, the name of a variable holding it.
@@ -52,7 +54,10 @@ type Provider struct {
 
 // Reasoning options, passed to providers that support them.
 type Reasoning struct {
-	// Effort is "low", "medium" or "high" (OpenAI-style reasoning_effort).
+	// Effort is "none", "minimal", "low", "medium", "high", "xhigh" or
+	// "max": reasoning_effort (Chat Completions), reasoning.effort
+	// (Responses), adaptive thinking's output_config.effort (Anthropic).
+	// A level the model lacks is sent as its nearest lower one (catalog).
 	Effort string `json:"effort,omitempty"`
 	// BudgetTokens enables Anthropic extended thinking with this budget.
 	BudgetTokens int `json:"budget_tokens,omitempty"`

@@ -16,7 +16,7 @@ type ResolvedProvider struct {
 	// Name is the known preset the endpoint belongs to ("deepseek", "ollama", …),
 	// or "" for a custom endpoint.
 	Name       string
-	Type       string // "openai" or "anthropic": the wire protocol
+	Type       string // "openai", "openai-responses" or "anthropic": the wire protocol
 	BaseURL    string // normalised: OpenAI-style ends in /vN, Anthropic without /v1
 	APIKey     string // "" when the endpoint needs none
 	Model      string
@@ -131,9 +131,9 @@ func fromConfig(p Provider, env EnvFunc) (ResolvedProvider, error) {
 	}
 	if !slices.Contains(providerTypes, typ) {
 		return ResolvedProvider{}, &FileError{Key: "provider.type",
-			Problem: fmt.Sprintf(`must be "openai" or "anthropic", got %q`, typ)}
+			Problem: fmt.Sprintf(`must be "openai", "openai-responses" or "anthropic", got %q`, typ)}
 	}
-	def := presetNamed(typ)
+	def := presetNamed(strings.TrimSuffix(typ, "-responses")) // OpenAI's key and base URL either way
 	base, err := baseURL(p.BaseURL, def, env)
 	if err != nil {
 		return ResolvedProvider{}, err

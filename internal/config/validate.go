@@ -11,11 +11,11 @@ import (
 
 // The allowed values of enumerated keys, each in one place.
 var (
-	providerTypes     = []string{"openai", "anthropic"}
+	providerTypes     = []string{"openai", "openai-responses", "anthropic"}
 	permissionActions = []string{"allow", "ask", "deny"}
 	permissionPresets = []string{"strict", "balanced", "auto-edit", "yolo", "build", "plan"}
 	colorModes        = []string{"auto", "always", "never"}
-	reasoningEfforts  = []string{"minimal", "low", "medium", "high"}
+	reasoningEfforts  = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
 	mcpTypes          = []string{"stdio", "http", "sse"}
 )
 
@@ -82,7 +82,7 @@ func validate(c Config) []*FileError {
 // validateProvider checks the main section (top) or one profile.
 func validateProvider(ps *problems, key string, p Provider, top bool) {
 	if p.Type != "" && !slices.Contains(providerTypes, p.Type) {
-		ps.add(key+".type", `must be "openai" (any OpenAI-compatible API) or "anthropic", got %q`, p.Type)
+		ps.add(key+".type", `must be "openai" (any OpenAI-compatible Chat Completions API), "openai-responses" (OpenAI's Responses API) or "anthropic", got %q`, p.Type)
 	}
 	if p.BaseURL != "" {
 		if err := checkHTTPURL(p.BaseURL); err != nil {

@@ -26,7 +26,11 @@ func TestValidate(t *testing.T) {
 		{"bad base url", func(c *Config) { c.Provider.BaseURL = "localhost:8080" }, "provider.base_url", "http:// or https://"},
 		{"negative timeout", func(c *Config) { c.Provider.TimeoutMS = -1 }, "provider.timeout_ms", "at least 0"},
 		{"negative retries", func(c *Config) { c.Provider.MaxRetries = intPtr(-1) }, "provider.max_retries", "at least 0"},
-		{"effort", func(c *Config) { c.Provider.Reasoning.Effort = "max" }, "provider.reasoning.effort", `got "max"`},
+		{"openai-responses type", func(c *Config) { c.Provider.Type = "openai-responses" }, "", ""},
+		{"effort", func(c *Config) { c.Provider.Reasoning.Effort = "maximal" }, "provider.reasoning.effort", `got "maximal"`},
+		{"effort none", func(c *Config) { c.Provider.Reasoning.Effort = "none" }, "", ""},
+		{"effort xhigh", func(c *Config) { c.Provider.Reasoning.Effort = "xhigh" }, "", ""},
+		{"effort max", func(c *Config) { c.Provider.Reasoning.Effort = "max" }, "", ""},
 		{"budget", func(c *Config) { c.Provider.Reasoning.BudgetTokens = 10 }, "provider.reasoning.budget_tokens", "1024"},
 		{"missing profile", func(c *Config) { c.Provider.Profile = "x" }, "provider.profile", `no profile "x"`},
 		{"bad profile", func(c *Config) {

@@ -104,6 +104,8 @@ func (p *Printer) result(out orchestrator.Outcome, runErr error) map[string]any 
 	switch {
 	case errors.Is(runErr, orchestrator.ErrStepLimit):
 		subtype = "error_max_turns"
+	case errors.Is(runErr, orchestrator.ErrTruncated):
+		subtype = "error_max_output_tokens" // the answer was cut by the output limit
 	case out.State == event.StateAborted:
 		subtype = "error_cancelled"
 	case runErr != nil:

@@ -99,6 +99,7 @@ func TestResultSubtypes(t *testing.T) {
 	}{
 		{orchestrator.Outcome{State: event.StateAborted, Reason: "cancelled"}, errors.New("context canceled"), "error_cancelled"},
 		{orchestrator.Outcome{State: event.StateFailed, Reason: "openai: HTTP 401"}, errors.New("x"), "error_during_execution"},
+		{orchestrator.Outcome{State: event.StateFailed, Reason: "cut"}, &orchestrator.TruncatedError{Reasoning: true}, "error_max_output_tokens"},
 	}
 	for _, c := range cases {
 		if got := p.result(c.out, c.err)["subtype"]; got != c.want {

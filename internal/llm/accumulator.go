@@ -14,17 +14,29 @@ type Accumulator struct {
 	lastSeq   int
 	text      strings.Builder
 	reasoning strings.Builder
-	signature strings.Builder
-	calls     []toolCallBuf
-	usage     chat.Usage
-	stop      string
-	done      bool
+	// Pointers: a strings.Builder must not be copied once written to, and
+	// appending may move the elements (calls and blocks interleave).
+	blocks []*blockBuf
+	calls  []*toolCallBuf
+	usage  chat.Usage
+	stop   string
+	done   bool
+}
+
+type blockBuf struct {
+	kind      string
+	text, sig strings.Builder
+	raw       chat.RawJSON
 }
 
 type toolCallBuf struct {
 	id, name string
 	args     strings.Builder
+	extra    chat.RawJSON
 }
+
+// maxBlocks bounds the reasoning block index a provider may use.
+const maxBlocks = 4096
 
 // Add consumes one delta and reports whether it was new (not a duplicate).
 func (a *Accumulator) Add(d chat.MessageDelta) bool {
@@ -43,8 +55,19 @@ func (a *Accumulator) Add(d chat.MessageDelta) bool {
 		a.text.WriteString(d.Text)
 	case chat.DeltaReasoning:
 		a.reasoning.WriteString(d.Text)
+		if b := a.block(d); b != nil {
+			b.text.WriteString(d.Text)
+		}
 	case chat.DeltaReasoningSig:
-		a.signature.WriteString(d.Text)
+		if b := a.block(d); b != nil {
+			b.sig.WriteString(d.Text)
+		}
+	case chat.DeltaReasoningRaw:
+		if b := a.block(d); b != nil {
+			b.raw = chat.RawJSON(d.Raw)
+		}
+	case chat.DeltaToolCallExtra:
+		a.call(d.ToolIndex).extra = chat.RawJSON(d.Raw)
 	case chat.DeltaToolCallStart:
 		c := a.call(d.ToolIndex)
 		if d.ToolCallID != "" {
@@ -64,14 +87,30 @@ func (a *Accumulator) Add(d chat.MessageDelta) bool {
 	return true
 }
 
+// block returns the reasoning block d belongs to, taking d's kind when it
+// names one; nil for an index no provider uses (dropped, not a panic).
+func (a *Accumulator) block(d chat.MessageDelta) *blockBuf {
+	if d.Block < 0 || d.Block >= maxBlocks {
+		return nil
+	}
+	for len(a.blocks) <= d.Block {
+		a.blocks = append(a.blocks, &blockBuf{})
+	}
+	b := a.blocks[d.Block]
+	if d.BlockKind != "" {
+		b.kind = d.BlockKind
+	}
+	return b
+}
+
 func (a *Accumulator) call(i int) *toolCallBuf {
 	if i < 0 {
 		return &toolCallBuf{} // a provider bug: dropped, not a panic
 	}
 	for len(a.calls) <= i {
-		a.calls = append(a.calls, toolCallBuf{})
+		a.calls = append(a.calls, &toolCallBuf{})
 	}
-	return &a.calls[i]
+	return a.calls[i]
 }
 
 // Done reports whether the stream finished.
@@ -91,16 +130,22 @@ func (a *Accumulator) Text() string { return a.text.String() }
 // dropped silently); only slots that carry nothing at all are left out.
 func (a *Accumulator) Message() chat.Message {
 	m := chat.Message{
-		Role:               chat.RoleAssistant,
-		Content:            a.text.String(),
-		Reasoning:          a.reasoning.String(),
-		ReasoningSignature: a.signature.String(),
+		Role:      chat.RoleAssistant,
+		Content:   a.text.String(),
+		Reasoning: a.reasoning.String(),
+	}
+	for _, b := range a.blocks {
+		if b.kind != "" { // else a gap in the provider's numbering
+			m.ReasoningBlocks = append(m.ReasoningBlocks, chat.ReasoningBlock{
+				Kind: b.kind, Text: b.text.String(), Signature: b.sig.String(), Raw: b.raw,
+			})
+		}
 	}
 	for _, c := range a.calls {
 		if c.name == "" && c.id == "" && c.args.Len() == 0 {
 			continue
 		}
-		m.ToolCalls = append(m.ToolCalls, chat.ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String()})
+		m.ToolCalls = append(m.ToolCalls, chat.ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String(), Extra: c.extra})
 	}
 	return m
 }

@@ -91,13 +91,60 @@ func TestAccumulatorKeepsNamelessCall(t *testing.T) {
 	}
 }
 
-func TestAccumulatorSignature(t *testing.T) {
+func TestAccumulatorKeepsReasoningBlocksApart(t *testing.T) {
 	t.Parallel()
 	var a Accumulator
-	a.Add(chat.MessageDelta{Seq: 1, Kind: chat.DeltaReasoning, Text: "think"})
-	a.Add(chat.MessageDelta{Seq: 2, Kind: chat.DeltaReasoningSig, Text: "sig"})
-	a.Add(chat.MessageDelta{Seq: 3, Kind: chat.DeltaReasoningSig, Text: "=="})
-	if m := a.Message(); m.Reasoning != "think" || m.ReasoningSignature != "sig==" {
-		t.Fatalf("got %+v", m)
+	th := chat.ReasoningThinking
+	for i, d := range []chat.MessageDelta{
+		{Kind: chat.DeltaReasoning, Block: 0, BlockKind: th, Text: "think"},
+		{Kind: chat.DeltaReasoningSig, Block: 0, Text: "sig"},
+		{Kind: chat.DeltaReasoningSig, Block: 0, Text: "A=="},
+		{Kind: chat.DeltaReasoningRaw, Block: 1, BlockKind: chat.ReasoningRedacted, Raw: `{"type":"redacted_thinking","data":"x"}`},
+		{Kind: chat.DeltaReasoning, Block: 2, BlockKind: th, Text: " again"},
+		{Kind: chat.DeltaReasoningSig, Block: 2, Text: "sigB=="},
+		{Kind: chat.DeltaReasoning, Block: 9000, BlockKind: th, Text: "!"}, // out of range: shown, not kept as a block
+		{Kind: chat.DeltaToolCallStart, ToolCallID: "c", ToolName: "ls"},
+		{Kind: chat.DeltaToolCallExtra, Raw: `{"google":{"thought_signature":"ts"}}`},
+	} {
+		a.Add(seq(i+1, d))
+	}
+	m := a.Message()
+	want := []chat.ReasoningBlock{
+		{Kind: th, Text: "think", Signature: "sigA=="},
+		{Kind: chat.ReasoningRedacted, Raw: `{"type":"redacted_thinking","data":"x"}`},
+		{Kind: th, Text: " again", Signature: "sigB=="},
+	}
+	if !reflect.DeepEqual(m.ReasoningBlocks, want) || m.Reasoning != "think again!" {
+		t.Fatalf("blocks %+v reasoning %q", m.ReasoningBlocks, m.Reasoning)
+	}
+	if len(m.ToolCalls) != 1 || m.ToolCalls[0].Extra != `{"google":{"thought_signature":"ts"}}` {
+		t.Fatalf("calls %+v", m.ToolCalls)
+	}
+}
+
+// TestAccumulatorInterleaved: fragments of one call (or reasoning block)
+// may follow the start of the next, as servers streaming parallel calls
+// (and OpenRouter's reasoning beside reasoning_details) do.
+func TestAccumulatorInterleaved(t *testing.T) {
+	t.Parallel()
+	var a Accumulator
+	for i, d := range []chat.MessageDelta{
+		{Kind: chat.DeltaToolCallStart, ToolIndex: 0, ToolCallID: "a", ToolName: "ls"},
+		{Kind: chat.DeltaToolCallArgs, ToolIndex: 0, Text: `{"p":`},
+		{Kind: chat.DeltaToolCallStart, ToolIndex: 1, ToolCallID: "b", ToolName: "ls"},
+		{Kind: chat.DeltaToolCallArgs, ToolIndex: 1, Text: `{}`},
+		{Kind: chat.DeltaToolCallArgs, ToolIndex: 0, Text: `1}`},
+		{Kind: chat.DeltaReasoning, Block: 0, BlockKind: chat.ReasoningField, Text: "x"},
+		{Kind: chat.DeltaReasoning, Block: 1, BlockKind: chat.ReasoningDetails, Text: "y"},
+		{Kind: chat.DeltaReasoning, Block: 0, Text: "z"},
+	} {
+		a.Add(seq(i+1, d))
+	}
+	m := a.Message()
+	if len(m.ToolCalls) != 2 || m.ToolCalls[0].Arguments != `{"p":1}` || m.ToolCalls[1].Arguments != "{}" {
+		t.Fatalf("calls %+v", m.ToolCalls)
+	}
+	if len(m.ReasoningBlocks) != 2 || m.ReasoningBlocks[0].Text != "xz" || m.ReasoningBlocks[1].Text != "y" {
+		t.Fatalf("blocks %+v", m.ReasoningBlocks)
 	}
 }

@@ -224,11 +224,17 @@ func errorInfo(body []byte) (msg, kind string) {
 		Message string          `json:"message"`
 		Type    string          `json:"type"`
 		Code    json.RawMessage `json:"code"`
+		// Metadata is OpenRouter's: the upstream provider's own message
+		// ("… is temporarily rate-limited upstream") and its name.
+		Metadata struct {
+			Raw          json.RawMessage `json:"raw"`
+			ProviderName string          `json:"provider_name"`
+		} `json:"metadata"`
 	}
 	var text string
 	switch {
 	case json.Unmarshal(v.Error, &obj) == nil && (obj.Message != "" || obj.Type != ""):
-		return obj.Message, cmp.Or(obj.Type, rawString(obj.Code))
+		return withUpstream(obj.Message, rawString(obj.Metadata.Raw), obj.Metadata.ProviderName), cmp.Or(obj.Type, rawString(obj.Code))
 	case json.Unmarshal(v.Error, &text) == nil && text != "":
 		return text, ""
 	case v.Message != "":
@@ -237,6 +243,18 @@ func errorInfo(body []byte) (msg, kind string) {
 		return rawString(v.Detail), ""
 	}
 	return string(body), ""
+}
+
+// withUpstream adds what a gateway reports from the provider behind it to
+// its own, often generic, message ("Provider returned error").
+func withUpstream(msg, raw, provider string) string {
+	if raw != "" && !strings.Contains(msg, raw) {
+		msg = strings.TrimSuffix(msg, ".") + ": " + raw
+	}
+	if provider != "" {
+		msg += " (upstream: " + provider + ")"
+	}
+	return msg
 }
 
 // rawString is a JSON string's value, or the raw JSON of anything else.

@@ -51,6 +51,9 @@ func TestErrorInfo(t *testing.T) {
 		{`{"error":{"message":"bad","type":"invalid_request_error"}}`, "bad", "invalid_request_error"},
 		{`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "Overloaded", "overloaded_error"},
 		{`{"error":{"message":"x","code":429}}`, "x", "429"},
+		// OpenRouter (recorded): the upstream's own reason and name.
+		{`{"error":{"message":"Provider returned error","code":429,"metadata":{"raw":"moonshotai/kimi-k2-0905 is temporarily rate-limited upstream. Please retry shortly.","provider_name":"GMICloud"}},"user_id":"user_2z"}`,
+			"Provider returned error: moonshotai/kimi-k2-0905 is temporarily rate-limited upstream. Please retry shortly. (upstream: GMICloud)", "429"},
 		{`{"error":"model not found"}`, "model not found", ""},
 		{`{"message":"plain"}`, "plain", ""},
 		{`{"detail":"Not Found"}`, "Not Found", ""},

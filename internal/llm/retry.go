@@ -46,6 +46,14 @@ type retrying struct {
 
 func (r *retrying) Name() string { return r.p.Name() }
 
+// ListModels lists the wrapped provider's models, when it can.
+func (r *retrying) ListModels(ctx context.Context) ([]ModelInfo, error) {
+	if l, ok := r.p.(ModelLister); ok {
+		return l.ListModels(ctx)
+	}
+	return nil, errors.New(r.p.Name() + " cannot list its models")
+}
+
 // maxReplay is how much streamed text is kept to recognise a retry's exact
 // replay. Past it nothing more is kept and a retry starts afresh with a
 // reset, so a huge answer is not held twice in memory.
@@ -92,7 +100,7 @@ func (r *retrying) Stream(ctx context.Context, req Request, emit Emit) error {
 			d.Seq = lastSeq
 			if !tooBig {
 				sent = append(sent, d)
-				if sentBytes += len(d.Text); sentBytes > maxReplay {
+				if sentBytes += len(d.Text) + len(d.Raw); sentBytes > maxReplay {
 					tooBig, sent, sentBytes = true, nil, 0
 				}
 			}
@@ -115,11 +123,12 @@ func (r *retrying) Stream(ctx context.Context, req Request, emit Emit) error {
 	}
 }
 
-// sameDelta compares the content of two deltas, ignoring their sequence.
+// sameDelta compares the content of two deltas, ignoring their identity
+// and sequence.
 func sameDelta(a, b chat.MessageDelta) bool {
-	return a.Kind == b.Kind && a.Text == b.Text && a.ToolIndex == b.ToolIndex &&
-		a.ToolCallID == b.ToolCallID && a.ToolName == b.ToolName &&
-		a.Usage == b.Usage && a.StopReason == b.StopReason
+	a.RunID, a.ModelCallIndex, a.Seq = "", 0, 0
+	b.RunID, b.ModelCallIndex, b.Seq = "", 0, 0
+	return a == b
 }
 
 // backoff is the wait before retry number attempt+1: the server's Retry-After

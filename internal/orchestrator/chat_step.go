@@ -78,7 +78,7 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 	usage := acc.Usage()
 	ts.usage.Add(usage)
 	o.conv.addUsage(usage)
-	ts.last = msg
+	ts.last, ts.stop = msg, acc.StopReason()
 	if err := o.conv.append(ctx, msg); err != nil {
 		return chat.Message{}, err
 	}

@@ -26,8 +26,14 @@ type turnState struct {
 	modelCalls int
 	maxSteps   int
 	usage      chat.Usage
-	// last is the latest committed assistant message.
+	// last is the latest committed assistant message; stop is its stop
+	// reason.
 	last chat.Message
+	stop string
+	// continued: a cut answer was continued in this turn; cutText holds
+	// its first part until the rest arrives (truncation.go).
+	continued bool
+	cutText   string
 	// edited lists the paths write/edit/patch changed in this turn.
 	edited []string
 	// verifyAttempts counts auto-verify runs; verification is the line the
@@ -130,6 +136,13 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 		msg, err := o.chatStep(ctx, ts)
 		if err != nil {
 			return err
+		}
+		again, err := o.truncationStep(ctx, ts, msg)
+		if err != nil {
+			return err
+		}
+		if again {
+			continue
 		}
 		if b := o.opts.Limits.TokenBudget; b > 0 && ts.usage.PromptTokens()+ts.usage.OutputTokens > b {
 			return ErrTokenBudget

@@ -90,6 +90,7 @@ func stateOf(s *Session) persistState {
 	if n := len(s.Messages); n > 0 {
 		ps.last = s.Messages[n-1]
 		ps.last.ToolCalls = slices.Clone(ps.last.ToolCalls)
+		ps.last.ReasoningBlocks = slices.Clone(ps.last.ReasoningBlocks)
 	}
 	return ps
 }
@@ -97,6 +98,7 @@ func stateOf(s *Session) persistState {
 func sameMessage(a, b *chat.Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.Reasoning == b.Reasoning &&
 		a.ReasoningSignature == b.ReasoningSignature && slices.Equal(a.ToolCalls, b.ToolCalls) &&
+		slices.Equal(a.ReasoningBlocks, b.ReasoningBlocks) &&
 		a.ToolCallID == b.ToolCallID && a.ToolName == b.ToolName &&
 		a.IsError == b.IsError && a.Interrupted == b.Interrupted
 }
@@ -130,8 +132,8 @@ func (st *Store) upsertSession(ctx context.Context, tx *sql.Tx, s *Session) erro
 }
 
 const insertMessageSQL = `INSERT INTO messages (session_id, seq, role, content, reasoning, reasoning_signature,
-    tool_calls_json, tool_call_id, tool_name, is_error, interrupted, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    tool_calls_json, tool_call_id, tool_name, is_error, interrupted, created_at, reasoning_blocks_json)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // insertMessages stores msgs[from:] with seq equal to their index.
 func (st *Store) insertMessages(ctx context.Context, tx *sql.Tx, id string, msgs []chat.Message, from int) error {
@@ -146,20 +148,29 @@ func (st *Store) insertMessages(ctx context.Context, tx *sql.Tx, id string, msgs
 	at := st.now().UnixNano()
 	for i := from; i < len(msgs); i++ {
 		m := &msgs[i]
-		calls := ""
-		if len(m.ToolCalls) > 0 {
-			b, err := json.Marshal(m.ToolCalls)
-			if err != nil {
-				return fmt.Errorf("message %d: encode tool calls: %w", i, err)
-			}
-			calls = string(b)
+		calls, err := jsonColumn(m.ToolCalls, len(m.ToolCalls))
+		if err != nil {
+			return fmt.Errorf("message %d: encode tool calls: %w", i, err)
+		}
+		blocks, err := jsonColumn(m.ReasoningBlocks, len(m.ReasoningBlocks))
+		if err != nil {
+			return fmt.Errorf("message %d: encode reasoning blocks: %w", i, err)
 		}
 		if _, err := stmt.ExecContext(ctx, id, i, string(m.Role), m.Content, m.Reasoning, m.ReasoningSignature,
-			calls, m.ToolCallID, m.ToolName, m.IsError, m.Interrupted, at); err != nil {
+			calls, m.ToolCallID, m.ToolName, m.IsError, m.Interrupted, at, blocks); err != nil {
 			return fmt.Errorf("insert message %d: %w", i, err)
 		}
 	}
 	return nil
+}
+
+// jsonColumn is v as JSON, or "" when it holds nothing (n == 0).
+func jsonColumn(v any, n int) (string, error) {
+	if n == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
 }
 
 func replaceTodos(ctx context.Context, tx *sql.Tx, id string, todos []Todo) error {

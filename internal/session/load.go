@@ -82,7 +82,7 @@ func (st *Store) loadRows(ctx context.Context, id string) (*Session, error) {
 }
 
 const selectMessagesSQL = `SELECT seq, role, content, reasoning, reasoning_signature, tool_calls_json,
-    tool_call_id, tool_name, is_error, interrupted
+    tool_call_id, tool_name, is_error, interrupted, reasoning_blocks_json
 FROM messages WHERE session_id = ? ORDER BY seq`
 
 // loadMessages reads the rows and checks they are exactly seq 0..count-1:
@@ -94,12 +94,12 @@ func (st *Store) loadMessages(ctx context.Context, id string, count int) ([]chat
 	}
 	defer rows.Close()
 	msgs := make([]chat.Message, 0, count)
-	var calls string
+	var calls, blocks string
 	for rows.Next() {
 		var seq int
 		var m chat.Message
 		if err := rows.Scan(&seq, &m.Role, &m.Content, &m.Reasoning, &m.ReasoningSignature, &calls,
-			&m.ToolCallID, &m.ToolName, &m.IsError, &m.Interrupted); err != nil {
+			&m.ToolCallID, &m.ToolName, &m.IsError, &m.Interrupted, &blocks); err != nil {
 			return nil, fmt.Errorf("messages: %w", err)
 		}
 		if seq != len(msgs) {
@@ -108,6 +108,11 @@ func (st *Store) loadMessages(ctx context.Context, id string, count int) ([]chat
 		if calls != "" {
 			if err := json.Unmarshal([]byte(calls), &m.ToolCalls); err != nil {
 				return nil, fmt.Errorf("message %d: tool calls: %w", seq, err)
+			}
+		}
+		if blocks != "" {
+			if err := json.Unmarshal([]byte(blocks), &m.ReasoningBlocks); err != nil {
+				return nil, fmt.Errorf("message %d: reasoning blocks: %w", seq, err)
 			}
 		}
 		msgs = append(msgs, m)

@@ -55,10 +55,12 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
     applied_at INTEGER NOT NULL
 )`
 
-// migrate applies the migrations the database lacks, each in its own
-// transaction together with its schema_migrations row, so a crash leaves
-// either all of a migration or none of it. The fast path (schema current)
-// is a single query.
+// migrate applies the migrations the database lacks in one transaction,
+// together with their schema_migrations rows, so a crash leaves all of them
+// or none (a migration must therefore be valid inside a transaction: no
+// VACUUM, no journal_mode). One commit, not one per migration: each commit
+// costs a sync, and a new workspace's first run applies them all. The fast
+// path (schema current) is a single query.
 func migrate(db *sql.DB, now func() time.Time) error {
 	ms, err := migrations()
 	if err != nil {
@@ -71,18 +73,17 @@ func migrate(db *sql.DB, now func() time.Time) error {
 	// In an (immediate) transaction: a plain statement on a new database
 	// takes a shared lock and then upgrades it, and SQLite answers a second
 	// process doing the same with SQLITE_BUSY at once, without waiting.
-	if err := inTx(ctx, db, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, createMigrationsTable)
-		return err
-	}); err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
-	}
-	for _, m := range ms {
-		if err := applyMigration(ctx, db, m, now); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+	return inTx(ctx, db, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, createMigrationsTable); err != nil {
+			return fmt.Errorf("create schema_migrations: %w", err)
 		}
-	}
-	return nil
+		for _, m := range ms {
+			if err := applyIn(ctx, tx, m, now); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
+		return nil
+	})
 }
 
 // schemaVersion is the highest applied version; it fails on a new database
@@ -103,10 +104,6 @@ func inTx(ctx context.Context, db *sql.DB, f func(*sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
-}
-
-func applyMigration(ctx context.Context, db *sql.DB, m migration, now func() time.Time) error {
-	return inTx(ctx, db, func(tx *sql.Tx) error { return applyIn(ctx, tx, m, now) })
 }
 
 func applyIn(ctx context.Context, tx *sql.Tx, m migration, now func() time.Time) error {

@@ -24,8 +24,12 @@ const apiVersion = "2023-06-01"
 
 const (
 	// DefaultMaxTokens is max_tokens when neither Config nor the request
-	// sets one (the API requires it).
+	// sets one (the API requires it), capped at the model's limit.
 	DefaultMaxTokens = 8192
+	// ThinkingMaxTokens is the default max_tokens when thinking is on:
+	// thinking spends the same budget, and an answer cut short by its own
+	// reasoning is a failed turn.
+	ThinkingMaxTokens = 32000
 	// DefaultIdleTimeout is the longest silence tolerated inside a stream
 	// when Config.IdleTimeout is zero. The API pings every few seconds.
 	DefaultIdleTimeout = 120 * time.Second
@@ -53,11 +57,22 @@ type Config struct {
 	// DefaultIdleTimeout. A stall is a retryable stream cut.
 	IdleTimeout time.Duration
 	// MaxTokens is max_tokens when the request sets none; zero means
-	// DefaultMaxTokens.
+	// DefaultMaxTokens (ThinkingMaxTokens with thinking on), either capped
+	// at the model's output limit.
 	MaxTokens int
-	// ThinkingBudget > 0 enables extended thinking with this many tokens.
+	// ThinkingBudget > 0 enables extended thinking with this many tokens
+	// (on a model that takes only adaptive thinking: adaptive thinking).
 	// max_tokens is raised above it when needed, as the API requires.
 	ThinkingBudget int
+	// Effort ("low" … "max") enables adaptive thinking with this effort on
+	// models that take it, and sets a budget on those that take only a
+	// budget; "none" turns thinking off. See shape.go.
+	Effort string
+	// Label names the endpoint in errors; empty means "anthropic".
+	Label string
+	// Catalog is the catalog provider of the endpoint (catalog.ProviderFor);
+	// empty looks the model up by its name alone.
+	Catalog string
 	// KeyHint names where the key comes from, for 401/403 messages; empty
 	// means "ANTHROPIC_API_KEY or CODER_API_KEY".
 	KeyHint string
@@ -82,11 +97,11 @@ func New(cfg Config) *Provider {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = cfg.IdleTimeout
 	}
-	if cfg.MaxTokens <= 0 {
-		cfg.MaxTokens = DefaultMaxTokens
-	}
 	if cfg.KeyHint == "" {
 		cfg.KeyHint = "ANTHROPIC_API_KEY or CODER_API_KEY"
+	}
+	if cfg.Label == "" {
+		cfg.Label = name
 	}
 	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
 }
@@ -99,10 +114,10 @@ func (p *Provider) Name() string { return name }
 func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) error {
 	body, err := p.encode(req)
 	if err != nil {
-		return &llm.Error{Provider: name, Message: "cannot encode the request: " + err.Error(), Err: err}
+		return &llm.Error{Provider: p.cfg.Label, Message: "cannot encode the request: " + err.Error(), Err: err}
 	}
 	s, err := llm.OpenStream(ctx, llm.StreamRequest{
-		Provider:         name,
+		Provider:         p.cfg.Label,
 		URL:              p.cfg.BaseURL + "/v1/messages",
 		Header:           p.header(),
 		Body:             body,
@@ -116,7 +131,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		return err
 	}
 	defer s.Close()
-	d := newDecoder(req, emit, p.secret)
+	d := newDecoder(req, emit, p.cfg.Label, p.secret)
 	r := sse.NewReader(s)
 	for {
 		ev, err := r.Next()

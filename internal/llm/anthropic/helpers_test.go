@@ -27,6 +27,7 @@ type reply struct {
 // captured is what the server received.
 type captured struct {
 	path   string
+	query  string
 	header http.Header
 	body   string
 }
@@ -46,7 +47,7 @@ func serve(t *testing.T, replies ...reply) *fakeServer {
 		b, _ := io.ReadAll(r.Body)
 		fs.mu.Lock()
 		n := len(fs.reqs)
-		fs.reqs = append(fs.reqs, captured{path: r.URL.Path, header: r.Header.Clone(), body: string(b)})
+		fs.reqs = append(fs.reqs, captured{path: r.URL.Path, query: r.URL.RawQuery, header: r.Header.Clone(), body: string(b)})
 		rp := fs.replies[min(n, len(fs.replies)-1)]
 		fs.mu.Unlock()
 		for k, v := range rp.header {

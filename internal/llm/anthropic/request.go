@@ -10,18 +10,25 @@ import (
 
 // The request body of POST /v1/messages.
 type request struct {
-	Model     string      `json:"model"`
-	MaxTokens int         `json:"max_tokens"`
-	System    []textBlock `json:"system,omitempty"`
-	Messages  []message   `json:"messages"`
-	Tools     []tool      `json:"tools,omitempty"`
-	Thinking  *thinking   `json:"thinking,omitempty"`
-	Stream    bool        `json:"stream"`
+	Model        string        `json:"model"`
+	MaxTokens    int           `json:"max_tokens"`
+	System       []textBlock   `json:"system,omitempty"`
+	Messages     []message     `json:"messages"`
+	Tools        []tool        `json:"tools,omitempty"`
+	Thinking     *thinking     `json:"thinking,omitempty"`
+	OutputConfig *outputConfig `json:"output_config,omitempty"`
+	Stream       bool          `json:"stream"`
 }
 
+// thinking is {"type":"enabled","budget_tokens":N} or {"type":"adaptive"}.
 type thinking struct {
 	Type         string `json:"type"`
-	BudgetTokens int    `json:"budget_tokens"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+}
+
+// outputConfig carries the effort of adaptive thinking.
+type outputConfig struct {
+	Effort string `json:"effort"`
 }
 
 type message struct {
@@ -95,15 +102,7 @@ func (p *Provider) encode(req llm.Request) ([]byte, error) {
 	if body.Model == "" {
 		body.Model = p.cfg.Model
 	}
-	if body.MaxTokens <= 0 {
-		body.MaxTokens = p.cfg.MaxTokens
-	}
-	if b := p.cfg.ThinkingBudget; b > 0 {
-		body.Thinking = &thinking{Type: "enabled", BudgetTokens: b}
-		if body.MaxTokens <= b {
-			body.MaxTokens = b + DefaultMaxTokens
-		}
-	}
+	p.shape(&body)
 	return marshal(body)
 }
 
@@ -168,12 +167,18 @@ func convert(m *chat.Message) (role string, blocks []any) {
 	return "user", []any{textBlock{Type: "text", Text: m.Content}}
 }
 
-// assistant is thinking (only with its signature, without which the API
-// rejects it), text, then tool_use blocks.
+// assistant is the thinking and redacted_thinking blocks, each as it came
+// with its own signature (an unsigned one the API rejects, so it is left
+// out), then text, then tool_use blocks.
 func assistant(m *chat.Message) []any {
 	var blocks []any
-	if m.ReasoningSignature != "" {
-		blocks = append(blocks, thinkingBlock{Type: "thinking", Thinking: m.Reasoning, Signature: m.ReasoningSignature})
+	for _, b := range m.ReasoningState() {
+		switch {
+		case b.Kind == chat.ReasoningThinking && b.Signature != "":
+			blocks = append(blocks, thinkingBlock{Type: "thinking", Thinking: b.Text, Signature: b.Signature})
+		case b.Kind == chat.ReasoningRedacted && b.Raw != "":
+			blocks = append(blocks, json.RawMessage(b.Raw))
+		}
 	}
 	if m.Content != "" {
 		blocks = append(blocks, textBlock{Type: "text", Text: m.Content})

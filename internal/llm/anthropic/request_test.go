@@ -51,7 +51,7 @@ func TestRequestBody(t *testing.T) {
 	if got.header.Get("Authorization") != "" {
 		t.Fatal("Authorization sent to Anthropic")
 	}
-	want := `{"model":"claude-sonnet-4-5","max_tokens":18192,"system":[{"type":"text","text":"You are coder.","cache_control":{"type":"ephemeral"}}],"messages":[` +
+	want := `{"model":"claude-sonnet-4-5","max_tokens":32000,"system":[{"type":"text","text":"You are coder.","cache_control":{"type":"ephemeral"}}],"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"fix <main.go> & test"},{"type":"text","text":"please"}]},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"Read first.","signature":"sig=="},{"type":"text","text":"Looking."},` +
 		`{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"main.go"}},` +

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,15 +19,11 @@ type event struct {
 	Index   int    `json:"index"`
 	Message struct {
 		Usage usage `json:"usage"`
+		// Content is normally empty; a proxy may put whole blocks here.
+		Content []contentBlock `json:"content"`
 	} `json:"message"`
-	ContentBlock struct {
-		Type     string `json:"type"`
-		ID       string `json:"id"`
-		Name     string `json:"name"`
-		Text     string `json:"text"`
-		Thinking string `json:"thinking"`
-	} `json:"content_block"`
-	Delta struct {
+	ContentBlock contentBlock `json:"content_block"`
+	Delta        struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
 		Thinking    string `json:"thinking"`
@@ -35,6 +32,36 @@ type event struct {
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
 	Usage usage `json:"usage"`
+}
+
+// contentBlock is a content block as content_block_start (or a
+// prepopulated message_start) gives it. Raw keeps the block verbatim, for
+// the blocks sent back as they came (redacted_thinking).
+type contentBlock struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Input     json.RawMessage `json:"input"`
+	Raw       string          `json:"-"`
+}
+
+func (b *contentBlock) UnmarshalJSON(data []byte) error {
+	type plain contentBlock
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil && !typeError(err) {
+		return err // a field of an unexpected type is skipped, as elsewhere
+	}
+	*b = contentBlock(p)
+	if b.Type == "redacted_thinking" {
+		var buf bytes.Buffer
+		if json.Compact(&buf, data) == nil {
+			b.Raw = buf.String()
+		}
+	}
+	return nil
 }
 
 type usage struct {
@@ -49,31 +76,38 @@ const maxBlocks = 4096
 
 // block is what is known about one content block, by its wire index.
 type block struct {
-	kind string // "text", "thinking", "tool_use", …
-	tool int    // for tool_use: the ToolIndex (position among tool_use blocks)
-	open bool   // tool_use started and not yet ended
+	kind      string // "text", "thinking", "tool_use", …
+	tool      int    // for tool_use: the ToolIndex (position among tool_use blocks)
+	reasoning int    // for thinking and redacted_thinking: the reasoning block
+	open      bool   // tool_use started and not yet ended
+	// input is a tool_use's input given whole at its start; it stands
+	// unless input_json_delta fragments follow (streamedInput).
+	input         string
+	streamedInput bool
 }
 
 // decoder turns events into deltas for one Stream call.
 type decoder struct {
-	out    emitter
-	secret string
-	ev     event
-	blocks []block
-	tools  int
-	usage  usage
-	stop   string
+	out       emitter
+	label     string
+	secret    string
+	ev        event
+	blocks    []block
+	tools     int
+	reasoning int // reasoning blocks so far: each thinking block is its own
+	usage     usage
+	stop      string
 }
 
-func newDecoder(req llm.Request, emit llm.Emit, secret string) *decoder {
-	return &decoder{out: emitter{emit: emit, runID: req.RunID, call: req.ModelCallIndex}, secret: secret}
+func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
+	return &decoder{out: emitter{emit: emit, runID: req.RunID, call: req.ModelCallIndex}, label: label, secret: secret}
 }
 
 // event applies one SSE event and reports whether the message is complete.
 func (d *decoder) event(ev sse.Event) (done bool, err error) {
 	d.ev = event{}
 	if err := json.Unmarshal(ev.Data, &d.ev); err != nil && !typeError(err) {
-		return false, &llm.Error{Provider: name, Message: "malformed stream event: " + err.Error(), Retryable: true, Err: err}
+		return false, &llm.Error{Provider: d.label, Message: "malformed stream event: " + err.Error(), Retryable: true, Err: err}
 	}
 	e := &d.ev
 	if e.Type == "" {
@@ -82,6 +116,7 @@ func (d *decoder) event(ev sse.Event) (done bool, err error) {
 	switch e.Type {
 	case "message_start":
 		d.usage = e.Message.Usage
+		d.prepopulated(e.Message.Content)
 	case "content_block_start":
 		return false, d.blockStart(e)
 	case "content_block_delta":
@@ -95,7 +130,7 @@ func (d *decoder) event(ev sse.Event) (done bool, err error) {
 	case "message_stop":
 		return true, d.done()
 	case "error":
-		return false, llm.StreamError(name, ev.Data, d.secret)
+		return false, llm.StreamError(d.label, ev.Data, d.secret)
 	}
 	return false, nil
 }
@@ -110,37 +145,76 @@ func (d *decoder) block(i int) *block {
 
 func (d *decoder) blockStart(e *event) error {
 	if e.Index < 0 || e.Index >= maxBlocks {
-		return &llm.Error{Provider: name, Message: fmt.Sprintf("malformed stream event: content block index %d", e.Index), Retryable: true}
+		return &llm.Error{Provider: d.label, Message: fmt.Sprintf("malformed stream event: content block index %d", e.Index), Retryable: true}
 	}
 	for len(d.blocks) <= e.Index {
 		d.blocks = append(d.blocks, block{})
 	}
-	cb := &e.ContentBlock
-	b := &d.blocks[e.Index]
+	d.startBlock(&d.blocks[e.Index], &e.ContentBlock)
+	return nil
+}
+
+// startBlock opens a block: its initial text, thinking or tool call.
+func (d *decoder) startBlock(b *block, cb *contentBlock) {
 	*b = block{kind: cb.Type}
 	switch cb.Type {
 	case "text":
 		d.text(chat.DeltaText, cb.Text)
 	case "thinking":
-		d.text(chat.DeltaReasoning, cb.Thinking)
+		b.reasoning = d.newReasoning()
+		d.thinking(b, chat.DeltaReasoning, cb.Thinking)
+		d.thinking(b, chat.DeltaReasoningSig, cb.Signature)
+	case "redacted_thinking":
+		b.reasoning = d.newReasoning()
+		d.out.send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: b.reasoning, BlockKind: chat.ReasoningRedacted, Raw: cb.Raw})
 	case "tool_use":
 		b.tool, b.open = d.tools, true
 		d.tools++
+		if in := bytes.TrimSpace(cb.Input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
+			b.input = string(in)
+		}
 		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: b.tool, ToolCallID: cb.ID, ToolName: cb.Name})
 	}
-	return nil
+}
+
+// prepopulated handles blocks a message_start already holds whole (seen
+// from proxies): each is started and stopped at once.
+func (d *decoder) prepopulated(blocks []contentBlock) {
+	for i := range blocks {
+		var b block
+		d.startBlock(&b, &blocks[i])
+		d.endTool(&b)
+	}
+}
+
+func (d *decoder) newReasoning() int {
+	d.reasoning++
+	return d.reasoning - 1
+}
+
+// thinking emits a piece of a thinking block: its text or signature.
+func (d *decoder) thinking(b *block, kind chat.DeltaKind, s string) {
+	if s != "" {
+		d.out.send(chat.MessageDelta{Kind: kind, Block: b.reasoning, BlockKind: chat.ReasoningThinking, Text: s})
+	}
 }
 
 func (d *decoder) blockDelta(e *event) {
+	b := d.block(e.Index)
 	switch e.Delta.Type {
 	case "text_delta":
 		d.text(chat.DeltaText, e.Delta.Text)
 	case "thinking_delta":
-		d.text(chat.DeltaReasoning, e.Delta.Thinking)
+		if b != nil && b.kind == "thinking" {
+			d.thinking(b, chat.DeltaReasoning, e.Delta.Thinking)
+		}
 	case "signature_delta":
-		d.text(chat.DeltaReasoningSig, e.Delta.Signature)
+		if b != nil && b.kind == "thinking" {
+			d.thinking(b, chat.DeltaReasoningSig, e.Delta.Signature)
+		}
 	case "input_json_delta":
-		if b := d.block(e.Index); b != nil && b.kind == "tool_use" && e.Delta.PartialJSON != "" {
+		if b != nil && b.kind == "tool_use" && e.Delta.PartialJSON != "" {
+			b.streamedInput = true
 			d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: e.Delta.PartialJSON})
 		}
 	}
@@ -152,9 +226,14 @@ func (d *decoder) text(kind chat.DeltaKind, s string) {
 	}
 }
 
+// endTool ends an open tool call; an input given whole at the start is
+// its arguments when no fragments came.
 func (d *decoder) endTool(b *block) {
 	if b.kind == "tool_use" && b.open {
 		b.open = false
+		if b.input != "" && !b.streamedInput {
+			d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: b.input})
+		}
 		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: b.tool})
 	}
 }

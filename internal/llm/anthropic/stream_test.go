@@ -65,10 +65,11 @@ func TestThinkingAndTools(t *testing.T) {
 	}
 	a := accumulate(ds)
 	want := chat.Message{
-		Role:               chat.RoleAssistant,
-		Content:            "Reading both.",
-		Reasoning:          "I need to read two files.",
-		ReasoningSignature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
+		Role:      chat.RoleAssistant,
+		Content:   "Reading both.",
+		Reasoning: "I need to read two files.",
+		ReasoningBlocks: []chat.ReasoningBlock{{Kind: chat.ReasoningThinking, Text: "I need to read two files.",
+			Signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}},
 		ToolCalls: []chat.ToolCall{
 			{ID: "toolu_01A", Name: "read_file", Arguments: `{"path": "a.go"}`},
 			{ID: "toolu_01B", Name: "read_file", Arguments: `{"path": "b.go"}`},

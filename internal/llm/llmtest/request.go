@@ -16,8 +16,8 @@ type Request struct {
 	// attempts at that step from 1 (0 when no step was matched).
 	Index   int
 	Attempt int
-	// Protocol is ProtocolOpenAI or ProtocolAnthropic ("" for an unknown
-	// path).
+	// Protocol is ProtocolOpenAI, ProtocolAnthropic or ProtocolResponses
+	// ("" for an unknown path).
 	Protocol string
 	Path     string
 	Header   http.Header
@@ -50,7 +50,10 @@ type Msg struct {
 	Reasoning string
 	// Signature is the thinking signature sent back (Anthropic).
 	Signature string
-	ToolCalls []ToolCall
+	// ReasoningItems are the reasoning items sent back with an assistant
+	// turn, as JSON (Responses API).
+	ReasoningItems []string
+	ToolCalls      []ToolCall
 	// ToolCallID and IsError are set on "tool" messages; IsError is only
 	// expressible on the Anthropic wire.
 	ToolCallID string
@@ -70,8 +73,11 @@ func (r Request) Model() string {
 // blocks), or OpenAI's system/developer messages, joined by newlines.
 func (r Request) System() string {
 	b := r.parse()
-	if r.Protocol == ProtocolAnthropic {
+	switch r.Protocol {
+	case ProtocolAnthropic:
 		return textOf(b.System, "\n")
+	case ProtocolResponses:
+		return b.Instructions
 	}
 	var parts []string
 	for _, m := range b.Messages {
@@ -98,6 +104,9 @@ func (r Request) ToolNames() []string {
 // Messages is the conversation sent, system prompt excluded. It is nil if
 // the body is not JSON.
 func (r Request) Messages() []Msg {
+	if r.Protocol == ProtocolResponses {
+		return responsesMsgs(r.parse().Input)
+	}
 	var out []Msg
 	for _, m := range r.parse().Messages {
 		if r.Protocol == ProtocolAnthropic {
@@ -122,9 +131,11 @@ func (r Request) ToolResults() []Msg {
 
 // reqBody is the union of the two protocols' request fields we read.
 type reqBody struct {
-	System   json.RawMessage `json:"system"`
-	Messages []reqMessage    `json:"messages"`
-	Tools    []struct {
+	System       json.RawMessage   `json:"system"`
+	Instructions string            `json:"instructions"` // Responses
+	Input        []json.RawMessage `json:"input"`        // Responses
+	Messages     []reqMessage      `json:"messages"`
+	Tools        []struct {
 		Name     string `json:"name"`
 		Function struct {
 			Name string `json:"name"`
@@ -211,11 +222,67 @@ func textOf(raw json.RawMessage, sep string) string {
 	_ = json.Unmarshal(raw, &blocks)
 	var parts []string
 	for _, b := range blocks {
-		if b.Type == "text" {
+		if b.Type == "text" || b.Type == "input_text" || b.Type == "output_text" {
 			parts = append(parts, b.Text)
 		}
 	}
 	return strings.Join(parts, sep)
+}
+
+// responsesMsgs reads Responses API input items: an assistant turn is the
+// run of reasoning items, assistant messages and function calls between
+// other items.
+func responsesMsgs(items []json.RawMessage) []Msg {
+	var out []Msg
+	var cur *Msg
+	flush := func() {
+		if cur != nil {
+			out = append(out, *cur)
+			cur = nil
+		}
+	}
+	assistant := func() *Msg {
+		if cur == nil {
+			cur = &Msg{Role: "assistant"}
+		}
+		return cur
+	}
+	for _, raw := range items {
+		var it struct {
+			Type      string          `json:"type"`
+			Role      string          `json:"role"`
+			Content   json.RawMessage `json:"content"`
+			CallID    string          `json:"call_id"`
+			Name      string          `json:"name"`
+			Arguments string          `json:"arguments"`
+			Output    string          `json:"output"`
+			Summary   []struct {
+				Text string `json:"text"`
+			} `json:"summary"`
+		}
+		_ = json.Unmarshal(raw, &it)
+		switch {
+		case it.Type == "reasoning":
+			a := assistant()
+			a.ReasoningItems = append(a.ReasoningItems, compact(raw))
+			for _, s := range it.Summary {
+				a.Reasoning += s.Text
+			}
+		case it.Type == "function_call":
+			a := assistant()
+			a.ToolCalls = append(a.ToolCalls, ToolCall{ID: it.CallID, Name: it.Name, Args: it.Arguments})
+		case it.Type == "function_call_output":
+			flush()
+			out = append(out, Msg{Role: "tool", ToolCallID: it.CallID, Text: it.Output})
+		case it.Role == "assistant":
+			assistant().Text += textOf(it.Content, "")
+		default:
+			flush()
+			out = append(out, Msg{Role: it.Role, Text: textOf(it.Content, "")})
+		}
+	}
+	flush()
+	return out
 }
 
 func compact(raw json.RawMessage) string {

@@ -1,9 +1,9 @@
 // Package llmtest is the scripted fake LLM server used by coder's tests. It is
 // the project's only test double for model providers: instead of mocking the
 // provider interface it speaks the real wire protocols (OpenAI Chat
-// Completions streaming and Anthropic Messages streaming) over loopback
-// HTTP/SSE, so the production HTTP clients and stream parsers are what the
-// tests exercise.
+// Completions streaming, OpenAI Responses streaming and Anthropic Messages
+// streaming) over loopback HTTP/SSE, so the production HTTP clients and
+// stream parsers are what the tests exercise.
 //
 // A Scenario is a list of Steps, one per model call. A step is served to
 // completion at most once; faults make individual attempts fail so the retry
@@ -32,6 +32,7 @@ import (
 const (
 	ProtocolOpenAI    = "openai"
 	ProtocolAnthropic = "anthropic"
+	ProtocolResponses = "responses" // OpenAI's Responses API
 )
 
 // Scenario is the script for one server.
@@ -80,8 +81,14 @@ type Step struct {
 	// Request.CheckErr; NewServer also fails the test at cleanup.
 	Check func(Request) error
 	// StopReason overrides the finish reason. Default: "tool_calls" /
-	// "tool_use" when there are tool calls, else "stop" / "end_turn".
+	// "tool_use" when there are tool calls, else "stop" / "end_turn";
+	// "completed" on the Responses API, where another value is the reason
+	// of an incomplete response.
 	StopReason string
+	// Truncated ends the step as cut by the output limit, in each
+	// protocol's words: finish_reason "length", stop_reason "max_tokens",
+	// a response incomplete for "max_output_tokens".
+	Truncated bool
 }
 
 // ToolCall is one scripted tool invocation. Args is sent verbatim as the
@@ -194,6 +201,14 @@ func (st *Step) stopReason(protocol string) string {
 	}
 	tools := len(st.ToolCalls) > 0
 	switch {
+	case st.Truncated && protocol == ProtocolOpenAI:
+		return "length"
+	case st.Truncated && protocol == ProtocolAnthropic:
+		return "max_tokens"
+	case st.Truncated:
+		return "max_output_tokens"
+	case protocol == ProtocolResponses:
+		return "completed"
 	case protocol == ProtocolOpenAI && tools:
 		return "tool_calls"
 	case protocol == ProtocolOpenAI:

@@ -134,6 +134,8 @@ func protocolOf(path string) (string, wire) {
 		return ProtocolOpenAI, openAIWire{}
 	case "/v1/messages", "/messages":
 		return ProtocolAnthropic, anthropicWire{}
+	case "/v1/responses", "/responses":
+		return ProtocolResponses, responsesWire{}
 	}
 	return "", nil
 }

@@ -123,3 +123,20 @@ func TestStreamLabelledJSON(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestErrorsNameTheConfiguredProvider(t *testing.T) {
+	t.Parallel()
+	body := `{"error":{"message":"Provider returned error","code":429,"metadata":{"raw":"qwen/qwen3-next-80b-a3b-instruct is temporarily rate-limited upstream.","provider_name":"GMICloud"}},"user_id":"user_2z"}`
+	fs := serve(t, jsonReply(429, body, nil))
+	p := New(Config{BaseURL: fs.url, APIKey: testKey, Model: "m", Label: "OpenRouter", KeyHint: "OPENROUTER_API_KEY"})
+	_, err := collect(t, p, testReq)
+	want := "OpenRouter: HTTP 429: Provider returned error: qwen/qwen3-next-80b-a3b-instruct is temporarily rate-limited upstream. (upstream: GMICloud)"
+	if err == nil || err.Error() != want || !llm.IsRetryable(err) {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+	fs = serve(t, reply{body: ck(`{"content":"a"}`, "") + "data: {\"choices\":[{\"delta\":{\"content\":\"b\"\n\n"})
+	p = New(Config{BaseURL: fs.url, Model: "m", Label: "DeepSeek"})
+	if _, err := collect(t, p, testReq); err == nil || !strings.HasPrefix(err.Error(), "DeepSeek: malformed stream chunk") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -16,7 +16,8 @@ import (
 	"github.com/coder-agent/coder/internal/llm/sse"
 )
 
-// name is the provider type, and the prefix of its errors.
+// name is the provider type, and the prefix of its errors unless
+// Config.Label names the endpoint.
 const name = "openai"
 
 // DefaultIdleTimeout is the longest silence tolerated inside a stream when
@@ -43,10 +44,19 @@ type Config struct {
 	// IdleTimeout bounds the silence between stream data; zero means
 	// DefaultIdleTimeout. A stall is a retryable stream cut.
 	IdleTimeout time.Duration
-	// ReasoningEffort ("low", "medium", "high") is sent when set.
+	// ReasoningEffort ("none" … "max") is sent as reasoning_effort when
+	// set and the model takes an effort (see shape.go).
 	ReasoningEffort string
 	// MaxTokens caps the answer when the request does not; zero sends none.
+	// It is capped at the model's output limit when the catalog knows it.
 	MaxTokens int
+	// Label names the endpoint in errors ("OpenRouter", "DeepSeek"); empty
+	// means "openai".
+	Label string
+	// Catalog is the catalog provider of the endpoint (catalog.ProviderFor):
+	// it shapes requests and says what reasoning goes back. Empty: the
+	// model is looked up by its name alone.
+	Catalog string
 	// KeyHint names where the key comes from, for 401/403 messages; empty
 	// means "OPENAI_API_KEY or CODER_API_KEY".
 	KeyHint string
@@ -74,6 +84,9 @@ func New(cfg Config) *Provider {
 	if cfg.KeyHint == "" {
 		cfg.KeyHint = "OPENAI_API_KEY or CODER_API_KEY"
 	}
+	if cfg.Label == "" {
+		cfg.Label = name
+	}
 	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
 }
 
@@ -85,10 +98,10 @@ func (p *Provider) Name() string { return name }
 func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) error {
 	body, err := p.encode(req)
 	if err != nil {
-		return &llm.Error{Provider: name, Message: "cannot encode the request: " + err.Error(), Err: err}
+		return &llm.Error{Provider: p.cfg.Label, Message: "cannot encode the request: " + err.Error(), Err: err}
 	}
 	s, err := llm.OpenStream(ctx, llm.StreamRequest{
-		Provider:         name,
+		Provider:         p.cfg.Label,
 		URL:              p.cfg.BaseURL + "/chat/completions",
 		Header:           p.header(),
 		Body:             body,
@@ -102,7 +115,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		return err
 	}
 	defer s.Close()
-	return p.read(ctx, s, newDecoder(req, emit, p.secret))
+	return p.read(ctx, s, newDecoder(req, emit, p.cfg.Label, p.secret))
 }
 
 // read feeds SSE events to d until the response is complete.
@@ -120,7 +133,7 @@ func (p *Provider) read(ctx context.Context, s *llm.Stream, d *decoder) error {
 			return s.Fail(err)
 		}
 		if ev.Name == "error" {
-			return llm.StreamError(name, ev.Data, p.secret)
+			return llm.StreamError(p.cfg.Label, ev.Data, p.secret)
 		}
 		data := bytes.TrimSpace(ev.Data)
 		if string(data) == "[DONE]" {

@@ -10,33 +10,48 @@ import (
 
 // The request body of POST /chat/completions.
 type chatRequest struct {
-	Model           string         `json:"model"`
-	Messages        []message      `json:"messages"`
-	Tools           []tool         `json:"tools,omitempty"`
-	Stream          bool           `json:"stream"`
-	StreamOptions   *streamOptions `json:"stream_options,omitempty"`
-	MaxTokens       int            `json:"max_tokens,omitempty"`
-	ReasoningEffort string         `json:"reasoning_effort,omitempty"`
+	Model               string         `json:"model"`
+	Messages            []message      `json:"messages"`
+	Tools               []tool         `json:"tools,omitempty"`
+	Stream              bool           `json:"stream"`
+	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	MaxTokens           int            `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
 }
 
 type streamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// message is one input message. Content is a pointer so an assistant turn
-// that only calls tools sends "content": null. Reasoning is never sent back:
-// DeepSeek rejects reasoning_content in input.
+// message is one input message. Content is a *string (nil sends "content":
+// null, for an assistant turn that only calls tools) or, to send thinking
+// parts back, []contentPart. The reasoning fields carry an assistant
+// turn's reasoning back in the field it came in.
 type message struct {
-	Role       string     `json:"role"`
-	Content    *string    `json:"content"`
-	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Role             string            `json:"role"`
+	Content          any               `json:"content"`
+	ReasoningContent string            `json:"reasoning_content,omitempty"`
+	Reasoning        string            `json:"reasoning,omitempty"`
+	ReasoningDetails []json.RawMessage `json:"reasoning_details,omitempty"`
+	ExtraContent     json.RawMessage   `json:"extra_content,omitempty"`
+	ToolCalls        []toolCall        `json:"tool_calls,omitempty"`
+	ToolCallID       string            `json:"tool_call_id,omitempty"`
+}
+
+// contentPart is a part of an array content: text, or Mistral's thinking
+// ({"type":"thinking","thinking":[{"type":"text","text":...}]}).
+type contentPart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	Thinking []contentPart `json:"thinking,omitempty"`
 }
 
 type toolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function functionCall `json:"function"`
+	ID           string          `json:"id"`
+	Type         string          `json:"type"`
+	Function     functionCall    `json:"function"`
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 type functionCall struct {
@@ -58,27 +73,24 @@ type functionDef struct {
 // emptySchema is sent for a tool that declares no parameters.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// encode builds the JSON body for req.
+// encode builds the JSON body for req, shaped for the model (shape.go).
 func (p *Provider) encode(req llm.Request) ([]byte, error) {
 	body := chatRequest{
-		Model:           req.Model,
-		Messages:        messages(req.System, req.Messages),
-		Tools:           tools(req.Tools),
-		Stream:          true,
-		StreamOptions:   &streamOptions{IncludeUsage: true},
-		MaxTokens:       req.MaxTokens,
-		ReasoningEffort: p.cfg.ReasoningEffort,
+		Model:         req.Model,
+		Tools:         tools(req.Tools),
+		Stream:        true,
+		StreamOptions: &streamOptions{IncludeUsage: true},
 	}
 	if body.Model == "" {
 		body.Model = p.cfg.Model
 	}
-	if body.MaxTokens <= 0 {
-		body.MaxTokens = p.cfg.MaxTokens
-	}
+	sh := p.shapeFor(body.Model)
+	body.Messages = messages(req.System, req.Messages, sh.passBack)
+	sh.apply(&body, req.MaxTokens, p.cfg)
 	return marshal(body)
 }
 
-func messages(system string, in []chat.Message) []message {
+func messages(system string, in []chat.Message, pb passBack) []message {
 	out := make([]message, 0, len(in)+1)
 	if system != "" {
 		out = append(out, message{Role: "system", Content: &system})
@@ -87,7 +99,7 @@ func messages(system string, in []chat.Message) []message {
 		m := &in[i]
 		switch m.Role {
 		case chat.RoleAssistant:
-			out = append(out, assistant(m))
+			out = append(out, assistant(m, pb))
 		case chat.RoleTool:
 			out = append(out, message{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
 		default:
@@ -97,7 +109,7 @@ func messages(system string, in []chat.Message) []message {
 	return out
 }
 
-func assistant(m *chat.Message) message {
+func assistant(m *chat.Message, pb passBack) message {
 	out := message{Role: "assistant"}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
 		out.Content = &m.Content
@@ -107,11 +119,53 @@ func assistant(m *chat.Message) message {
 		if strings.TrimSpace(args) == "" {
 			args = "{}" // some servers parse the history's arguments
 		}
-		out.ToolCalls = append(out.ToolCalls, toolCall{
-			ID: c.ID, Type: "function", Function: functionCall{Name: c.Name, Arguments: args},
-		})
+		tc := toolCall{ID: c.ID, Type: "function", Function: functionCall{Name: c.Name, Arguments: args}}
+		if !pb.none && c.Extra != "" {
+			tc.ExtraContent = json.RawMessage(c.Extra)
+		}
+		out.ToolCalls = append(out.ToolCalls, tc)
+	}
+	if !pb.none {
+		pb.reasoning(m, &out)
 	}
 	return out
+}
+
+// reasoning puts the message's reasoning blocks back where they came from.
+// reasoning_details, when present, carry the reasoning whole (OpenRouter
+// sends its text in "reasoning" too): the text field is then not repeated.
+func (pb passBack) reasoning(m *chat.Message, out *message) {
+	var thinking []contentPart
+	var content, text strings.Builder
+	for _, b := range m.ReasoningBlocks {
+		switch b.Kind {
+		case chat.ReasoningContentField:
+			content.WriteString(b.Text)
+		case chat.ReasoningField:
+			text.WriteString(b.Text)
+		case chat.ReasoningDetails:
+			if b.Raw != "" {
+				out.ReasoningDetails = append(out.ReasoningDetails, json.RawMessage(b.Raw))
+			}
+		case chat.ReasoningExtraContent:
+			out.ExtraContent = json.RawMessage(b.Raw)
+		case chat.ReasoningThinkingPart:
+			thinking = append(thinking, contentPart{Type: "thinking", Thinking: []contentPart{{Type: "text", Text: b.Text}}})
+		}
+	}
+	out.ReasoningContent = content.String()
+	if len(out.ReasoningDetails) == 0 {
+		out.Reasoning = text.String()
+	}
+	if len(m.ReasoningBlocks) == 0 && pb.legacyField == chat.ReasoningContentField {
+		out.ReasoningContent = m.Reasoning // stored before blocks existed
+	}
+	if len(thinking) > 0 {
+		if m.Content != "" {
+			thinking = append(thinking, contentPart{Type: "text", Text: m.Content})
+		}
+		out.Content = thinking
+	}
 }
 
 func tools(in []chat.ToolSpec) []tool {

@@ -22,14 +22,20 @@ type choice struct {
 }
 
 type delta struct {
-	Content string `json:"content"`
-	Refusal string `json:"refusal"`
+	Content content `json:"content"`
+	Refusal string  `json:"refusal"`
 	// ReasoningContent is DeepSeek's, Qwen's, Kimi's and older vLLM's;
 	// Reasoning is OpenRouter's, Ollama's and newer vLLM's. Servers in
 	// transition send both with the same text, so one is used.
-	ReasoningContent string          `json:"reasoning_content"`
-	Reasoning        string          `json:"reasoning"`
-	ToolCalls        []toolCallDelta `json:"tool_calls"`
+	ReasoningContent string `json:"reasoning_content"`
+	Reasoning        string `json:"reasoning"`
+	// ReasoningDetails is OpenRouter's structured reasoning (text,
+	// summaries, encrypted blobs), streamed in fragments.
+	ReasoningDetails []map[string]json.RawMessage `json:"reasoning_details"`
+	// ExtraContent is Gemini's (OpenAI-compatible endpoint) thought
+	// signature on a text answer.
+	ExtraContent json.RawMessage `json:"extra_content"`
+	ToolCalls    []toolCallDelta `json:"tool_calls"`
 }
 
 type toolCallDelta struct {
@@ -39,6 +45,8 @@ type toolCallDelta struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
+	// ExtraContent carries Gemini's thought signature for the call.
+	ExtraContent json.RawMessage `json:"extra_content"`
 }
 
 type usage struct {
@@ -69,8 +77,10 @@ type call struct {
 // equal to the whole name so far is a server repeating it and is ignored.
 type decoder struct {
 	out      emitter
+	label    string // the provider's name in errors
 	secret   string
 	c        chunk
+	blocks   reasoningBlocks
 	calls    []call
 	byIndex  map[int]int // wire index -> position in calls
 	last     int         // the latest call's position, -1 before any
@@ -80,9 +90,10 @@ type decoder struct {
 	finished bool // a finish_reason arrived
 }
 
-func newDecoder(req llm.Request, emit llm.Emit, secret string) *decoder {
+func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
 	return &decoder{
 		out:    emitter{emit: emit, runID: req.RunID, call: req.ModelCallIndex},
+		label:  label,
 		secret: secret,
 		last:   -1,
 	}
@@ -96,10 +107,10 @@ func (d *decoder) chunk(data []byte) error {
 	if err := json.Unmarshal(data, &d.c); err != nil && !typeError(err) {
 		// A field of an unexpected type is skipped; broken JSON is a fault
 		// of this response, worth another attempt.
-		return &llm.Error{Provider: name, Message: "malformed stream chunk: " + err.Error(), Retryable: true, Err: err}
+		return &llm.Error{Provider: d.label, Message: "malformed stream chunk: " + err.Error(), Retryable: true, Err: err}
 	}
 	if len(d.c.Error) > 0 && string(d.c.Error) != "null" {
-		return llm.StreamError(name, data, d.secret)
+		return llm.StreamError(d.label, data, d.secret)
 	}
 	if d.c.Usage != nil {
 		d.setUsage(d.c.Usage)
@@ -108,12 +119,14 @@ func (d *decoder) chunk(data []byte) error {
 		return nil
 	}
 	c := &d.c.Choices[0]
-	reasoning := c.Delta.ReasoningContent
-	if reasoning == "" {
-		reasoning = c.Delta.Reasoning
+	d.reasoning(&c.Delta)
+	for _, p := range c.Delta.Content.parts {
+		if p.thinking {
+			d.reasoningText(chat.ReasoningThinkingPart, p.text)
+		} else {
+			d.text(chat.DeltaText, p.text)
+		}
 	}
-	d.text(chat.DeltaReasoning, reasoning)
-	d.text(chat.DeltaText, c.Delta.Content)
 	d.text(chat.DeltaText, c.Delta.Refusal)
 	for i := range c.Delta.ToolCalls {
 		d.tool(&c.Delta.ToolCalls[i])
@@ -146,6 +159,9 @@ func (d *decoder) tool(t *toolCallDelta) {
 	if t.Function.Arguments != "" {
 		d.start(i)
 		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: i, Text: t.Function.Arguments})
+	}
+	if raw := rawObject(t.ExtraContent); raw != "" {
+		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallExtra, ToolIndex: i, Raw: raw})
 	}
 }
 
@@ -213,9 +229,11 @@ func (d *decoder) setUsage(u *usage) {
 	d.hasUsage = true
 }
 
-// done ends the response: open calls, then usage, then DeltaDone.
+// done ends the response: open calls, the reasoning details assembled
+// from their fragments, then usage, then DeltaDone.
 func (d *decoder) done() error {
 	d.endCalls()
+	d.flushDetails()
 	if d.hasUsage {
 		d.out.send(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: d.usage})
 	}

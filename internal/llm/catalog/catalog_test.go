@@ -1,0 +1,111 @@
+package catalog
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/coder-agent/coder/internal/chat"
+)
+
+func TestEmbeddedDataIsSortedAndComplete(t *testing.T) {
+	t.Parallel()
+	ix := load()
+	if ix.source == "" || ix.generated == "" || len(ix.lines) < 100 || len(ix.providers) < 10 {
+		t.Fatalf("source %q generated %q: %d models, %d providers", ix.source, ix.generated, len(ix.lines), len(ix.providers))
+	}
+	for i := 1; i < len(ix.lines); i++ {
+		if ix.lines[i] <= ix.lines[i-1] {
+			t.Fatalf("lines not sorted (lookups would miss): %q after %q", ix.lines[i], ix.lines[i-1])
+		}
+	}
+	for _, l := range ix.lines {
+		p, rest, _ := strings.Cut(l, " ")
+		id, _, _ := strings.Cut(rest, " ")
+		if _, ok := ix.find(p, id); !ok {
+			t.Fatalf("line does not decode: %q", l)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		provider, model string
+		found           string // provider/id found, "" for none
+		check           func(Model) bool
+	}{
+		{"anthropic", "claude-3-haiku-20240307", "anthropic/claude-3-haiku-20240307", func(m Model) bool { return m.Output == 4096 && !m.Reasons() }},
+		{"anthropic", "claude-opus-4-7", "anthropic/claude-opus-4-7", func(m Model) bool { return m.Reasoning == ReasoningAdaptive && !m.Budget }},
+		{"openai", "gpt-5-2025-08-07", "openai/gpt-5", func(m Model) bool { return m.TokenParam() == MaxCompletionTokens && m.Responses }},
+		{"openai", "gpt-4.1", "openai/gpt-4.1", func(m Model) bool { return !m.Responses }},
+		// A bare name on an unknown endpoint: found under its vendor.
+		{"", "deepseek-v4-pro", "deepseek/deepseek-v4-pro", func(m Model) bool { return m.PassBack == "reasoning_content" }},
+		// A gateway id the gateway's section lacks: the vendor's entry.
+		{"vercel", "anthropic/claude-opus-4-7", "anthropic/claude-opus-4-7", nil},
+		{"openrouter", "moonshotai/kimi-k2.5:free", "openrouter/moonshotai/kimi-k2.5", nil},
+		{"openai", "GPT-4.1", "openai/gpt-4.1", nil},
+		// Unknown: no guess from a relative's name.
+		{"anthropic", "claude-opus-9", "", nil},
+		{"", "my-local-model", "", nil},
+	}
+	for _, tt := range tests {
+		m, ok := Lookup(tt.provider, tt.model)
+		got := ""
+		if ok {
+			got = m.Provider + "/" + m.ID
+		}
+		if got != tt.found {
+			t.Errorf("Lookup(%q, %q) found %q, want %q", tt.provider, tt.model, got, tt.found)
+			continue
+		}
+		if ok && tt.check != nil && !tt.check(m) {
+			t.Errorf("Lookup(%q, %q) = %+v", tt.provider, tt.model, m)
+		}
+	}
+}
+
+func TestProviderFor(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ preset, url, want string }{
+		{"deepseek", "https://api.deepseek.com/v1", "deepseek"},
+		{"", "https://openrouter.ai/api/v1", "openrouter"},
+		{"", "https://generativelanguage.googleapis.com/v1beta/openai", "google"},
+		{"", "https://API.GROQ.COM/openai/v1", "groq"},
+		{"", "http://127.0.0.1:8080/v1", ""},
+		{"", "::bad", ""},
+	} {
+		if got := ProviderFor(tt.preset, tt.url); got != tt.want {
+			t.Errorf("ProviderFor(%q, %q) = %q, want %q", tt.preset, tt.url, got, tt.want)
+		}
+	}
+	if p, ok := ProviderInfo("groq"); !ok || p.PassBack != PassBackNone || p.Name != "Groq" {
+		t.Errorf("groq = %+v", p)
+	}
+}
+
+func TestPriceAndContext(t *testing.T) {
+	t.Parallel()
+	// Claude 3 Haiku: $0.25 in, $1.25 out, $0.03 cache read, $0.30 cache write per million.
+	u := chat.Usage{InputTokens: 1_000_000, OutputTokens: 2_000_000, CacheReadTokens: 1_000_000, CacheWriteTokens: 1_000_000}
+	usd, ok := Price("anthropic", "claude-3-haiku-20240307", u)
+	if !ok || math.Abs(usd-(0.25+2.5+0.03+0.30)) > 1e-9 {
+		t.Fatalf("cost = %v %v", usd, ok)
+	}
+	if _, ok := Price("", "my-local-model", u); ok {
+		t.Fatal("an unknown model has a price")
+	}
+	if n := ContextWindow("openai", "gpt-5"); n != 400_000 {
+		t.Fatalf("context = %d", n)
+	}
+	if n := ContextWindow("", "my-local-model"); n != 0 {
+		t.Fatalf("unknown context = %d", n)
+	}
+}
+
+func BenchmarkLookup(b *testing.B) {
+	load()
+	for b.Loop() {
+		Lookup("openrouter", "anthropic/claude-sonnet-4.5")
+	}
+}

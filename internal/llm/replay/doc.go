@@ -1,0 +1,9 @@
+// Package replay holds only tests: every real recorded provider stream in
+// testdata (../shared/realstreams, from public repositories' test data; the
+// tarball's README.md and INDEX.md give each one's provenance) is served to
+// the production providers over loopback HTTP. What they make of it —
+// text, reasoning, tool calls, usage, stop reason, errors — is compared
+// with an independent reading of the same bytes, and for every recording
+// with tool calls the continuation request is checked against that
+// provider's documented rules for sending reasoning back.
+package replay

@@ -1,0 +1,136 @@
+// Package responses is the provider for OpenAI's Responses API (POST
+// /v1/responses), where OpenAI serves its reasoning models first: their
+// reasoning comes as items whose encrypted content is passed back in the
+// next request (store: false, include: reasoning.encrypted_content), so a
+// tool loop keeps the model's reasoning without OpenAI storing anything.
+// Streams are normalised into chat.MessageDeltas like every provider's.
+package responses
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/llm/openai"
+	"github.com/coder-agent/coder/internal/llm/sse"
+)
+
+// name is the provider type, and the prefix of its errors unless
+// Config.Label names the endpoint.
+const name = "openai-responses"
+
+// Config is the Chat Completions provider's: the same endpoint, key,
+// headers, timeouts and options. BaseURL ends in /v1; the provider
+// appends /responses.
+type Config = openai.Config
+
+// Provider streams Responses API calls. It makes one attempt per Stream
+// call; wrap it with llm.WithRetry.
+type Provider struct {
+	cfg    Config
+	secret string
+}
+
+var _ llm.Provider = (*Provider)(nil)
+
+// New returns a Provider for cfg.
+func New(cfg Config) *Provider {
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = openai.DefaultIdleTimeout
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = cfg.IdleTimeout
+	}
+	if cfg.KeyHint == "" {
+		cfg.KeyHint = "OPENAI_API_KEY or CODER_API_KEY"
+	}
+	if cfg.Label == "" {
+		cfg.Label = name
+	}
+	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
+}
+
+// Name returns "openai-responses".
+func (p *Provider) Name() string { return name }
+
+// Stream makes one streaming call and emits its deltas. It returns nil
+// only after emitting DeltaDone.
+func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) error {
+	body, err := p.encode(req)
+	if err != nil {
+		return &llm.Error{Provider: p.cfg.Label, Message: "cannot encode the request: " + err.Error(), Err: err}
+	}
+	s, err := llm.OpenStream(ctx, llm.StreamRequest{
+		Provider:         p.cfg.Label,
+		URL:              p.cfg.BaseURL + "/responses",
+		Header:           p.header(),
+		Body:             body,
+		Client:           p.cfg.HTTPClient,
+		Secret:           p.secret,
+		KeyHint:          p.cfg.KeyHint,
+		FirstByteTimeout: p.cfg.Timeout,
+		IdleTimeout:      p.cfg.IdleTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	d := newDecoder(req, emit, p.cfg.Label, p.secret)
+	r := sse.NewReader(s)
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return s.Fail(err) // EOF included: the response never completed
+		}
+		data := bytes.TrimSpace(ev.Data)
+		if len(data) == 0 || string(data) == "[DONE]" {
+			continue
+		}
+		if done, err := d.event(ev.Name, data); err != nil || done {
+			return err
+		}
+	}
+}
+
+func (p *Provider) header() http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	if p.cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+p.cfg.APIKey)
+	}
+	for k, v := range p.cfg.Headers {
+		h.Set(k, v)
+	}
+	return h
+}
+
+// emitter stamps deltas with the request's identity and a fresh Seq.
+type emitter struct {
+	emit  llm.Emit
+	runID string
+	call  int
+	seq   int
+}
+
+func (e *emitter) send(d chat.MessageDelta) {
+	e.seq++
+	d.RunID, d.ModelCallIndex, d.Seq = e.runID, e.call, e.seq
+	e.emit(d)
+}
+
+// marshal encodes v without HTML escaping (code is full of < > &).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
