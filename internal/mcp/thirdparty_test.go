@@ -84,13 +84,15 @@ func writeTestFile(t *testing.T, path, content string) {
 }
 
 // loadServer reads the workspace's configuration the way coder does, with
-// no user file and no environment, and returns server name.
+// no user file and no environment, trusted, and returns server name.
 func loadServer(t *testing.T, workspace, name string) config.MCPServer {
 	t.Helper()
 	l, err := config.Load(config.Options{
 		Cwd:           workspace,
 		UserConfigDir: t.TempDir(),
 		Env:           func(string) (string, bool) { return "", false },
+		// Project MCP servers start only in a trusted workspace.
+		Flags: config.Overrides{Trust: true},
 	})
 	if err != nil {
 		t.Fatal(err)
