@@ -99,14 +99,15 @@ func (g *Guard) walk(root string, visit func(string, guardEntry) error) error {
 	return err
 }
 
-// coderState is coder's session store inside .coder: .coder/sessions and
-// .coder/coder.db*, which coder itself writes while a command runs.
+// coderState is coder's session store inside .coder: .coder/sessions,
+// .coder/coder.db* and the patch journal, which coder itself writes while a
+// command runs.
 func (g *Guard) coderState(path string) bool {
 	if filepath.Base(filepath.Dir(path)) != ".coder" || filepath.Dir(filepath.Dir(path)) != g.workspace {
 		return false
 	}
 	base := filepath.Base(path)
-	return base == "sessions" || strings.HasPrefix(base, "coder.db")
+	return base == "sessions" || base == "journal" || strings.HasPrefix(base, "coder.db")
 }
 
 // unsafeAncestor returns the first directory between the workspace and p
@@ -132,6 +133,31 @@ func (g *Guard) unsafeAncestor(p string) string {
 		}
 	}
 	return ""
+}
+
+// Accept takes path (absolute, at or below a protected path) as it is now
+// into the snapshot: coder itself changed it (an approval remembered in
+// .coder/config.json), so Restore must keep the change.
+func (g *Guard) Accept(path string) error {
+	if !slices.ContainsFunc(g.roots, func(r string) bool { return within(path, r) }) || g.unsafeAncestor(path) != "" {
+		return nil
+	}
+	for p := range g.snap {
+		if within(p, path) {
+			delete(g.snap, p)
+		}
+	}
+	return g.walk(path, func(p string, e guardEntry) error { g.snap[p] = e; return nil })
+}
+
+// AcceptAll takes every protected path as it is now into the snapshot: a
+// command the person let run outside the sandbox changed them.
+func (g *Guard) AcceptAll() error {
+	var errs []error
+	for _, root := range g.roots {
+		errs = append(errs, g.Accept(root))
+	}
+	return errors.Join(errs...)
 }
 
 // Restore puts the protected paths back as Watch saw them: what the call

@@ -164,3 +164,34 @@ func TestGuardWatchesNothingInPlanMode(t *testing.T) {
 		t.Errorf("plan-mode guard acted: %q %v", changes, err)
 	}
 }
+
+// TestGuardAcceptKeepsCodersOwnChange: a change coder itself makes to a
+// protected path while a command runs (an approval remembered in
+// .coder/config.json) survives Restore; one made beside it does not.
+func TestGuardAcceptKeepsCodersOwnChange(t *testing.T) {
+	w := newWorld(t)
+	cfg := filepath.Join(w.ws, ".coder", "config.json")
+	writeTestFile(t, cfg, "{}\n")
+	g, err := Watch(w.profile(LevelNone))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, cfg, `{"permission":{"bash":[{"pattern":"make","action":"allow"}]}}`+"\n")
+	if err := g.Accept(cfg); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(w.ws, ".coder", "planted.json"), "{}\n")
+	if err := g.Accept(filepath.Join(w.outside, "keep")); err != nil { // not protected: ignored
+		t.Fatal(err)
+	}
+	changes, err := g.Restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(cfg); !strings.Contains(string(b), "make") {
+		t.Fatalf("the accepted change was undone: %q (%q)", b, changes)
+	}
+	if _, err := os.Stat(filepath.Join(w.ws, ".coder", "planted.json")); err == nil || len(changes) != 1 {
+		t.Fatalf("the other change survived: %q", changes)
+	}
+}
