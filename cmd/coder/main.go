@@ -9,16 +9,13 @@ import (
 
 	"github.com/coder-agent/coder/internal/app"
 	"github.com/coder-agent/coder/internal/sandbox"
-	"github.com/coder-agent/coder/internal/supervise"
 )
 
 func main() {
 	// A re-executed copy of coder that applies the OS sandbox and then
-	// becomes the shell; it never returns.
+	// runs the command, ending everything it started when it ends or coder
+	// dies; it never returns.
 	sandbox.MaybeRunHelper()
-	// Likewise the supervisor of a bash command, which kills the command's
-	// processes if coder dies.
-	supervise.MaybeRun()
 	// Ctrl+C / SIGTERM cancel the run's context; the run flushes its session
 	// and the process exits with the cancelled code.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -76,8 +76,8 @@ func PlanAgent() Agent {
 		Name:   string(Plan),
 		Mode:   Plan,
 		Prompt: planPrompt,
-		Tools: []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.Bash, tools.Fetch,
-			tools.TodoRead, tools.TodoWrite, tools.Question, tools.Skill, tools.ExitPlanMode},
+		Tools: []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.Bash, tools.BashOutput, tools.BashKill,
+			tools.Fetch, tools.TodoRead, tools.TodoWrite, tools.Question, tools.Skill, tools.ExitPlanMode},
 		Preset: string(Plan),
 	}
 }

@@ -79,7 +79,7 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if err != nil {
 		return fail(stdio, err)
 	}
-	defer rt.mcp.Close()
+	defer rt.Close()
 	if err := rt.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
@@ -129,7 +129,7 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	if err != nil {
 		return fail(stdio, err)
 	}
-	defer rt.mcp.Close()
+	defer rt.Close()
 	if err := rt.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,11 +27,9 @@ import (
 	"github.com/coder-agent/coder/internal/mcp"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
-	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/secrets"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
-	"github.com/coder-agent/coder/internal/supervise"
 	"github.com/coder-agent/coder/internal/tools"
 	"github.com/coder-agent/coder/internal/undo"
 )
@@ -109,6 +106,10 @@ type runtime struct {
 	input *commands.Dispatcher
 	sink  event.Sink
 	mcp   *mcp.Manager
+	// launch runs the model's commands in the sandbox; tasks are the
+	// session's background commands.
+	launch *launcher
+	tasks  *tools.Tasks
 	// warnings are shown once the session starts (bad skills, commands).
 	warnings []error
 }
@@ -145,6 +146,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	skillList, warnings := skills.Discover(cfg.Skills.Paths, ws.Root, home)
 	custom, cmdErrs := customcmd.Discover(ws.Root, b.loaded.UserDir)
 	warnings = append(warnings, cmdErrs...)
+	launch, tasks := newLauncher(b.loaded, redactor.Values()), tools.NewTasks()
 	builtins := tools.Builtins(tools.Env{
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,
@@ -153,8 +155,8 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		BeforeChange:   rec.Capture,
 		SecretValues:   redactor.Values(),
 		JournalDir:     journal,
-		Supervise:      superviseWithSelf(),
-		Sandbox:        planSandbox(ws.Root, sink),
+		Launcher:       launch,
+		Tasks:          tasks,
 	})
 	fetch, err := tools.NewFetchTool(tools.FetchOptions{AllowHosts: cfg.Fetch.AllowHosts})
 	if err != nil {
@@ -173,7 +175,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),
 		Policy:    policy,
-		OnAlways:  rememberApproval(policy, b.loaded.ProjectFile),
+		OnAlways:  rememberApproval(policy, b.loaded.ProjectFile, launch),
 		Agent:     ag,
 		Workspace: ws.Root,
 		Limits: orchestrator.Limits{MaxSteps: cfg.Runtime.MaxSteps, ContextLimit: cfg.Runtime.ContextTokenLimit,
@@ -202,7 +204,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	input := commands.New(orch, commands.Deps{
 		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
-		Skills: skillList, SkillErrors: warnings, Custom: custom,
+		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks,
 	})
 	if n := b.loaded.UntrustedNotice(); n != "" {
 		warnings = append([]error{errors.New(n)}, warnings...)
@@ -210,8 +212,11 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	for _, r := range recovered {
 		warnings = append(warnings, errors.New(r))
 	}
+	if w := effectiveReport(sandboxProfile(b.loaded, "build", "")).Warning(); w != "" {
+		warnings = append([]error{errors.New(w)}, warnings...)
+	}
 	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
-		warnings: warnings}, nil
+		launch: launch, tasks: tasks, warnings: warnings}, nil
 }
 
 // startAgent builds the agent catalog and picks the agent to start in:
@@ -231,21 +236,6 @@ func startAgent(cfg config.Config) (*agent.Catalog, agent.Agent, error) {
 		return nil, agent.Agent{}, fmt.Errorf("unknown mode %q (use build, plan or an agent from agents.definitions)", name)
 	}
 	return agents, ag, nil
-}
-
-// superviseWithSelf runs bash commands under this binary acting as their
-// supervisor, so they die with coder; nil (unsupervised) if the binary
-// cannot be found.
-func superviseWithSelf() func(*exec.Cmd) *exec.Cmd {
-	self, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	return func(cmd *exec.Cmd) *exec.Cmd {
-		w := supervise.Wrap(self, cmd)
-		w.SysProcAttr = supervise.SysProcAttr()
-		return w
-	}
 }
 
 // secretsOf are the values coder must never show the model or store: the
@@ -269,46 +259,20 @@ func secretsOf(rp config.ResolvedProvider, cfg config.Config) *secrets.Redactor 
 	return secrets.NewRedactor(named)
 }
 
-// planSandbox runs plan-mode bash commands under Landlock with the
-// filesystem read-only (a private temp dir and the user cache writable), so
-// even an approved command cannot change the workspace. Where the kernel
-// offers no Landlock, the policy alone applies and a notice says so once.
-func planSandbox(workspace string, sink event.Sink) func(c *tools.Call, shell string) (*exec.Cmd, error) {
-	var warn, mkTemp sync.Once
-	var tmp string
-	var tmpErr error
-	return func(c *tools.Call, shell string) (*exec.Cmd, error) {
-		if !c.ReadOnlyWorkspace {
-			return nil, nil
-		}
-		if sandbox.Probe().Level < sandbox.LevelLandlock {
-			warn.Do(func() {
-				sink.Emit(event.Notice{Text: "no OS sandbox here (" + sandbox.Probe().Warning() + "); plan mode relies on the permission policy alone"})
-			})
-			return nil, nil
-		}
-		mkTemp.Do(func() { tmp, tmpErr = os.MkdirTemp("", "coder-sandbox-") })
-		if tmpErr != nil {
-			return nil, tmpErr
-		}
-		p := sandbox.Profile{Workspace: workspace, ReadOnly: true, TempDir: tmp, Level: sandbox.LevelLandlock}
-		if d, err := os.UserCacheDir(); err == nil {
-			p.WritableRoots = []string{d}
-		}
-		return sandbox.Command(context.Background(), p, []string{shell, "-c", c.Args.(*tools.BashArgs).Command})
-	}
-}
-
 // rememberApproval makes "always" stick: the exact call is allowed for the
 // rest of the session, and a bash command is added to the project's
 // permission.command_allowlist so it is allowed after a restart too.
-func rememberApproval(p *permission.Engine, projectFile string) func(tool, subject string) error {
+func rememberApproval(p *permission.Engine, projectFile string, l *launcher) func(tool, subject string) error {
 	return func(tool, subject string) error {
 		p.AllowExact(tool, subject)
 		if tool != tools.Bash || projectFile == "" {
 			return nil
 		}
-		return config.AppendProjectList(projectFile, []string{"permission", "command_allowlist"}, subject)
+		if err := config.AppendProjectList(projectFile, []string{"permission", "command_allowlist"}, subject); err != nil {
+			return err
+		}
+		// A background task may be running: its guard must keep this change.
+		return l.Accept(projectFile)
 	}
 }
 
@@ -337,6 +301,14 @@ func (rt *runtime) startSession(ctx context.Context, f flags) error {
 	}
 	rt.warn()
 	return rt.orch.Resume(ctx, s)
+}
+
+// Close ends what the session started: its background tasks, its temp
+// dir, its MCP servers.
+func (rt *runtime) Close() {
+	rt.tasks.StopAll()
+	rt.launch.Close()
+	rt.mcp.Close()
 }
 
 func (rt *runtime) warn() {

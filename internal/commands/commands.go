@@ -19,6 +19,7 @@ import (
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
+	"github.com/coder-agent/coder/internal/tools"
 	"github.com/coder-agent/coder/internal/undo"
 )
 
@@ -73,6 +74,8 @@ type Deps struct {
 	SkillErrors []error
 	// Custom are the custom commands from .coder/commands and the user dir.
 	Custom []customcmd.Command
+	// Tasks are the session's background commands, behind /tasks.
+	Tasks *tools.Tasks
 }
 
 // handler runs one command and returns its output.
@@ -110,6 +113,7 @@ func New(core Core, d Deps) *Dispatcher {
 		"compact":     {"summarise older history now to free context", x.compact},
 		"skills":      {"list the skills the model can load", x.listSkills},
 		"diff":        {"show the workspace's changes (git, or this session's snapshots)", x.diff},
+		"tasks":       {"list background tasks, or stop one: /tasks stop <id>", x.tasks},
 	}
 	return x
 }

@@ -45,7 +45,9 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := tools.NewRegistry(tools.Builtins(tools.Env{Workspace: ws})...)
+	tasks := tools.NewTasks()
+	t.Cleanup(tasks.StopAll)
+	reg, err := tools.NewRegistry(tools.Builtins(tools.Env{Workspace: ws, Tasks: tasks})...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 		t.Fatal(err)
 	}
 	cmds := New(o, Deps{Agents: agents, ProjectConfig: filepath.Join(dir, ".coder", "config.json"), Sessions: store,
-		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"})})
+		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"}), Tasks: tasks})
 	return &env{orch: o, cmds: cmds, store: store, srv: srv, dir: dir}
 }
 
@@ -199,5 +201,30 @@ func TestCustomCommandRunsATurn(t *testing.T) {
 	msgs := e.srv.Requests()[0].Messages()
 	if len(msgs) != 1 || msgs[0].Text != "Review main.go carefully." {
 		t.Fatalf("the model got %+v", msgs)
+	}
+}
+
+func TestTasksListsAndStops(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Calls(llmtest.Call("bash", `{"command":"echo hi; sleep 30","background":true}`)),
+		llmtest.Text("started"))
+	if out, err := e.do(t, "/tasks"); err != nil || out != "no background tasks" {
+		t.Fatalf("/tasks before: %q %v", out, err)
+	}
+	if _, err := e.do(t, "start a server"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.do(t, "/tasks")
+	if err != nil || !strings.Contains(out, "task-1") || !strings.Contains(out, "running") || !strings.Contains(out, "echo hi; sleep 30") {
+		t.Fatalf("/tasks: %q %v", out, err)
+	}
+	if out, err := e.do(t, "/tasks stop task-1"); err != nil || out != "stopped task-1" {
+		t.Fatalf("/tasks stop: %q %v", out, err)
+	}
+	if out, _ := e.do(t, "/tasks"); !strings.Contains(out, "exited 143") {
+		t.Fatalf("/tasks after stop: %q", out)
+	}
+	if _, err := e.do(t, "/tasks stop task-9"); err == nil || !strings.Contains(err.Error(), "no task") {
+		t.Fatalf("stopping an unknown task: %v", err)
 	}
 }

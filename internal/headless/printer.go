@@ -71,9 +71,10 @@ func (p *Printer) Emit(e event.Event) {
 	switch p.Format {
 	case StreamJSON:
 		p.writeLine(streamObject(e))
-	case Text:
+	default:
 		// Errors end the run and are reported once, by the caller, as its
-		// one-line reason; notices (retries) are worth seeing as they happen.
+		// one-line reason; notices (retries, a weaker sandbox) are worth
+		// seeing as they happen, on stderr, since stdout holds the result.
 		if n, ok := e.(event.Notice); ok {
 			fmt.Fprintln(p.Err, "coder: "+n.Text)
 		}

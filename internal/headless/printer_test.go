@@ -41,10 +41,14 @@ func TestTextPrintsAnswerAndNoticesApart(t *testing.T) {
 }
 
 func TestJSONResultUsesClaudeCodeNames(t *testing.T) {
-	var out bytes.Buffer
-	p := &Printer{Format: JSON, Out: &out, Err: &out}
+	var out, errb bytes.Buffer
+	p := &Printer{Format: JSON, Out: &out, Err: &errb}
 	feed(p)
 	p.Finish(okOutcome, nil)
+	// Notices (a weaker sandbox, retries) go to stderr, never into the result.
+	if errb.String() != "coder: retrying model call\n" {
+		t.Fatalf("stderr %q", errb.String())
+	}
 	var m map[string]any
 	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
 		t.Fatalf("not one JSON object: %q", out.String())

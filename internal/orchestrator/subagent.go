@@ -34,7 +34,7 @@ var ErrTokenBudget = errors.New("token budget used up")
 var subagentTools = map[string][]string{
 	"explore": {tools.Read, tools.List, tools.Glob, tools.Grep},
 	"general": {tools.Read, tools.List, tools.Glob, tools.Grep, tools.Write, tools.Edit, tools.Patch,
-		tools.Bash, tools.Fetch, tools.Skill},
+		tools.Bash, tools.BashOutput, tools.BashKill, tools.Fetch, tools.Skill},
 }
 
 const subagentPrompt = `You are a subagent of coder, working for another agent, not a person. Do the task in the prompt with your tools, then answer with exactly what was asked for: concise, with file paths and line numbers where they help. Your answer is all the other agent sees.`

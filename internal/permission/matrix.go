@@ -12,7 +12,7 @@ import (
 
 // knownTools are the built-in tools, in the order /permissions lists them.
 var knownTools = []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.Write, tools.Edit,
-	tools.Patch, tools.Bash, tools.Fetch, tools.Task, tools.TodoRead, tools.TodoWrite, tools.Question,
+	tools.Patch, tools.Bash, tools.BashOutput, tools.BashKill, tools.Fetch, tools.Task, tools.TodoRead, tools.TodoWrite, tools.Question,
 	tools.Skill, tools.ExitPlanMode}
 
 const dangerSummary = `Danger checks ask every time, whatever the rules say ("always" never skips them):

@@ -43,9 +43,10 @@ func ParsePreset(name string) (preset string, mode agent.Mode, err error) {
 const defaultsSource = "defaults"
 
 // readOnlyTools change nothing in the workspace (todowrite and question
-// touch only the session).
+// touch only the session; bash_output and bash_kill only read or stop the
+// session's own background tasks).
 var readOnlyTools = []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.TodoRead,
-	tools.TodoWrite, tools.Question, tools.Skill, tools.ExitPlanMode}
+	tools.TodoWrite, tools.Question, tools.Skill, tools.ExitPlanMode, tools.BashOutput, tools.BashKill}
 
 // devCommands: balanced's allowlist beyond the read-only whitelist. These
 // build, test and lint the project; they write only build output.

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -37,15 +35,18 @@ type bashTool struct {
 	shell       string
 	maxTimeout  time.Duration // 0: no limit
 	outputLimit int           // bytes per stream; 0: no cap
-	sandbox     func(c *Call, shell string) (*exec.Cmd, error)
+	launch      Launcher
 	secrets     []string
-	supervise   func(*exec.Cmd) *exec.Cmd
+	tasks       *Tasks
 }
 
 // BashArgs are a bash call's arguments.
 type BashArgs struct {
 	Command   string `json:"command"`
 	TimeoutMS int    `json:"timeout_ms"`
+	// Background starts the command as a session task (bash_output reads
+	// it, bash_kill stops it) instead of waiting for it.
+	Background bool `json:"background"`
 }
 
 // BashResult is a bash call's outcome; its JSON is what the model
@@ -58,6 +59,11 @@ type BashResult struct {
 	Truncated  bool   `json:"truncated"`
 	DurationMS int64  `json:"duration_ms"`
 	Error      string `json:"error,omitempty"`
+	// Notes say what coder's sandbox did: a refusal explained, protected
+	// files put back.
+	Notes string `json:"notes,omitempty"`
+	// Refused: the sandbox seems to have refused the command.
+	Refused bool `json:"-"`
 }
 
 func (bashTool) Name() string        { return Bash }
@@ -66,7 +72,8 @@ func (bashTool) Kind() Kind          { return KindExecute }
 func (bashTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"command":{"type":"string","description":"Shell command"},` +
-		`"timeout_ms":{"type":"integer","description":"Time limit in milliseconds"}},` +
+		`"timeout_ms":{"type":"integer","description":"Time limit in milliseconds"},` +
+		`"background":{"type":"boolean","description":"Run as a task that outlives the call; returns its task_id"}},` +
 		`"required":["command"]}`)
 }
 
@@ -96,37 +103,35 @@ func (t bashTool) timeout(requestedMS int) time.Duration {
 	return d
 }
 
-// Run starts the command in a new session (so in its own process group, and
-// without a controlling terminal: nothing can stop on a tty read or touch the
-// REPL's terminal). On timeout or cancel the whole group is killed and the
+// Run starts the command through the launcher (coder's sandbox) and waits
+// for it: on timeout or cancel everything it started is stopped and the
 // partial output is returned with an error field; that is a Result, not an
-// error.
+// error. A background command is started as a session task instead.
 func (t bashTool) Run(ctx context.Context, c *Call) (Result, error) {
 	a := c.Args.(*BashArgs)
 	if ctx.Err() != nil {
 		return BashResult{ExitCode: -1, Error: "cancelled"}.result(), nil
 	}
-	stdout, stderr := &capWriter{limit: t.outputLimit}, &capWriter{limit: t.outputLimit}
-	cmd := t.command(c, a.Command, stdout, stderr)
-	// A supervised command's death signal follows the OS thread that
-	// started it: keep that thread alive, locked, until the command ends.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return Failure("cannot start %s: %v", cmd.Path, err), nil
+	if a.Background {
+		return t.background(ctx, c, a.Command)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	reason := wait(ctx, cmd.Process.Pid, done, t.timeout(a.TimeoutMS))
+	stdout, stderr := &capWriter{limit: t.outputLimit}, &capWriter{limit: t.outputLimit}
+	start := time.Now()
+	proc, err := t.launch.Launch(ctx, c, t.argv(a.Command), t.env(), stdout, stderr, false)
+	if err != nil {
+		return Failure("cannot start the command: %v", err), nil
+	}
+	reason := waitProc(ctx, proc, t.timeout(a.TimeoutMS))
 	out := BashResult{
-		ExitCode:   exitCode(cmd.ProcessState),
+		ExitCode:   proc.ExitCode(),
 		Stdout:     stdout.String(),
 		Stderr:     stderr.String(),
 		Truncated:  stdout.truncated || stderr.truncated,
 		DurationMS: time.Since(start).Milliseconds(),
 		Error:      reason,
 	}
+	notes, refused := proc.Finish(out.Stderr)
+	out.Notes, out.Refused = strings.Join(notes, " "), refused && reason == ""
 	if reason != "" {
 		out.ExitCode = -1
 	}
@@ -134,40 +139,19 @@ func (t bashTool) Run(ctx context.Context, c *Call) (Result, error) {
 	return out.result(), nil
 }
 
-func (t bashTool) command(c *Call, command string, stdout, stderr *capWriter) *exec.Cmd {
+// argv is the shell command line for command.
+func (t bashTool) argv(command string) []string {
 	sh := t.shell
 	if sh == "" {
 		sh = "/bin/bash"
 	}
-	cmd := exec.Command(sh, "-c", command)
-	if t.sandbox != nil {
-		// A sandbox that cannot be set up must not silently run the
-		// command unconfined: the caller decides, so an error runs nothing.
-		sc, err := t.sandbox(c, sh)
-		if err != nil {
-			sc = exec.Command(sh, "-c", "echo "+shellQuote("sandbox: "+err.Error())+" >&2; exit 126")
-		}
-		if sc != nil {
-			cmd = sc
-		}
-	}
-	cmd.Dir = t.ws.Root
-	cmd.Stdin = nil // /dev/null
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if cmd.Env == nil { // a sandboxed command may bring its own (TMPDIR)
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(withoutSecrets(cmd.Env, t.secrets), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
-	if t.supervise != nil { // the supervisor passes its environment on
-		env := cmd.Env
-		cmd = t.supervise(cmd)
-		cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env = t.ws.Root, nil, stdout, stderr, env
-	}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	}
-	cmd.WaitDelay = bashWaitDelay
-	return cmd
+	return []string{sh, "-c", command}
+}
+
+// env is the command's environment: coder's, without anything holding a
+// secret, with git and pagers kept from waiting for a person.
+func (t bashTool) env() []string {
+	return append(withoutSecrets(os.Environ(), t.secrets), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
 }
 
 // withoutSecrets drops environment entries whose value holds a secret, so
@@ -184,10 +168,8 @@ func withoutSecrets(env, secrets []string) []string {
 	return out
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// wait waits for the command and returns why it was stopped early, if it was.
-func wait(ctx context.Context, pgid int, done <-chan error, timeout time.Duration) string {
+// waitProc waits for proc and returns why it was stopped early, if it was.
+func waitProc(ctx context.Context, proc Proc, timeout time.Duration) string {
 	var expired <-chan time.Time
 	if timeout > 0 {
 		timer := time.NewTimer(timeout)
@@ -195,30 +177,14 @@ func wait(ctx context.Context, pgid int, done <-chan error, timeout time.Duratio
 		expired = timer.C
 	}
 	select {
-	case <-done:
+	case <-proc.Done():
 		return ""
 	case <-expired:
-		killGroup(pgid, done)
+		proc.Stop()
 		return fmt.Sprintf("command timed out after %dms", timeout.Milliseconds())
 	case <-ctx.Done():
-		killGroup(pgid, done)
+		proc.Stop()
 		return "cancelled"
-	}
-}
-
-// killGroup sends SIGTERM to the process group, and SIGKILL once the shell
-// has exited or the grace period is over, whichever comes first; then it
-// waits for the shell to be reaped.
-func killGroup(pgid int, done <-chan error) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	grace := time.NewTimer(bashKillGrace)
-	defer grace.Stop()
-	select {
-	case <-done:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	case <-grace.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
 	}
 }
 
@@ -234,14 +200,23 @@ func exitCode(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
+// WithNote is the result with note added to its notes, for the model.
+func (o BashResult) WithNote(note string) Result {
+	o.Notes = strings.TrimSpace(o.Notes + " " + note)
+	return o.result()
+}
+
 func (o BashResult) result() Result {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(o)
 	summary := fmt.Sprintf("exit %d · %s", o.ExitCode, formatDuration(o.DurationMS))
-	if o.Error != "" {
+	switch {
+	case o.Error != "":
 		summary = o.Error
+	case o.Refused:
+		summary += " · refused by the sandbox"
 	}
 	return Result{OK: o.OK, Content: strings.TrimSuffix(buf.String(), "\n"), Summary: summary, Bash: &o}
 }

@@ -49,7 +49,7 @@ func TestBashExitCodeAndStreams(t *testing.T) {
 func TestBashTruncatesEachStream(t *testing.T) {
 	t.Parallel()
 	ws := newWS(t)
-	tool := bashTool{ws: ws, outputLimit: 100}
+	tool := bashTool{ws: ws, outputLimit: 100, launch: Direct{Dir: ws.Root}}
 	res := call(t, tool, map[string]any{"command": "head -c 5000 /dev/zero | tr '\\0' a; echo small >&2"})
 	out := bashResult(t, res)
 	if !out.Truncated || out.Stdout != strings.Repeat("a", 100)+"\n"+truncatedLine || out.Stderr != "small\n" {
@@ -79,7 +79,7 @@ func TestBashTimeoutKillsProcessGroup(t *testing.T) {
 	ws := newWS(t)
 	pidFile := filepath.Join(ws.Root, "child.pid")
 	start := time.Now()
-	res := call(t, bashTool{ws: ws, maxTimeout: 30 * time.Second}, map[string]any{"command": startGroupProbe(pidFile), "timeout_ms": 500})
+	res := call(t, bashTool{ws: ws, maxTimeout: 30 * time.Second, launch: Direct{Dir: ws.Root}}, map[string]any{"command": startGroupProbe(pidFile), "timeout_ms": 500})
 	elapsed := time.Since(start)
 	out := bashResult(t, res)
 	if out.OK || out.ExitCode != -1 || out.Error != "command timed out after 500ms" || res.Summary != out.Error {
@@ -94,7 +94,7 @@ func TestBashTimeoutKillsProcessGroup(t *testing.T) {
 func TestBashTimeoutCappedByConfig(t *testing.T) {
 	t.Parallel()
 	ws := newWS(t)
-	tool := bashTool{ws: ws, maxTimeout: 300 * time.Millisecond}
+	tool := bashTool{ws: ws, maxTimeout: 300 * time.Millisecond, launch: Direct{Dir: ws.Root}}
 	out := bashResult(t, call(t, tool, map[string]any{"command": "sleep 30", "timeout_ms": 60000}))
 	if out.Error != "command timed out after 300ms" {
 		t.Fatalf("got %+v", out)

@@ -1,9 +1,6 @@
 package tools
 
-import (
-	"os/exec"
-	"time"
-)
+import "time"
 
 // Env is what the built-in tools need from the program.
 type Env struct {
@@ -29,24 +26,31 @@ type Env struct {
 	// SecretValues are values (the API key) no tool's environment may carry:
 	// bash drops environment variables that contain one.
 	SecretValues []string
-	// Supervise, when set, wraps each bash command so its processes die
-	// with coder (see package supervise); it sets the SysProcAttr.
-	Supervise func(*exec.Cmd) *exec.Cmd
 	// JournalDir is where multi-file patches journal their commit so a crash
 	// leaves all or none (see RecoverPatches); "" keeps no journal.
 	JournalDir string
-	// Sandbox, when set, returns the command running a bash call under an
-	// OS sandbox (shell -c the call's command), or nil to run it as usual.
-	Sandbox func(c *Call, shell string) (*exec.Cmd, error)
+	// Launcher starts bash's processes: coder's sandbox. nil means Direct
+	// (no sandbox, each call in a process group of its own), for tests.
+	Launcher Launcher
+	// Tasks are the session's background commands; nil means a fresh list
+	// for the tools of one Builtins call.
+	Tasks *Tasks
 }
 
 // Builtins returns the built-in tools: read, list, glob, grep, write, edit,
-// patch, bash.
+// patch, bash, bash_output, bash_kill.
 func Builtins(env Env) []Tool {
 	ws := env.Workspace
 	tracker := env.Tracker
 	if tracker == nil {
 		tracker = NewReadTracker()
+	}
+	launch, tasks := env.Launcher, env.Tasks
+	if launch == nil {
+		launch = Direct{Dir: ws.Root}
+	}
+	if tasks == nil {
+		tasks = NewTasks()
 	}
 	g := fileGuard{ws: ws, tracker: tracker, beforeChange: env.BeforeChange}
 	return []Tool{
@@ -58,7 +62,8 @@ func Builtins(env Env) []Tool {
 		editTool{ws: ws, g: g},
 		patchTool{ws: ws, g: g, journal: patchJournal{dir: env.JournalDir}, writeTemp: writeNewIn},
 		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit,
-			sandbox: env.Sandbox, secrets: env.SecretValues,
-			supervise: env.Supervise},
+			launch: launch, secrets: env.SecretValues, tasks: tasks},
+		taskTool{tasks: tasks},
+		taskTool{tasks: tasks, kill: true},
 	}
 }

@@ -20,6 +20,8 @@ const (
 	Edit         = "edit"
 	Patch        = "patch"
 	Bash         = "bash"
+	BashOutput   = "bash_output"
+	BashKill     = "bash_kill"
 	Fetch        = "fetch"
 	Skill        = "skill"
 	TodoRead     = "todoread"
@@ -104,6 +106,9 @@ type Call struct {
 	// ReadOnlyWorkspace is set in plan mode: even an approved command must
 	// not change the workspace.
 	ReadOnlyWorkspace bool
+	// Unsandboxed is set when a person let this one command run again
+	// outside the OS sandbox after the sandbox refused it.
+	Unsandboxed bool
 }
 
 // Path is a path a call names, resolved.

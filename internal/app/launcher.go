@@ -1,0 +1,218 @@
+package app
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/tools"
+)
+
+// launcher runs every process coder starts for the model (bash calls,
+// subagents' too, !cmd, auto-verify) in the OS sandbox: the profile comes
+// from the configuration and the call's mode (plan: the workspace
+// read-only too), with one private temp dir per session.
+//
+// The protected paths are guarded against one baseline, taken when no
+// sandboxed process runs and shared by those that overlap (a background
+// task and the calls made meanwhile): each call's end puts back whatever a
+// process changed since, so a task cannot plant a file that a later
+// snapshot would then keep.
+type launcher struct {
+	loaded  *config.Loaded
+	secrets []string
+
+	mu     sync.Mutex
+	tmp    string
+	active int
+	guard  *sandbox.Guard
+}
+
+func newLauncher(l *config.Loaded, secretValues []string) *launcher {
+	return &launcher{loaded: l, secrets: secretValues}
+}
+
+// Launch implements tools.Launcher.
+func (l *launcher) Launch(ctx context.Context, c *tools.Call, argv, env []string, stdout, stderr io.Writer, background bool) (tools.Proc, error) {
+	p, err := l.profile(c, env)
+	if err != nil {
+		return nil, err
+	}
+	// A command the person let run outside the sandbox takes no part in
+	// guarding the protected paths: what it changes there is kept, also
+	// when a sandboxed process that overlapped it ends.
+	outside := c.Unsandboxed
+	if !outside {
+		if err := l.acquire(); err != nil {
+			return nil, err
+		}
+	}
+	proc, err := start(ctx, p, argv, stdout, stderr, background)
+	if err != nil {
+		if !outside {
+			_, _ = l.release()
+		}
+		return nil, err
+	}
+	sp := &sandboxProc{Process: proc, profile: p, released: make(chan struct{})}
+	// Released when it ends, whoever waits for it: a background task's
+	// changes to protected paths are put back even if nobody reads it.
+	go func() {
+		<-proc.Done()
+		if outside {
+			sp.guardErr = l.acceptAll()
+		} else {
+			sp.changes, sp.guardErr = l.release()
+		}
+		close(sp.released)
+	}()
+	return sp, nil
+}
+
+// start starts argv in sandbox p.
+func start(ctx context.Context, p sandbox.Profile, argv []string, stdout, stderr io.Writer, background bool) (*sandbox.Process, error) {
+	var cmd *exec.Cmd
+	var err error
+	if background {
+		cmd, err = sandbox.Background(p, argv)
+	} else {
+		cmd, err = sandbox.Command(ctx, p, argv)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	return sandbox.Start(cmd)
+}
+
+// profile is the sandbox for call c: plan mode's read-only workspace, and
+// no OS sandbox (containment only) for a call the person let run outside.
+func (l *launcher) profile(c *tools.Call, env []string) (sandbox.Profile, error) {
+	mode := "build"
+	if c.ReadOnlyWorkspace {
+		mode = "plan"
+	}
+	tmp, err := l.tempDir()
+	if err != nil {
+		return sandbox.Profile{}, err
+	}
+	p := sandboxProfile(l.loaded, mode, tmp)
+	p.Env, p.Secrets = env, l.secrets
+	if c.Unsandboxed {
+		p.Level = sandbox.LevelNone
+	}
+	return p, nil
+}
+
+// tempDir is the session's private TMPDIR, made at the first command.
+func (l *launcher) tempDir() (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tmp != "" {
+		return l.tmp, nil
+	}
+	tmp, err := os.MkdirTemp("", "coder-session-")
+	if err != nil {
+		return "", err
+	}
+	l.tmp = tmp
+	return tmp, nil
+}
+
+// acquire counts a process in, taking the baseline of the protected paths
+// when it is the only one. The baseline is always the build-mode one: a
+// plan-mode call may overlap a task started in build mode.
+func (l *launcher) acquire() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active == 0 {
+		g, err := sandbox.Watch(sandboxProfile(l.loaded, "build", l.tmp))
+		if err != nil {
+			return err
+		}
+		l.guard = g
+	}
+	l.active++
+	return nil
+}
+
+// release counts a process out and puts the protected paths back as the
+// baseline has them.
+func (l *launcher) release() ([]string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	changes, err := l.guard.Restore()
+	if l.active--; l.active == 0 {
+		l.guard = nil
+	}
+	return changes, err
+}
+
+// acceptAll keeps what a command run outside the sandbox changed in the
+// protected paths, if sandboxed processes still run.
+func (l *launcher) acceptAll() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.guard == nil {
+		return nil
+	}
+	return l.guard.AcceptAll()
+}
+
+// Accept keeps a change coder itself made to a protected path (an approval
+// remembered in .coder/config.json) while a sandboxed process runs.
+func (l *launcher) Accept(path string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.guard == nil {
+		return nil
+	}
+	return l.guard.Accept(path)
+}
+
+// Close removes the session's temp dir; the tasks are stopped before.
+func (l *launcher) Close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tmp != "" {
+		_ = os.RemoveAll(l.tmp)
+		l.tmp = ""
+	}
+}
+
+// sandboxProc is a started sandboxed command.
+type sandboxProc struct {
+	*sandbox.Process
+	profile  sandbox.Profile
+	released chan struct{}
+	changes  []string
+	guardErr error
+}
+
+// Finish says what the sandbox did: protected paths put back, and a failure
+// that looks like one of its refusals.
+func (p *sandboxProc) Finish(stderr string) (notes []string, refused bool) {
+	<-p.released
+	if len(p.changes) > 0 {
+		notes = append(notes, "coder's sandbox keeps "+strings.Join(sandbox.DefaultProtected, ", ")+
+			" read-only for commands, so it put them back: "+strings.Join(p.changes, "; ")+".")
+	}
+	if p.guardErr != nil {
+		notes = append(notes, "coder could not check its protected paths: "+p.guardErr.Error())
+	}
+	if effectiveReport(p.profile).Level == sandbox.LevelNone {
+		return notes, false // nothing confined it
+	}
+	if d, ok := sandbox.Explain(p.profile, p.ExitCode(), stderr); ok {
+		notes = append(notes, d.Message)
+		refused = d.Kind != "setup"
+	}
+	return notes, refused
+}
+
+var _ tools.Launcher = (*launcher)(nil)

@@ -1,0 +1,228 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+//go:embed description/bash_output.md
+var bashOutputDescription string
+
+//go:embed description/bash_kill.md
+var bashKillDescription string
+
+// taskOutputMax is how much of a task's output is kept unread; older
+// output is dropped, and bash_output says how much.
+const taskOutputMax = 1 << 20
+
+// Tasks are a session's background commands (bash with background: true):
+// started in the same sandbox as any call, read with bash_output, stopped
+// with bash_kill, listed by /tasks, and all stopped when the session ends.
+// Nothing else a call starts outlives the call.
+type Tasks struct {
+	mu    sync.Mutex
+	seq   int
+	tasks map[string]*task
+}
+
+type task struct {
+	id, command string
+	started     time.Time
+	proc        Proc
+	out         *taskOutput
+}
+
+// TaskInfo describes a task for /tasks.
+type TaskInfo struct {
+	ID, Command string
+	Started     time.Time
+	// ExitCode is -1 while the task runs.
+	ExitCode int
+}
+
+// NewTasks returns an empty task list.
+func NewTasks() *Tasks { return &Tasks{tasks: map[string]*task{}} }
+
+func (t bashTool) background(ctx context.Context, c *Call, command string) (Result, error) {
+	if t.tasks == nil {
+		return Failure("background tasks are not available in this run"), nil
+	}
+	out := &taskOutput{}
+	proc, err := t.launch.Launch(ctx, c, t.argv(command), t.env(), out, out, true)
+	if err != nil {
+		return Failure("cannot start the command: %v", err), nil
+	}
+	id := t.tasks.add(command, proc, out)
+	b, _ := json.Marshal(map[string]any{"ok": true, "task_id": id, "status": "running",
+		"note": "read its output with bash_output, stop it with bash_kill"})
+	return Result{OK: true, Content: string(b), Summary: "started " + id}, nil
+}
+
+func (ts *Tasks) add(command string, proc Proc, out *taskOutput) string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.seq++
+	id := fmt.Sprintf("task-%d", ts.seq)
+	ts.tasks[id] = &task{id: id, command: command, started: time.Now(), proc: proc, out: out}
+	return id
+}
+
+func (ts *Tasks) get(id string) (*task, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t, ok := ts.tasks[id]
+	return t, ok
+}
+
+// List describes every task, oldest first.
+func (ts *Tasks) List() []TaskInfo {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	var out []TaskInfo
+	for _, t := range ts.tasks {
+		out = append(out, TaskInfo{ID: t.id, Command: t.command, Started: t.started, ExitCode: t.proc.ExitCode()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	return out
+}
+
+// Stop stops task id (the person's /tasks stop).
+func (ts *Tasks) Stop(id string) error {
+	t, ok := ts.get(id)
+	if !ok {
+		return fmt.Errorf("no task %q", id)
+	}
+	t.proc.Stop()
+	return nil
+}
+
+// StopAll stops every task (the session ends).
+func (ts *Tasks) StopAll() {
+	ts.mu.Lock()
+	all := make([]*task, 0, len(ts.tasks))
+	for _, t := range ts.tasks {
+		all = append(all, t)
+	}
+	ts.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, t := range all {
+		wg.Go(t.proc.Stop)
+	}
+	wg.Wait()
+}
+
+// taskOutput keeps a task's combined output that was not read yet, up to
+// taskOutputMax bytes.
+type taskOutput struct {
+	mu      sync.Mutex
+	buf     []byte
+	dropped int
+}
+
+func (o *taskOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf = append(o.buf, p...)
+	if over := len(o.buf) - taskOutputMax; over > 0 {
+		o.buf, o.dropped = append(o.buf[:0:0], o.buf[over:]...), o.dropped+over
+	}
+	return len(p), nil
+}
+
+// take returns the unread output and how many bytes were dropped unread.
+func (o *taskOutput) take() (string, int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s, d := validUTF8(string(o.buf)), o.dropped
+	o.buf, o.dropped = nil, 0
+	return s, d
+}
+
+type taskArgs struct {
+	TaskID string `json:"task_id"`
+}
+
+// taskTool is bash_output (kill false) or bash_kill (kill true).
+type taskTool struct {
+	tasks *Tasks
+	kill  bool
+}
+
+func (t taskTool) Name() string {
+	if t.kill {
+		return BashKill
+	}
+	return BashOutput
+}
+
+func (t taskTool) Description() string {
+	if t.kill {
+		return bashKillDescription
+	}
+	return bashOutputDescription
+}
+
+func (t taskTool) Kind() Kind {
+	if t.kill {
+		return KindExecute
+	}
+	return KindRead
+}
+
+func (taskTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"]}`)
+}
+
+func (t taskTool) Prepare(c *Call) error {
+	a, err := decodeArgs[taskArgs](c)
+	if err != nil {
+		return err
+	}
+	c.Subject = strings.TrimSpace(a.TaskID)
+	return nil
+}
+
+func (t taskTool) Run(_ context.Context, c *Call) (Result, error) {
+	if t.tasks == nil {
+		return Failure("background tasks are not available in this run"), nil
+	}
+	tk, ok := t.tasks.get(c.Subject)
+	if !ok {
+		var ids []string
+		for _, i := range t.tasks.List() {
+			ids = append(ids, i.ID)
+		}
+		return Failure("no task %q; tasks: %s", c.Subject, orNone(strings.Join(ids, ", "))), nil
+	}
+	if t.kill {
+		tk.proc.Stop()
+	}
+	text, dropped := tk.out.take()
+	status, code := "running", tk.proc.ExitCode()
+	if code >= 0 {
+		status = "exited"
+	}
+	res := map[string]any{"ok": true, "task_id": tk.id, "status": status, "output": text}
+	if code >= 0 {
+		res["exit_code"] = code
+	}
+	if dropped > 0 {
+		res["dropped_bytes"] = dropped
+	}
+	b, _ := json.Marshal(res)
+	summary := fmt.Sprintf("%s %s · %s", tk.id, status, plural(countLines(text), "line"))
+	return Result{OK: true, Content: string(b), Summary: summary}, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
