@@ -153,22 +153,7 @@ func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c *tools.Call) 
 
 func (o *Orchestrator) askApproval(ctx context.Context, ts *turnState, a *admitted, req permission.Request) *admitted {
 	c := req.Call
-	prev := ts.state
-	o.setState(ts, event.StateAwaitingHuman)
-	o.emit(event.ApprovalRequested{CallID: c.ID, Tool: c.Name, Subject: c.Subject, Reasons: req.Reasons,
-		Danger: req.Danger, Preview: req.Preview})
-	reply, err := o.opts.Front.Approver.Approve(ctx, req)
-	o.setState(ts, prev)
-	decision := "denied"
-	switch {
-	case err != nil:
-		decision = "cancelled"
-	case reply.Approved && reply.Always:
-		decision = "always"
-	case reply.Approved:
-		decision = "approved"
-	}
-	o.emit(event.ApprovalAnswered{CallID: c.ID, Decision: decision, Feedback: reply.Feedback})
+	reply, err := o.approval(ctx, ts, req)
 	switch {
 	case err != nil:
 		return a.refuse(cancelledResult())
@@ -182,6 +167,29 @@ func (o *Orchestrator) askApproval(ctx context.Context, ts *turnState, a *admitt
 	}
 	c.OutsideApproved = true
 	return a
+}
+
+// approval puts req to the approver, with the turn awaiting a person meanwhile,
+// and records the question and its answer as events.
+func (o *Orchestrator) approval(ctx context.Context, ts *turnState, req permission.Request) (permission.Reply, error) {
+	c := req.Call
+	prev := ts.state
+	o.setState(ts, event.StateAwaitingHuman)
+	o.emit(event.ApprovalRequested{CallID: c.ID, Tool: c.Name, Subject: c.Subject, Reasons: req.Reasons,
+		Danger: req.Danger, Preview: req.Preview})
+	reply, err := o.opts.Front.Approver.Approve(ctx, req)
+	o.setState(ts, prev)
+	decision := "denied"
+	switch {
+	case err != nil:
+		decision = "cancelled"
+	case reply.Approved && reply.Always && !req.Escalation:
+		decision = "always"
+	case reply.Approved:
+		decision = "approved"
+	}
+	o.emit(event.ApprovalAnswered{CallID: c.ID, Decision: decision, Feedback: reply.Feedback})
+	return reply, err
 }
 
 // denialText tells the model who said no and why: a person, or the rule
@@ -211,6 +219,8 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 	res, err := tools.Execute(ctx, c)
 	if err != nil {
 		res = tools.Failure("%s failed: %v", c.Name, err)
+	} else {
+		res = o.escalate(ctx, ts, c, res)
 	}
 	res = o.redact(res)
 	if uerr := after(); uerr != nil && err == nil {

@@ -18,6 +18,7 @@ func TestNonInteractive(t *testing.T) {
 		{"danger", NonInteractive{}, Request{Danger: true}, false, DangerDeniedFeedback},
 		{"danger with policy ask", NonInteractive{}, Request{PolicyAsk: true, Danger: true}, false, DangerDeniedFeedback},
 		{"danger allowed by config", NonInteractive{AllowDanger: true}, Request{Danger: true}, true, ""},
+		{"escalation even with danger allowed", NonInteractive{AllowDanger: true}, Request{Danger: true, Escalation: true}, false, EscalationDeniedFeedback},
 	}
 	for _, tt := range tests {
 		r, err := tt.approver.Approve(context.Background(), tt.req)

@@ -54,6 +54,10 @@ type Request struct {
 	PolicyAsk bool
 	// Danger: a tool-level check raised reasons; only y/n is offered.
 	Danger bool
+	// Escalation: a re-run, once, outside coder's sandbox of a command the
+	// sandbox refused. Always Danger too; only a person present may say
+	// yes, whatever approval.allow_danger says.
+	Escalation bool
 }
 
 // Reply is a person's answer.
