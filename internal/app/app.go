@@ -16,6 +16,7 @@ import (
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/repl"
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/session"
 )
 
@@ -53,6 +54,9 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 	if len(f.args) > 0 && f.args[0] == "sessions" && !f.print {
 		return listSessions(f, stdio, env)
 	}
+	// What the kernel allows is probed by starting the sandbox helper once
+	// (milliseconds): meanwhile the configuration and the session store load.
+	go sandbox.Probe()
 	if !f.print {
 		return runREPL(ctx, f, stdio, env)
 	}
