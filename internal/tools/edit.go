@@ -94,17 +94,18 @@ func (t editTool) edit(tg target, before string, a editArgs) Result {
 			return fmt.Sprintf("filled %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
 		})
 	}
-	bom, body := splitBOM(before)
-	out, merr := applyEdit(body, a.OldString, a.NewString, a.ReplaceAll)
+	out, merr := editText(before, a.OldString, a.NewString, a.ReplaceAll)
 	if merr != nil {
 		return editFailure(tg.Rel, merr)
 	}
-	after := bom + out.text
-	if after == before {
+	if out.text == before {
+		if out.bomAsked {
+			return Failure("the edit changes nothing in %s: a BOM is added or removed only at the start of the file, with old_string the file's first text", tg.Rel)
+		}
 		return Failure("the edit changes nothing in %s: the matched text already reads like new_string", tg.Rel)
 	}
-	return t.g.commit(tg, before, after, func(added, removed int) string {
-		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural(out.count, "replacement"), added, removed, out.m.note())
+	return t.g.commit(tg, before, out.text, func(added, removed int) string {
+		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural(out.count, "replacement"), added, removed, out.note())
 	})
 }
 
@@ -112,7 +113,46 @@ func (t editTool) edit(tg target, before string, a editArgs) Result {
 type editResult struct {
 	text  string
 	count int
-	m     match // the replacement, when there is one
+	m     match    // the replacement, when there is one
+	notes []string // what else changed: the final newline, the BOM
+	// bomAsked: old_string and new_string differ only by a BOM.
+	bomAsked bool
+}
+
+// editText applies an edit to a file's whole content: the BOM is set
+// aside, and changes only when the model's texts differ by it alone at the
+// start of the file.
+func editText(before, old, repl string, replaceAll bool) (editResult, *matchError) {
+	bom, body := splitBOM(before)
+	old, repl, wantBOM, changeBOM := bomWish(old, repl)
+	if changeBOM && !replaceAll {
+		at := 0
+		if old != "" {
+			m, merr := findMatch(body, matchQuery{old: old, new: old})
+			if merr != nil {
+				return editResult{}, merr
+			}
+			at = m.start
+		}
+		out := editResult{text: before, bomAsked: true}
+		if at == 0 && (bom != "") != wantBOM {
+			out.text, out.count = body, 1
+			if wantBOM {
+				out.text = utf8BOM + body
+			}
+			out.notes = []string{"removed the UTF-8 BOM"}
+			if wantBOM {
+				out.notes = []string{"added the UTF-8 BOM"}
+			}
+		}
+		return out, nil
+	}
+	out, merr := applyEdit(body, old, repl, replaceAll)
+	if merr != nil {
+		return editResult{}, merr
+	}
+	out.text = bom + out.text
+	return out, nil
 }
 
 // applyEdit replaces old with repl in content: the unique match found by the
@@ -122,18 +162,51 @@ func applyEdit(content, old, repl string, replaceAll bool) (editResult, *matchEr
 		return replaceAllExact(content, old, repl)
 	}
 	m, merr := findMatch(content, matchQuery{old: old, new: repl})
+	if merr != nil && merr.count == 0 && content != "" && !endsWithEOL(content) && endsWithEOL(old) {
+		// old_string ends with the line break the file lacks at its end.
+		q := matchQuery{old: trimEOL(old), new: repl, atEOF: true}
+		if endsWithEOL(repl) {
+			q.new = trimEOL(repl)
+		}
+		if m2, merr2 := findMatch(content, q); merr2 == nil {
+			m, merr = m2, nil
+		}
+	}
 	if merr != nil {
 		return editResult{}, merr
 	}
-	return editResult{text: content[:m.start] + m.repl + content[m.end:], count: 1, m: m}, nil
+	out := editResult{text: content[:m.start] + m.repl + content[m.end:], count: 1, m: m}
+	if m.end == len(content) && content != "" {
+		out.text, out.notes = finalNewline(content, out.text, old, repl)
+	}
+	return out, nil
+}
+
+// finalNewline gives text, which replaced the end of content, the final
+// newline content has (or lacks), unless the model's texts differ by it
+// alone.
+func finalNewline(content, text, old, repl string) (string, []string) {
+	had := endsWithEOL(content)
+	want, change := finalNewlineWish(old, repl)
+	if !change {
+		want = had
+	}
+	text = setFinalNewline(text, want, fileEOL(content))
+	switch {
+	case want && !had:
+		return text, []string{"added the final newline"}
+	case !want && had:
+		return text, []string{"removed the final newline"}
+	}
+	return text, nil
 }
 
 // replaceAllExact is replace_all: exact occurrences only, because a
 // tolerant match repeated over a file is too easily wrong somewhere. When
 // there is none, the ladder runs to tell the model what it would find.
 func replaceAllExact(content, old, repl string) (editResult, *matchError) {
-	n := strings.Count(content, old)
-	if n == 0 {
+	cands, split := allExact(content, old)
+	if len(cands) == 0 || split {
 		m, merr := findMatch(content, matchQuery{old: old, new: repl})
 		if merr == nil {
 			merr = &matchError{count: 1, lines: []int{lineOf(content, m.start)}, rung: m.rung}
@@ -141,10 +214,47 @@ func replaceAllExact(content, old, repl string) (editResult, *matchError) {
 		merr.replaceAll = true
 		return editResult{}, merr
 	}
-	if usesCRLF(content) {
-		repl = toCRLF(repl)
+	q := matchQuery{old: old, new: repl, cache: &textCache{}}
+	var b strings.Builder
+	last := 0
+	for _, c := range cands {
+		m, merr := buildMatch(content, c, rungHits{rung: ladder[0], old: old, repl: repl}, q)
+		if merr != nil {
+			return editResult{}, merr
+		}
+		b.WriteString(content[last:c.start])
+		b.WriteString(m.repl)
+		last = c.end
 	}
-	return editResult{text: strings.ReplaceAll(content, old, repl), count: n}, nil
+	b.WriteString(content[last:])
+	return editResult{text: b.String(), count: len(cands)}, nil
+}
+
+// allExact lists the non-overlapping exact occurrences of old; split
+// reports one that would cut a CRLF pair.
+func allExact(content, old string) (cands []candidate, split bool) {
+	for i := 0; old != "" && i <= len(content)-len(old); {
+		k := strings.Index(content[i:], old)
+		if k < 0 {
+			break
+		}
+		s := i + k
+		if splitsCRLF(content, s, s+len(old)) {
+			return nil, true
+		}
+		cands = append(cands, candidate{s, s + len(old)})
+		i = s + len(old)
+	}
+	return cands, false
+}
+
+// note tells the model what the edit did beyond the plain replacement.
+func (r editResult) note() string {
+	s := r.m.note()
+	for _, n := range r.notes {
+		s += "; " + n
+	}
+	return s
 }
 
 // note tells the model which tolerance a match needed.
@@ -162,6 +272,9 @@ func (m match) note() string {
 // editFailure explains a matchError to the model.
 func editFailure(rel string, e *matchError) Result {
 	switch {
+	case e.unfaithful != "":
+		return Failure("old_string matches line %d of %s %s, but nothing was changed: %s; copy old_string and the unchanged lines of new_string exactly from the file",
+			e.lines[0], rel, e.rung.after(), e.unfaithful)
 	case e.replaceAll && e.count > 0:
 		return Failure("old_string has no exact match in %s, and replace_all matches exactly only; after %s it matches %s (lines %s): copy the exact text from the file, or drop replace_all to edit one unique place",
 			rel, e.rung.name, plural(e.count, "place"), e.lineList())

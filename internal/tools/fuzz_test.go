@@ -152,14 +152,27 @@ func checkEditInvariants(t *testing.T, content, old, repl string, replaceAll boo
 	if m.start < 0 || m.start > m.end || m.end > len(content) {
 		t.Fatalf("region [%d,%d) outside a %d-byte file", m.start, m.end, len(content))
 	}
-	if want := content[:m.start] + m.repl + content[m.end:]; out.text != want {
+	want := content[:m.start] + m.repl + content[m.end:]
+	if m.end == len(content) && content != "" {
+		// Only the final newline may differ, and only to keep the file's.
+		keep := endsWithEOL(content)
+		if w, change := finalNewlineWish(old, repl); change {
+			keep = w
+		}
+		if (trimEOL(out.text) != trimEOL(want) && out.text != want) || (out.text != "" && endsWithEOL(out.text) != keep) {
+			t.Fatalf("edit touched bytes outside its region or the final newline:\n got %q\nwant %q", out.text, want)
+		}
+	} else if out.text != want {
 		t.Fatalf("edit touched bytes outside its region:\n got %q\nwant %q", out.text, want)
 	}
-	if !m.rung.tolerant && content[m.start:m.end] != old {
+	if !m.rung.tolerant && content[m.start:m.end] != old && content[m.start:m.end] != trimEOL(old) {
 		t.Fatalf("exact rung matched %q, not %q", content[m.start:m.end], old)
 	}
-	if i := strings.Index(content, old); i >= 0 && m.rung.tolerant {
+	if i := strings.Index(content, old); i >= 0 && m.rung.tolerant && !splitsCRLF(content, i, i+len(old)) {
 		t.Fatalf("an exact occurrence at %d was passed over for rung %q", i, m.rung.name)
+	}
+	if splitsCRLF(content, m.start, m.end) {
+		t.Fatalf("the match [%d,%d) splits a CRLF pair", m.start, m.end)
 	}
 	// What a tolerant rung replaced reads like old once normalised.
 	if r := m.rung; r.tolerant && !r.rewrites() {
@@ -168,7 +181,8 @@ func checkEditInvariants(t *testing.T, content, old, repl string, replaceAll boo
 			t.Fatalf("rung %q replaced %q, which normalises to %q, not %q", r.name, content[m.start:m.end], got, want)
 		}
 	}
-	if region := content[m.start:m.end]; strings.Contains(region, "\r\n") && strings.Count(m.repl, "\n") != strings.Count(m.repl, "\r\n") {
+	region := content[m.start:m.end]
+	if n := strings.Count(region, "\n"); n > 0 && n == strings.Count(region, "\r\n") && strings.Count(m.repl, "\n") != strings.Count(m.repl, "\r\n") {
 		t.Fatalf("CRLF region %q replaced with bare LF: %q", region, m.repl)
 	}
 }
