@@ -26,12 +26,22 @@ type alignIn struct {
 	atLineStart bool
 	eol         string     // line break for new lines when the region has none
 	indent      fileIndent // how the whole file indents
+	// swapChars: elsewhere in the same call the model wrote tabs for the
+	// file's spaces or the reverse, so its new lines here, matched with no
+	// drift to learn from, take the file's indentation characters.
+	swapChars bool
 }
 
 // alignOut is the replacement for the region.
 type alignOut struct {
 	repl       string
 	reindented bool // a changed line's indentation was mapped to the file's
+	// unplaced: old_string's lines are indented alike where the file's
+	// differ, so a line new_string adds there has no one indentation.
+	unplaced bool
+	// swapped: the model indented with tabs where the file has spaces, or
+	// the reverse.
+	swapped bool
 }
 
 // lineParts is a line cut where drift lives: indentation, text, trailing
@@ -56,6 +66,8 @@ type aligner struct {
 	inFileIndent  bool // new is written in the file's indentation already
 	typographic   map[rune]bool
 	reindented    bool
+	// unplaced: a line's indentation could not be mapped to the file's.
+	unplaced bool
 }
 
 // alignReplacement builds the replacement for in.region. ok is false when
@@ -131,7 +143,7 @@ func (a *aligner) build() alignOut {
 	for ; j < len(a.new) && i < len(a.file); i, j = i+1, j+1 {
 		out = append(out, outLine{a.file[i], a.fileEOL[i]})
 	}
-	return alignOut{repl: a.join(out), reindented: a.reindented}
+	return alignOut{repl: a.join(out), reindented: a.reindented, unplaced: a.unplaced, swapped: a.imap.swapsChars()}
 }
 
 // changed adapts a block the model changed: old lines [Start, End) became
@@ -182,19 +194,29 @@ func (a *aligner) added(n string, first bool) string {
 	if first && !a.in.atLineStart {
 		return asciiFor(n, a.typographic)
 	}
-	ind := leadingWS(n)
-	if isBlank(n) {
+	if n == "" {
 		return n
 	}
+	ind := leadingWS(n) // all of a line of whitespace, mapped as well
 	return a.indentOf(ind) + asciiFor(n[len(ind):], a.typographic)
 }
 
 // indentOf maps an indentation of the model's new text to the file's.
 func (a *aligner) indentOf(ind string) string {
-	if !a.shifted || a.inFileIndent {
+	var to string
+	switch {
+	case a.inFileIndent:
 		return ind
+	case a.shifted:
+		var ok bool
+		if to, ok = a.imap.apply(ind); !ok {
+			a.unplaced = true
+		}
+	case a.in.swapChars:
+		to = a.in.indent.convert(ind, indentStep(strings.Split(a.in.old+"\n"+a.in.new, "\n")))
+	default:
+		return ind // nothing says the model's indentation is not the file's
 	}
-	to := a.imap.apply(ind)
 	a.reindented = a.reindented || to != ind
 	return to
 }

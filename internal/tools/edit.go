@@ -161,6 +161,9 @@ func applyEdit(content, old, repl string, replaceAll bool) (editResult, *matchEr
 	if replaceAll {
 		return replaceAllExact(content, old, repl)
 	}
+	if want, change := finalNewlineWish(old, repl); change && content != "" && want != endsWithEOL(content) {
+		return changeFinalNewline(content, old, repl)
+	}
 	m, merr := findMatch(content, matchQuery{old: old, new: repl})
 	if merr != nil && merr.count == 0 && content != "" && !endsWithEOL(content) && endsWithEOL(old) {
 		// old_string ends with the line break the file lacks at its end.
@@ -180,6 +183,37 @@ func applyEdit(content, old, repl string, replaceAll bool) (editResult, *matchEr
 		out.text, out.notes = finalNewline(content, out.text, old, repl)
 	}
 	return out, nil
+}
+
+// changeFinalNewline is an edit whose texts differ only by a final line
+// break the file lacks (or has): a match at the end of the file comes
+// first. Adding a line break elsewhere in a file without a final newline
+// is refused: the model most likely meant the end.
+func changeFinalNewline(content, old, repl string) (editResult, *matchError) {
+	m, merr := findMatch(content, matchQuery{old: old, new: repl, atEOF: true})
+	if merr != nil && merr.count == 0 && endsWithEOL(old) {
+		m, merr = findMatch(content, matchQuery{old: trimEOL(old), new: repl, atEOF: true})
+	}
+	if merr == nil {
+		out := editResult{text: content[:m.start] + m.repl, count: 1, m: m}
+		out.text, out.notes = finalNewline(content, out.text, old, repl)
+		return out, nil
+	}
+	if merr.count > 0 {
+		return editResult{}, merr
+	}
+	elsewhere, e := findMatch(content, matchQuery{old: old, new: repl})
+	switch {
+	case e != nil:
+		return editResult{}, merr
+	case endsWithEOL(content):
+		// Removing a line break elsewhere: a blank line at the end, or two
+		// lines joined, as written.
+		return editResult{text: content[:elsewhere.start] + elsewhere.repl + content[elsewhere.end:], count: 1, m: elsewhere}, nil
+	}
+	// Adding one elsewhere would put a blank line there, which is not
+	// what a model asking for the final newline wants.
+	return editResult{}, &matchError{count: 1, lines: []int{lineOf(content, elsewhere.start)}, rung: elsewhere.rung, notAtEnd: true}
 }
 
 // finalNewline gives text, which replaced the end of content, the final
@@ -272,6 +306,9 @@ func (m match) note() string {
 // editFailure explains a matchError to the model.
 func editFailure(rel string, e *matchError) Result {
 	switch {
+	case e.notAtEnd:
+		return Failure("new_string is old_string with a line break added, which adds the final newline %s lacks only where old_string ends the file, but it matches line %d; make old_string the last lines of the file, or include the next line to insert a blank line",
+			rel, e.lines[0])
 	case e.unfaithful != "":
 		return Failure("old_string matches line %d of %s %s, but nothing was changed: %s; copy old_string and the unchanged lines of new_string exactly from the file",
 			e.lines[0], rel, e.rung.after(), e.unfaithful)

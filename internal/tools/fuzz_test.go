@@ -105,11 +105,15 @@ func renderHunk(b *strings.Builder, h patchHunk) {
 	for _, a := range h.anchors {
 		b.WriteString("@@ " + a + "\n")
 	}
-	for _, l := range h.old {
-		b.WriteString("-" + l + "\n")
-	}
-	for _, l := range h.new {
-		b.WriteString("+" + l + "\n")
+	for k, l := range h.lines {
+		if k >= len(h.lines)-h.bareTail && l.text == "" {
+			b.WriteString("\n") // a bare blank line before *** End of File
+		} else {
+			b.WriteString(string(l.op) + l.text + "\n")
+		}
+		if l.noEOL {
+			b.WriteString("\\ No newline at end of file\n")
+		}
 	}
 	if h.eof {
 		b.WriteString(hdrEOF + "\n")
@@ -130,8 +134,8 @@ func canonicalizable(ops []patchOp) bool {
 					return false
 				}
 			}
-			for _, l := range append(append([]string{}, h.old...), h.new...) {
-				if strings.ContainsRune(l, '\r') {
+			for _, l := range h.lines {
+				if strings.ContainsRune(l.text, '\r') {
 					return false
 				}
 			}
@@ -168,7 +172,9 @@ func checkEditInvariants(t *testing.T, content, old, repl string, replaceAll boo
 	if !m.rung.tolerant && content[m.start:m.end] != old && content[m.start:m.end] != trimEOL(old) {
 		t.Fatalf("exact rung matched %q, not %q", content[m.start:m.end], old)
 	}
-	if i := strings.Index(content, old); i >= 0 && m.rung.tolerant && !splitsCRLF(content, i, i+len(old)) {
+	// An edit of the final newline prefers a tolerant match at the end.
+	_, eofEdit := finalNewlineWish(old, repl)
+	if i := strings.Index(content, old); i >= 0 && m.rung.tolerant && !splitsCRLF(content, i, i+len(old)) && !eofEdit {
 		t.Fatalf("an exact occurrence at %d was passed over for rung %q", i, m.rung.name)
 	}
 	if splitsCRLF(content, m.start, m.end) {

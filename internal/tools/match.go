@@ -61,12 +61,15 @@ type matchQuery struct {
 	script []lcs.Diff
 	// cache keeps the normalised views of one text across queries.
 	cache *textCache
+	// swapChars: see alignIn.
+	swapChars bool
 }
 
 // textCache holds what the ladder derives from one text.
 type textCache struct {
 	views  map[normOpts]normView
 	indent *fileIndent
+	index  *lineIndex
 }
 
 func (c *textCache) view(content string, o normOpts) normView {
@@ -95,6 +98,7 @@ type match struct {
 	repl       string
 	rung       rung
 	reindented bool
+	swapped    bool // the model swapped tabs and spaces in its indentation
 }
 
 // candidate is one place old matched, before uniqueness is known.
@@ -113,6 +117,9 @@ type matchError struct {
 	// unfaithful says why a unique match was not applied: the result
 	// would have changed lines the model's own texts leave alone.
 	unfaithful string
+	// notAtEnd: the texts differ only by the final newline, and old
+	// matches elsewhere than at the end of the file.
+	notAtEnd bool
 }
 
 // rungHits is what one rung of the ladder found.
@@ -298,16 +305,24 @@ func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *
 		atLineStart: c.start == 0 || content[c.start-1] == '\n',
 		eol:         lineBreakAt(content, c.end),
 		indent:      q.cache.fileIndent(content),
+		swapChars:   q.swapChars,
+	}
+	if u := localIndentStep(content, c.start, c.end); u > 0 {
+		in.indent.unit = u
 	}
 	out, ok := alignReplacement(in)
 	if !ok {
 		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
 			unfaithful: "its lines do not line up with the file's"}
 	}
+	if out.unplaced {
+		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
+			unfaithful: "its lines indented alike are indented differently in the file, so the indentation of the lines it adds is unclear"}
+	}
 	if why := unfaithful(content, c, out.repl, h.old, h.repl); why != "" {
 		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)}, unfaithful: why}
 	}
-	return match{start: c.start, end: c.end, repl: out.repl, rung: h.rung, reindented: out.reindented}, nil
+	return match{start: c.start, end: c.end, repl: out.repl, rung: h.rung, reindented: out.reindented, swapped: out.swapped}, nil
 }
 
 // lineBreakAt is the line break ending the line that holds offset off, or

@@ -1,6 +1,10 @@
 package tools
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
+)
 
 // tabWidth is how many columns a tab counts for when indentation written
 // with spaces is converted to a file indented with tabs, or back.
@@ -16,8 +20,16 @@ type indentPair struct{ model, file string }
 // same drift.
 type indentMap struct {
 	known map[string]string // model indentation → the file's, as seen
+	// clash lists model indentations seen with two different widths in the
+	// file: the model flattened a structure, and lines it adds at that
+	// indentation have no one place.
+	clash map[string]bool
 	pairs []indentPair
-	tabs  bool // the file indents with tabs
+	// shifts: the model's indentation is the file's with the prefix
+	// shiftFrom in place of shiftTo.
+	shiftFrom, shiftTo string
+	shifts             bool
+	tabs               bool // the file indents with tabs
 	// modelUnit and fileUnit are the indentation steps, in columns, of the
 	// model's text and of the file (0: unknown).
 	modelUnit, fileUnit int
@@ -28,7 +40,7 @@ type indentMap struct {
 // starts a line of the file; if not, its indentation tells nothing. ok is
 // false when the model's indentation already is the file's.
 func newIndentMap(old, region []string, firstAtStart bool, modelText string, file fileIndent) (indentMap, bool) {
-	m := indentMap{known: map[string]string{}, tabs: file.tabs, fileUnit: file.unit}
+	m := indentMap{known: map[string]string{}, clash: map[string]bool{}, tabs: file.tabs, fileUnit: file.unit}
 	shift := false
 	for i := range old {
 		if i >= len(region) || (i == 0 && !firstAtStart) || isBlank(old[i]) {
@@ -36,8 +48,10 @@ func newIndentMap(old, region []string, firstAtStart bool, modelText string, fil
 		}
 		p := indentPair{leadingWS(old[i]), leadingWS(region[i])}
 		m.pairs = append(m.pairs, p)
-		if _, ok := m.known[p.model]; !ok {
+		if to, ok := m.known[p.model]; !ok {
 			m.known[p.model] = p.file
+		} else if indentWidth(to) != indentWidth(p.file) {
+			m.clash[p.model] = true
 		}
 		shift = shift || p.model != p.file
 		m.tabs = m.tabs || strings.Contains(p.file, "\t")
@@ -46,21 +60,79 @@ func newIndentMap(old, region []string, firstAtStart bool, modelText string, fil
 		return indentMap{}, false
 	}
 	m.modelUnit = indentStep(strings.Split(modelText, "\n"))
+	m.learnShift()
 	return m, true
 }
 
-// apply maps one indentation the model wrote to the file's.
-func (m indentMap) apply(ind string) string {
-	if to, ok := m.known[ind]; ok {
-		return to
+// learnShift checks whether the model's indentation is the file's with
+// one prefix swapped for another (a block shifted by whole levels, in the
+// file's own characters): every pair is (from+rest, to+rest).
+func (m *indentMap) learnShift() {
+	if m.swapsChars() {
+		return
 	}
-	return renderIndent(m.mapWidth(indentWidth(ind)), m.tabs)
+	base := m.pairs[0]
+	for _, p := range m.pairs {
+		if len(p.model) < len(base.model) {
+			base = p
+		}
+	}
+	for _, p := range m.pairs {
+		rest, ok := strings.CutPrefix(p.model, base.model)
+		if !ok || p.file != base.file+rest {
+			return
+		}
+	}
+	m.shiftFrom, m.shiftTo, m.shifts = base.model, base.file, true
+}
+
+// apply maps one indentation the model wrote to the file's; ok is false
+// when the lines seen do not say where it goes.
+func (m indentMap) apply(ind string) (string, bool) {
+	if to, ok := m.known[ind]; ok {
+		return to, !m.clash[ind]
+	}
+	if len(m.clash) > 0 || !m.monotonic() {
+		return ind, false
+	}
+	w := m.mapWidth(indentWidth(ind))
+	// A plain shift keeps the model's own characters past it (spaces a
+	// line really has in a file indented with tabs).
+	if rest, ok := strings.CutPrefix(ind, m.shiftFrom); ok && m.shifts && indentWidth(m.shiftTo+rest) == w {
+		return m.shiftTo + rest, true
+	}
+	return renderIndent(w, m.tabs), true
+}
+
+// swapsChars reports whether the model indents with tabs where the file
+// has spaces, or the reverse.
+func (m indentMap) swapsChars() bool {
+	for _, p := range m.pairs {
+		if p.model != "" && p.file != "" && strings.Contains(p.model, "\t") != strings.Contains(p.file, "\t") {
+			return true
+		}
+	}
+	return false
+}
+
+// monotonic reports whether deeper lines of the model's are never
+// shallower in the file: else no rule maps a new width.
+func (m indentMap) monotonic() bool {
+	for _, p := range m.pairs {
+		for _, q := range m.pairs {
+			if indentWidth(p.model) < indentWidth(q.model) && indentWidth(p.file) > indentWidth(q.file) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // mapWidth maps an indentation width the matched lines do not show:
 // linearly through the first two distinct levels seen (a 4-space model
-// against a 2-space file halves), else from the one level seen, by the
-// offset the match needed, each further level of the model's being one
+// against a 2-space file halves), else from the one level seen: by the
+// offset the match needed, or, when that level shows the ratio of the
+// model's unit to the file's, each further level of the model's being one
 // level of the file's.
 func (m indentMap) mapWidth(w int) int {
 	m1, f1 := indentWidth(m.pairs[0].model), indentWidth(m.pairs[0].file)
@@ -70,16 +142,39 @@ func (m indentMap) mapWidth(w int) int {
 			return max(f1+(w-m1)*(f2-f1)/(m2-m1), 0)
 		}
 	}
-	if m.modelUnit == 0 || m.fileUnit == 0 {
+	// A unit ratio shows as the one level seen having the ratio of the
+	// units (4 spaces for one tab); anything else is a shift.
+	if m1 == 0 || f1 == 0 || m.modelUnit == 0 || m.fileUnit == 0 || m1*m.fileUnit != f1*m.modelUnit {
 		return max(f1+w-m1, 0)
 	}
 	return max(f1+(w-m1)/m.modelUnit*m.fileUnit+(w-m1)%m.modelUnit, 0)
 }
 
-// fileIndent is how a file indents: its step and whether with tabs.
+// localIndentStep is the indentation step of the lines around
+// [start, end) of content: a file's blocks may indent unlike its whole
+// (a README's HTML block among its lists).
+func localIndentStep(content string, start, end int) int {
+	const around = 40
+	lo, hi := start, end
+	for k := 0; k < around && lo > 0; k++ {
+		lo = lineStartBefore(content, lo-1)
+	}
+	for k := 0; k < around && hi < len(content); k++ {
+		if nl := strings.IndexByte(content[hi:], '\n'); nl >= 0 {
+			hi += nl + 1
+		} else {
+			hi = len(content)
+		}
+	}
+	return indentStep(strings.Split(content[lo:hi], "\n"))
+}
+
+// fileIndent is how a file indents: its step, whether mostly with tabs,
+// and whether any line starts with a tab, or with a space.
 type fileIndent struct {
-	unit int
-	tabs bool
+	unit                 int
+	tabs                 bool
+	anyTabbed, anySpaced bool
 }
 
 // fileIndentOf measures how content indents, from its first lines.
@@ -92,13 +187,33 @@ func fileIndentOf(content string) fileIndent {
 	tabbed, spaced := 0, 0
 	for _, l := range lines {
 		switch {
+		case isBlank(l):
 		case strings.HasPrefix(l, "\t"):
 			tabbed++
-		case strings.HasPrefix(l, " ") && !isBlank(l):
+		case strings.HasPrefix(l, " "):
 			spaced++
 		}
 	}
-	return fileIndent{unit: indentStep(lines), tabs: tabbed > spaced}
+	return fileIndent{unit: indentStep(lines), tabs: tabbed > spaced, anyTabbed: tabbed > 0, anySpaced: spaced > 0}
+}
+
+// convert writes the indentation of a line the model adds with the
+// characters the file indents with, when the file never uses the others:
+// a tab in a file indented with spaces only is tabWidth spaces, spaces in
+// a file indented with tabs only are tabs, one per unit of the model's.
+func (f fileIndent) convert(ind string, modelUnit int) string {
+	switch {
+	case ind == "":
+		return ind
+	case f.anySpaced && !f.anyTabbed && strings.Contains(ind, "\t"):
+		return strings.Repeat(" ", indentWidth(ind))
+	case f.anyTabbed && !f.anySpaced && !strings.Contains(ind, "\t"):
+		if modelUnit <= 0 {
+			modelUnit = tabWidth
+		}
+		return strings.Repeat("\t", len(ind)/modelUnit) + strings.Repeat(" ", len(ind)%modelUnit)
+	}
+	return ind
 }
 
 // indentStep is the most common increase of indentation from one
@@ -147,41 +262,40 @@ func renderIndent(w int, tabs bool) string {
 
 // newInFileIndent reports whether new_string is already written in the
 // file's indentation although old_string is not (the model slipped in
-// old_string only): then new_string is not re-indented. Evidence, in
-// order: lines of new that read exactly like a line of the region rather
-// than like a line of old; then the indentation characters used.
+// old_string only): then new_string is not re-indented. The evidence is
+// the lines new keeps from old (the same text once indentation and other
+// drift are ignored): each is indented like old's line or like the file's,
+// and all must agree. Without any, the indentation characters decide.
 func newInFileIndent(old, region, repl []string) bool {
-	inOld, inFile := map[string]bool{}, map[string]bool{}
-	for _, l := range old {
-		inOld[indentKey(l)] = true
-	}
-	for _, l := range region {
-		inFile[indentKey(l)] = true
-	}
+	ok, nk := lineKeys(old), lineKeys(repl)
 	votesOld, votesFile := 0, 0
-	for _, l := range repl {
-		if isBlank(l) {
-			continue
-		}
-		k := indentKey(l)
+	i, j := 0, 0
+	vote := func() {
+		o, f, n := leadingWS(old[i]), leadingWS(region[i]), leadingWS(repl[j])
 		switch {
-		case inFile[k] && !inOld[k]:
-			votesFile++
-		case inOld[k] && !inFile[k]:
+		case isBlank(old[i]) || o == f:
+		case n == o:
 			votesOld++
+		case n == f:
+			votesFile++
 		}
 	}
-	if votesFile != votesOld {
-		return votesFile > votesOld
+	for _, d := range lcs.DiffLines(ok, nk) {
+		for ; i < d.Start; i, j = i+1, j+1 {
+			vote()
+		}
+		i, j = d.End, d.ReplEnd
+	}
+	for ; i < len(ok) && j < len(nk); i, j = i+1, j+1 {
+		vote()
+	}
+	if votesFile+votesOld > 0 {
+		// Unanimous only: lines the change itself re-indents can happen
+		// to land where the file's are.
+		return votesOld == 0
 	}
 	o, f, n := indentChars(old), indentChars(region), indentChars(repl)
 	return n != 0 && n == f && n != o
-}
-
-// indentKey is a line with its indentation kept and every other forgiven
-// drift normalised away.
-func indentKey(l string) string {
-	return leadingWS(l) + strings.TrimSpace(buildView(l, allDrift, false).text)
 }
 
 // indentChars says which characters lines indent with: 1 spaces only,
