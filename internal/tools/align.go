@@ -24,7 +24,7 @@ type alignIn struct {
 	opts   normOpts // the drift the matching rung forgave
 	// atLineStart: the region starts at the start of a line of the file.
 	atLineStart bool
-	eol         string     // line break for new lines when the region has none
+	eol         string     // the line break after the region's last line
 	indent      fileIndent // how the whole file indents
 	// swapChars: elsewhere in the same call the model wrote tabs for the
 	// file's spaces or the reverse, so its new lines here, matched with no
@@ -84,7 +84,7 @@ func alignReplacement(in alignIn) (alignOut, bool) {
 		return alignOut{}, false
 	}
 	for i, p := range parts {
-		eol := ""
+		eol := in.eol // the last line's break lies after the region
 		if i < len(parts)-1 {
 			eol = "\n"
 			if strings.HasSuffix(p, "\r") {
@@ -228,6 +228,8 @@ func (a *aligner) join(out []outLine) string {
 	var b strings.Builder
 	last := ""
 	for k, l := range out {
+		// A line's own break decides; an added line takes the break of
+		// the line before it, else the region's usual one.
 		b.WriteString(l.text)
 		if k == len(out)-1 {
 			break

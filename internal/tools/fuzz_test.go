@@ -182,12 +182,18 @@ func checkEditInvariants(t *testing.T, content, old, repl string, replaceAll boo
 	}
 	// What a tolerant rung replaced reads like old once normalised.
 	if r := m.rung; r.tolerant && !r.rewrites() {
-		got, want := buildView(content[m.start:m.end], r.opts, false).text, buildView(old, r.opts, false).text
+		searched, _, _ := r.transform(old, repl)
+		got, want := buildView(content[m.start:m.end], r.opts, false).text, buildView(searched, r.opts, false).text
 		if got != want {
 			t.Fatalf("rung %q replaced %q, which normalises to %q, not %q", r.name, content[m.start:m.end], got, want)
 		}
 	}
-	region := content[m.start:m.end]
+	// Whole lines touched, all CRLF: no bare LF may come in.
+	end := m.end
+	if nl := strings.IndexByte(content[end:], '\n'); nl >= 0 && (end == 0 || content[end-1] != '\n') {
+		end += nl + 1
+	}
+	region := content[lineStartBefore(content, m.start):end]
 	if n := strings.Count(region, "\n"); n > 0 && n == strings.Count(region, "\r\n") && strings.Count(m.repl, "\n") != strings.Count(m.repl, "\r\n") {
 		t.Fatalf("CRLF region %q replaced with bare LF: %q", region, m.repl)
 	}

@@ -25,13 +25,15 @@ type rung struct {
 	unescape  bool // the model double-escaped \n, \t, \" in its text
 	trimBlank bool // the model added blank lines around its text
 	numbered  bool // the model copied read's line-number prefixes
+	// eol: the model copied the \r of a CRLF at the end of its text.
+	eol bool
 }
 
 var allDrift = normOpts{trailing: true, indent: true, unicode: true}
 
 var ladder = []rung{
 	{name: ""},
-	{name: "normalising line endings (CRLF/LF)", tolerant: true},
+	{name: "normalising line endings (CRLF/LF)", tolerant: true, eol: true},
 	{name: "ignoring trailing whitespace", tolerant: true, opts: normOpts{trailing: true}},
 	{name: "ignoring indentation differences", tolerant: true, opts: normOpts{trailing: true, indent: true}},
 	{name: "normalising Unicode punctuation (quotes, dashes, spaces, ellipsis)", tolerant: true, opts: allDrift},
@@ -211,6 +213,12 @@ func (r rung) transform(old, repl string) (string, string, bool) {
 		}
 		repl, _, _ = trimBlankLines(normaliseEOL(repl), lead, trail)
 		return t, repl, true
+	case r.eol:
+		o, ok := strings.CutSuffix(old, "\r")
+		if ok && !strings.HasSuffix(o, "\r") {
+			repl = strings.TrimSuffix(repl, "\r")
+		}
+		return o, repl, o != ""
 	case r.numbered:
 		u, ok := stripLineNumbers(old)
 		if !ok {

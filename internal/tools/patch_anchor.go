@@ -17,7 +17,9 @@ import (
 //     starting with it). Stacked anchors each lie above the next.
 //   - The hunk's lines are searched after the previous hunk, anywhere the
 //     anchors are above them; a place inside the anchor's block (its
-//     indentation) comes first, then any place below the anchor.
+//     indentation) comes first, then any place below the anchor that no
+//     line like the anchor line (same indentation and first word) separates
+//     from it: that would be another function.
 //   - The place must be unique: two places are refused with their line
 //     numbers, never resolved by taking the first.
 //   - A hunk that only adds lines goes right after its anchor line, which
@@ -103,12 +105,47 @@ func belowAnchors(text string, c candidate, chain [][]int, scoped bool, ix *line
 		if a < 0 {
 			return false
 		}
-		if scoped && end > ix.scopeEnd(text, a) {
+		scope := ix.scopeEnd(text, a)
+		if scoped && end > scope {
+			return false
+		}
+		if at >= scope && ix.siblingBetween(text, a, scope, at) {
 			return false
 		}
 		at, end = a, a+1
 	}
 	return true
+}
+
+// siblingBetween reports whether a line like the anchor line at a (same
+// indentation, same first word: "func", "def", "##") starts in [from, to):
+// a place there lies in another function than the one the anchor names.
+func (ix *lineIndex) siblingBetween(text string, a, from, to int) bool {
+	line := text[a:lineTextEnd(text, a)]
+	ind, word := leadingWS(line), firstWord(line)
+	if word == "" {
+		return false
+	}
+	i := sort.SearchInts(ix.starts, from)
+	for ; i < len(ix.starts) && ix.starts[i] < to; i++ {
+		l := text[ix.starts[i]:lineTextEnd(text, ix.starts[i])]
+		if leadingWS(l) == ind && firstWord(l) == word {
+			return true
+		}
+	}
+	return false
+}
+
+// firstWord is the keyword a line starts with: its first run of letters,
+// digits and the marks of headings and decorators.
+func firstWord(line string) string {
+	t := strings.TrimLeft(line, " \t")
+	n := 0
+	for n < len(t) && (t[n] == '_' || t[n] == '#' || t[n] == '@' || t[n] == '$' ||
+		('a' <= t[n] && t[n] <= 'z') || ('A' <= t[n] && t[n] <= 'Z') || ('0' <= t[n] && t[n] <= '9')) {
+		n++
+	}
+	return t[:n]
 }
 
 func (ix *lineIndex) scopeEnd(text string, at int) int {
