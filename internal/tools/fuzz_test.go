@@ -163,7 +163,7 @@ func checkEditInvariants(t *testing.T, content, old, repl string, replaceAll boo
 		if w, change := finalNewlineWish(old, repl); change {
 			keep = w
 		}
-		if (trimEOL(out.text) != trimEOL(want) && out.text != want) || (out.text != "" && endsWithEOL(out.text) != keep) {
+		if out.text != setFinalNewline(want, keep, fileEOL(content)) {
 			t.Fatalf("edit touched bytes outside its region or the final newline:\n got %q\nwant %q", out.text, want)
 		}
 	} else if out.text != want {
@@ -184,7 +184,8 @@ func checkEditInvariants(t *testing.T, content, old, repl string, replaceAll boo
 	if r := m.rung; r.tolerant && !r.rewrites() {
 		searched, _, _ := r.transform(old, repl)
 		got, want := buildView(content[m.start:m.end], r.opts, false).text, buildView(searched, r.opts, false).text
-		if got != want {
+		// old_string may end with the line break the file lacks at its end.
+		if got != want && got != trimEOL(want) {
 			t.Fatalf("rung %q replaced %q, which normalises to %q, not %q", r.name, content[m.start:m.end], got, want)
 		}
 	}
