@@ -172,15 +172,24 @@ func (n noise) erases(old, new []callLine, s fileStyle) bool {
 	return wipesChange(old, new, no, nn) || hidesSlip(old, new, no, nn)
 }
 
-// wipesChange: old and new lines of one change, and the same noised.
+// wipesChange: a line the call removes and a line it adds that differ read
+// the same once noised. old and new are the lines of one call (an edit, or
+// a hunk), no and nn the same noised.
 func wipesChange(old, new []callLine, no, nn []string) bool {
 	ot, nt := texts(old), texts(new)
+	var removed, added []int
 	for _, d := range lcs.DiffLines(ot, nt) {
 		for i := d.Start; i < d.End; i++ {
-			for j := d.ReplStart; j < d.ReplEnd; j++ {
-				if ot[i] != nt[j] && no[i] == nn[j] {
-					return true
-				}
+			removed = append(removed, i)
+		}
+		for j := d.ReplStart; j < d.ReplEnd; j++ {
+			added = append(added, j)
+		}
+	}
+	for _, i := range removed {
+		for _, j := range added {
+			if ot[i] != nt[j] && no[i] == nn[j] {
+				return true
 			}
 		}
 	}
@@ -192,7 +201,7 @@ func wipesChange(old, new []callLine, no, nn []string) bool {
 func hidesSlip(old, new []callLine, no, nn []string) bool {
 	evidence, slipped := false, false
 	for i, l := range old {
-		evidence = evidence || leadingWS(no[i]) != leadingWS(l.text)
+		evidence = evidence || (!isBlank(l.text) && leadingWS(no[i]) != leadingWS(l.text))
 	}
 	for j, l := range new {
 		slipped = slipped || (!l.copied && leadingWS(nn[j]) != leadingWS(l.text))
@@ -393,7 +402,7 @@ func renderPatchCall(c historyCommit, n noise, styles map[string]fileStyle) (tex
 					b.WriteString("\\ No newline at end of file\n")
 				}
 			}
-			erased = erased || wipesChange(old, nw, no, nn)
+			erased = erased || wipesChange(old, nw, no, nn) || elsewhere(c.before[f.path], texts(old), no)
 			fileOld, fileNew = append(fileOld, old...), append(fileNew, nw...)
 			fileNo, fileNn = append(fileNo, no...), append(fileNn, nn...)
 		}
@@ -465,4 +474,51 @@ func blockCount(lines []string, from, lo, hi int) int {
 		}
 	}
 	return n
+}
+
+// elsewhere reports whether the slip turned the model's old lines into
+// lines the file holds as they are (a block indented one level off that
+// reads exactly like a deeper block): no tool can tell that from an edit
+// of that other place, so the call is not counted.
+func elsewhere(content string, old, noised []string) bool {
+	o, n := strings.Join(old, "\n"), strings.Join(noised, "\n")
+	if o == n || strings.TrimSpace(n) == "" {
+		return false
+	}
+	return strings.Contains("\n"+normaliseEOL(content), "\n"+n)
+}
+
+// modelAnchors sets the @@ line a model writes for each hunk: git's hunk
+// header names the function above the hunk, but git's language rules skip
+// some definitions (C# properties, nullable return types), naming an
+// earlier one; a model names the nearest line of the same kind (same
+// indentation and first word) above the hunk instead.
+func modelAnchors(before string, f diffFile) diffFile {
+	lines := splitLines(normaliseEOL(before))
+	hunks := make([]diffHunk, len(f.hunks))
+	for k, h := range f.hunks {
+		hunks[k] = h
+		start := min(h.oldStart-1, len(lines))
+		if h.oldCount == 0 {
+			start = min(h.oldStart, len(lines))
+		}
+		at := -1
+		for i := start - 1; i >= 0 && h.header != ""; i-- {
+			if strings.HasPrefix(strings.TrimSpace(lines[i]), h.header) {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		ind, word := leadingWS(lines[at]), firstWord(lines[at])
+		for i := at + 1; i < start && word != ""; i++ {
+			if leadingWS(lines[i]) == ind && firstWord(lines[i]) == word {
+				hunks[k].header = strings.TrimSpace(lines[i])
+			}
+		}
+	}
+	f.hunks = hunks
+	return f
 }

@@ -131,6 +131,9 @@ func (r *historyRepo) load(sha string) (historyCommit, error) {
 		return c, nil
 	}
 	c.files, c.skip = parseGitDiff(diff)
+	if c.skip == "" && len(c.files) == 0 {
+		c.skip = "no file changes"
+	}
 	if c.skip == "" && len(c.files) > historyMaxFiles {
 		c.skip = "more than 40 files"
 	}

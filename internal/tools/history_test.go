@@ -128,12 +128,21 @@ func measureCommit(t *testing.T, repo string, c historyCommit, tally *historyTal
 	for p, s := range c.before {
 		styles[p] = styleOf(s)
 	}
-	// git's hunks as they are, then with the context a model adds to make
-	// each hunk unique; the slips are measured on the latter.
-	text, _ := renderPatchCall(c, noise{}, styles)
-	got, why := applyPatchCall(text, c, "git -U3")
-	tally.count("patch, git's 3-line context").tallyResult(t, repo, c.sha, "patch git -U3", got, why, text)
-	c = withUniqueContext(c)
+	// git's hunks as they are; then with the context a model adds to make
+	// each hunk unique; then also with the @@ lines a model writes. The
+	// slips are measured on the last.
+	for _, v := range []struct {
+		name string
+		c    historyCommit
+	}{
+		{"patch, git's hunks as they are", c},
+		{"patch, git's @@ lines, unique context", withModelHunks(c, false)},
+	} {
+		text, _ := renderPatchCall(v.c, noise{}, styles)
+		got, why := applyPatchCall(text, v.c, v.name)
+		tally.count(v.name).tallyResult(t, repo, c.sha, v.name, got, why, text)
+	}
+	c = withModelHunks(c, true)
 	clean, _ := renderPatchCall(c, noise{}, styles)
 	for _, nz := range append([]noise{{name: "clean"}}, historyNoises...) {
 		text, erased := renderPatchCall(c, nz, styles)
@@ -249,6 +258,9 @@ func applyEditCalls(before string, calls []editCall, nz noise, s fileStyle) (str
 			return "", "", true
 		}
 		old, repl := renderEdit(c, nz, s)
+		if clean, _ := renderEdit(c, noise{}, s); elsewhere(content, strings.Split(clean, "\n"), strings.Split(old, "\n")) {
+			return "", "", true
+		}
 		if old == "" {
 			if content != "" {
 				return "", "old_string is empty", false
@@ -309,13 +321,17 @@ func editsSlip(c historyCommit, nz noise, styles map[string]fileStyle) bool {
 	return false
 }
 
-// withUniqueContext is the commit with uniqueContext applied to its hunks.
-func withUniqueContext(c historyCommit) historyCommit {
+// withModelHunks is the commit with uniqueContext applied to its hunks,
+// and with anchors the @@ lines modelAnchors sets.
+func withModelHunks(c historyCommit, anchors bool) historyCommit {
 	files := make([]diffFile, len(c.files))
 	for i, f := range c.files {
 		files[i] = f
 		if f.kind == patchUpdate {
 			files[i] = uniqueContext(c.before[f.path], f)
+			if anchors {
+				files[i] = modelAnchors(c.before[f.path], files[i])
+			}
 		}
 	}
 	c.files = files

@@ -306,8 +306,9 @@ func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *
 		script = nil // its lines are no longer the texts the script counts
 	}
 	in := alignIn{
-		region: content[c.start:c.end],
-		old:    h.old, new: h.repl,
+		region:      content[c.start:c.end],
+		old:         h.old,
+		new:         h.repl,
 		script:      script,
 		opts:        h.rung.opts,
 		atLineStart: c.start == 0 || content[c.start-1] == '\n',
