@@ -225,7 +225,7 @@ func hunkFailure(text string, q matchQuery, e *matchError, anchored bool) string
 			if merr != nil {
 				lines = merr.lines
 			}
-			return fmt.Sprintf("context found at line %s but not below the @@ line; an @@ line names a line above the hunk, such as the function it is in", joinInts(lines))
+			return fmt.Sprintf("context found at line %s, but not under its @@ line: an @@ line names the line the hunk is under, such as the function it is in (not an earlier one)", joinInts(lines))
 		}
 	}
 	if q.from > 0 {
