@@ -85,10 +85,10 @@ func (h *historyTally) add(o historyTally) {
 
 func (h historyTally) write(b *strings.Builder, name string) {
 	fmt.Fprintf(b, "%s: %d commits, %d the patch format cannot express\n", name, h.commits, h.skipped)
-	fmt.Fprintf(b, "  %-30s %8s %8s %6s %8s %8s\n", "", "correct", "refused", "wrong", "erased", "slipped")
+	fmt.Fprintf(b, "  %-38s %8s %8s %6s %8s %8s\n", "", "correct", "refused", "wrong", "erased", "slipped")
 	for _, k := range h.kinds {
 		c := h.counts[k]
-		fmt.Fprintf(b, "  %-30s %8d %8d %6d %8d %8d\n", k, c.correct, c.refused, c.wrong, c.erased, c.slipped)
+		fmt.Fprintf(b, "  %-38s %8d %8d %6d %8d %8d\n", k, c.correct, c.refused, c.wrong, c.erased, c.slipped)
 	}
 }
 
