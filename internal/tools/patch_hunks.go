@@ -121,7 +121,7 @@ func (f *fileEnds) ask(h patchHunk, e hunkEdit, wantBOM, changeBOM bool) {
 
 // hunkBOM takes a UTF-8 BOM off the first old and new lines of h (the
 // model copied the file's first line with it, or means to add or remove
-// it) and says whether the hunk asks for one.
+// it) and says whether the hunk asks for one, and to change it.
 func hunkBOM(h patchHunk) (patchHunk, bool, bool) {
 	h.lines = append([]hunkLine(nil), h.lines...)
 	first := func(skip byte) int {
@@ -140,7 +140,9 @@ func hunkBOM(h patchHunk) (patchHunk, bool, bool) {
 			h.lines[k].text = h.lines[k].text[len(utf8BOM):]
 		}
 	}
-	return h, newBOM, oldBOM != newBOM
+	// Like edit: only a first line that differs by the BOM alone changes it.
+	change := oldBOM != newBOM && io >= 0 && in >= 0 && h.lines[io].text == h.lines[in].text
+	return h, newBOM, change
 }
 
 // endNote words a change of the final newline or the BOM.
