@@ -96,57 +96,19 @@ func (t editTool) edit(tg target, before string, a editArgs) Result {
 			return fmt.Sprintf("filled %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
 		})
 	}
-	bom, body := splitBOM(before)
-	out, merr := applyEdit(body, a.OldString, a.NewString, a.ReplaceAll)
+	out, merr := editText(before, a.OldString, a.NewString, a.ReplaceAll)
 	if merr != nil {
 		return editFailure(tg.Rel, merr)
 	}
-	after := bom + out.text
-	if after == before {
+	if out.text == before {
+		if out.bomAsked {
+			return Failure("the edit changes nothing in %s: a BOM is added or removed only at the start of the file, with old_string the file's first text", tg.Rel)
+		}
 		return Failure("the edit changes nothing in %s: the matched text already reads like new_string", tg.Rel)
 	}
-	return t.g.commit(tg, before, after, func(added, removed int) string {
-		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural(out.count, "replacement"), added, removed, out.m.note())
+	return t.g.commit(tg, before, out.text, func(added, removed int) string {
+		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural(out.count, "replacement"), added, removed, out.note())
 	})
-}
-
-// editResult is an edit applied in memory.
-type editResult struct {
-	text  string
-	count int
-	m     match // the replacement, when there is one
-}
-
-// applyEdit replaces old with repl in content: the unique match found by the
-// ladder, or with replaceAll every exact occurrence.
-func applyEdit(content, old, repl string, replaceAll bool) (editResult, *matchError) {
-	if replaceAll {
-		return replaceAllExact(content, old, repl)
-	}
-	m, merr := findMatch(content, matchQuery{old: old, new: repl})
-	if merr != nil {
-		return editResult{}, merr
-	}
-	return editResult{text: content[:m.start] + m.repl + content[m.end:], count: 1, m: m}, nil
-}
-
-// replaceAllExact is replace_all: exact occurrences only, because a
-// tolerant match repeated over a file is too easily wrong somewhere. When
-// there is none, the ladder runs to tell the model what it would find.
-func replaceAllExact(content, old, repl string) (editResult, *matchError) {
-	n := strings.Count(content, old)
-	if n == 0 {
-		m, merr := findMatch(content, matchQuery{old: old, new: repl})
-		if merr == nil {
-			merr = &matchError{count: 1, lines: []int{lineOf(content, m.start)}, rung: m.rung}
-		}
-		merr.replaceAll = true
-		return editResult{}, merr
-	}
-	if usesCRLF(content) {
-		repl = toCRLF(repl)
-	}
-	return editResult{text: strings.ReplaceAll(content, old, repl), count: n}, nil
 }
 
 // note tells the model which tolerance a match needed.
@@ -164,6 +126,12 @@ func (m match) note() string {
 // editFailure explains a matchError to the model.
 func editFailure(rel string, e *matchError) Result {
 	switch {
+	case e.notAtEnd:
+		return Failure("new_string is old_string with a line break added, which adds the final newline %s lacks only where old_string ends the file, but it matches line %d; make old_string the last lines of the file, or include the next line to insert a blank line",
+			rel, e.lines[0])
+	case e.unfaithful != "":
+		return Failure("old_string matches line %d of %s %s, but nothing was changed: %s; copy old_string and the unchanged lines of new_string exactly from the file",
+			e.lines[0], rel, e.rung.after(), e.unfaithful)
 	case e.replaceAll && e.count > 0:
 		return Failure("old_string has no exact match in %s, and replace_all matches exactly only; after %s it matches %s (lines %s): copy the exact text from the file, or drop replace_all to edit one unique place",
 			rel, e.rung.name, plural(e.count, "place"), e.lineList())

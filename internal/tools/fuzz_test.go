@@ -105,11 +105,15 @@ func renderHunk(b *strings.Builder, h patchHunk) {
 	for _, a := range h.anchors {
 		b.WriteString("@@ " + a + "\n")
 	}
-	for _, l := range h.old {
-		b.WriteString("-" + l + "\n")
-	}
-	for _, l := range h.new {
-		b.WriteString("+" + l + "\n")
+	for k, l := range h.lines {
+		if k >= len(h.lines)-h.bareTail && l.text == "" {
+			b.WriteString("\n") // a bare blank line before *** End of File
+		} else {
+			b.WriteString(string(l.op) + l.text + "\n")
+		}
+		if l.noEOL {
+			b.WriteString("\\ No newline at end of file\n")
+		}
 	}
 	if h.eof {
 		b.WriteString(hdrEOF + "\n")
@@ -130,8 +134,8 @@ func canonicalizable(ops []patchOp) bool {
 					return false
 				}
 			}
-			for _, l := range append(append([]string{}, h.old...), h.new...) {
-				if strings.ContainsRune(l, '\r') {
+			for _, l := range h.lines {
+				if strings.ContainsRune(l.text, '\r') {
 					return false
 				}
 			}
@@ -152,23 +156,46 @@ func checkEditInvariants(t *testing.T, content, old, repl string, replaceAll boo
 	if m.start < 0 || m.start > m.end || m.end > len(content) {
 		t.Fatalf("region [%d,%d) outside a %d-byte file", m.start, m.end, len(content))
 	}
-	if want := content[:m.start] + m.repl + content[m.end:]; out.text != want {
+	want := content[:m.start] + m.repl + content[m.end:]
+	if m.end == len(content) && content != "" {
+		// Only the final newline may differ, and only to keep the file's.
+		keep := endsWithEOL(content)
+		if w, change := finalNewlineWish(old, repl); change {
+			keep = w
+		}
+		if out.text != setFinalNewline(want, keep, fileEOL(content)) {
+			t.Fatalf("edit touched bytes outside its region or the final newline:\n got %q\nwant %q", out.text, want)
+		}
+	} else if out.text != want {
 		t.Fatalf("edit touched bytes outside its region:\n got %q\nwant %q", out.text, want)
 	}
-	if !m.rung.tolerant && content[m.start:m.end] != old {
+	if !m.rung.tolerant && content[m.start:m.end] != old && content[m.start:m.end] != trimEOL(old) {
 		t.Fatalf("exact rung matched %q, not %q", content[m.start:m.end], old)
 	}
-	if i := strings.Index(content, old); i >= 0 && m.rung.tolerant {
+	// An edit of the final newline prefers a tolerant match at the end.
+	_, eofEdit := finalNewlineWish(old, repl)
+	if i := strings.Index(content, old); i >= 0 && m.rung.tolerant && !splitsCRLF(content, i, i+len(old)) && !eofEdit {
 		t.Fatalf("an exact occurrence at %d was passed over for rung %q", i, m.rung.name)
+	}
+	if splitsCRLF(content, m.start, m.end) {
+		t.Fatalf("the match [%d,%d) splits a CRLF pair", m.start, m.end)
 	}
 	// What a tolerant rung replaced reads like old once normalised.
 	if r := m.rung; r.tolerant && !r.rewrites() {
-		got, want := buildView(content[m.start:m.end], r.opts, false).text, buildView(old, r.opts, false).text
-		if got != want {
+		searched, _, _ := r.transform(old, repl)
+		got, want := buildView(content[m.start:m.end], r.opts, false).text, buildView(searched, r.opts, false).text
+		// old_string may end with the line break the file lacks at its end.
+		if got != want && got != trimEOL(want) {
 			t.Fatalf("rung %q replaced %q, which normalises to %q, not %q", r.name, content[m.start:m.end], got, want)
 		}
 	}
-	if region := content[m.start:m.end]; strings.Contains(region, "\r\n") && strings.Count(m.repl, "\n") != strings.Count(m.repl, "\r\n") {
+	// Whole lines touched, all CRLF: no bare LF may come in.
+	end := m.end
+	if nl := strings.IndexByte(content[end:], '\n'); nl >= 0 && (end == 0 || content[end-1] != '\n') {
+		end += nl + 1
+	}
+	region := content[lineStartBefore(content, m.start):end]
+	if n := strings.Count(region, "\n"); n > 0 && n == strings.Count(region, "\r\n") && strings.Count(m.repl, "\n") != strings.Count(m.repl, "\r\n") {
 		t.Fatalf("CRLF region %q replaced with bare LF: %q", region, m.repl)
 	}
 }

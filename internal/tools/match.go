@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"iter"
 	"regexp"
 	"strings"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
 )
 
 // The matching ladder shared by edit and patch. Pure functions over strings:
@@ -22,13 +25,15 @@ type rung struct {
 	unescape  bool // the model double-escaped \n, \t, \" in its text
 	trimBlank bool // the model added blank lines around its text
 	numbered  bool // the model copied read's line-number prefixes
+	// eol: the model copied the \r of a CRLF at the end of its text.
+	eol bool
 }
 
 var allDrift = normOpts{trailing: true, indent: true, unicode: true}
 
 var ladder = []rung{
 	{name: ""},
-	{name: "normalising line endings (CRLF/LF)", tolerant: true},
+	{name: "normalising line endings (CRLF/LF)", tolerant: true, eol: true},
 	{name: "ignoring trailing whitespace", tolerant: true, opts: normOpts{trailing: true}},
 	{name: "ignoring indentation differences", tolerant: true, opts: normOpts{trailing: true, indent: true}},
 	{name: "normalising Unicode punctuation (quotes, dashes, spaces, ellipsis)", tolerant: true, opts: allDrift},
@@ -53,6 +58,40 @@ type matchQuery struct {
 	lines bool
 	// atEOF requires the match to end at the end of the text.
 	atEOF bool
+	// script is the model's own account of its change, old lines to new
+	// lines (a patch hunk's context, - and + lines); nil: computed.
+	script []lcs.Diff
+	// cache keeps the normalised views of one text across queries.
+	cache *textCache
+	// swapChars: see alignIn.
+	swapChars bool
+}
+
+// textCache holds what the ladder derives from one text.
+type textCache struct {
+	views  map[normOpts]normView
+	indent *fileIndent
+	index  *lineIndex
+}
+
+func (c *textCache) view(content string, o normOpts) normView {
+	if c.views == nil {
+		c.views = map[normOpts]normView{}
+	}
+	v, ok := c.views[o]
+	if !ok {
+		v = buildView(content, o, true)
+		c.views[o] = v
+	}
+	return v
+}
+
+func (c *textCache) fileIndent(content string) fileIndent {
+	if c.indent == nil {
+		fi := fileIndentOf(content)
+		c.indent = &fi
+	}
+	return *c.indent
 }
 
 // match is a unique match: content[start:end] is to become repl.
@@ -61,6 +100,7 @@ type match struct {
 	repl       string
 	rung       rung
 	reindented bool
+	swapped    bool // the model swapped tabs and spaces in its indentation
 }
 
 // candidate is one place old matched, before uniqueness is known.
@@ -76,42 +116,75 @@ type matchError struct {
 	// replaceAll: the exact search of replace_all found nothing; count,
 	// lines and rung tell what the tolerant ladder would have found.
 	replaceAll bool
+	// unfaithful says why a unique match was not applied: the result
+	// would have changed lines the model's own texts leave alone.
+	unfaithful string
+	// notAtEnd: the texts differ only by the final newline, and old
+	// matches elsewhere than at the end of the file.
+	notAtEnd bool
+}
+
+// rungHits is what one rung of the ladder found.
+type rungHits struct {
+	rung      rung
+	old, repl string // the model's texts as the rung adapted them
+	cands     []candidate
+}
+
+// ladderHits runs the ladder over content, rung by rung, and yields what
+// each rung that applies finds (possibly nothing).
+func ladderHits(content string, q matchQuery) iter.Seq[rungHits] {
+	if q.to <= 0 || q.to > len(content) {
+		q.to = len(content)
+	}
+	if q.cache == nil {
+		q.cache = &textCache{}
+	}
+	return func(yield func(rungHits) bool) {
+		for _, r := range ladder {
+			if r.tolerant && len(content) > tolerantMaxBytes {
+				return
+			}
+			old, repl, ok := r.transform(q.old, q.new)
+			if !ok {
+				continue
+			}
+			h := rungHits{rung: r, old: old, repl: repl}
+			if r.tolerant {
+				h.cands = tolerantCandidates(content, q.cache.view(content, r.opts), old, r.opts, q)
+			} else {
+				h.cands = exactCandidates(content, old, q)
+			}
+			if !yield(h) {
+				return
+			}
+		}
+	}
 }
 
 // findMatch runs the ladder and returns the unique match of q in content.
 func findMatch(content string, q matchQuery) (match, *matchError) {
-	if q.to <= 0 || q.to > len(content) {
-		q.to = len(content)
+	if q.cache == nil {
+		q.cache = &textCache{}
 	}
-	views := map[normOpts]normView{}
-	for _, r := range ladder {
-		if r.tolerant && len(content) > tolerantMaxBytes {
-			break
-		}
-		old, repl, ok := r.transform(q.old, q.new)
-		if !ok {
-			continue
-		}
-		var cands []candidate
-		if r.tolerant {
-			v, seen := views[r.opts]
-			if !seen {
-				v = buildView(content, r.opts, true)
-				views[r.opts] = v
-			}
-			cands = tolerantCandidates(content, v, old, r.opts, q)
-		} else {
-			cands = exactCandidates(content, old, q)
-		}
-		switch len(cands) {
+	for h := range ladderHits(content, q) {
+		switch len(h.cands) {
 		case 0:
 			continue
 		case 1:
-			return buildMatch(content, cands[0], old, repl, r), nil
+			return buildMatch(content, h.cands[0], h, q)
 		}
-		return match{}, &matchError{count: len(cands), lines: candidateLines(content, cands), rung: r}
+		return match{}, &matchError{count: len(h.cands), lines: candidateLines(content, h.cands), rung: h.rung}
 	}
 	return match{}, &matchError{closest: closestRegion(content, q.old, q.from)}
+}
+
+// after completes "matches …": "exactly", or "after …" with the rung.
+func (r rung) after() string {
+	if !r.tolerant {
+		return "exactly"
+	}
+	return "after " + r.name
 }
 
 // rewrites reports whether the rung searches for a rewritten old_string
@@ -140,6 +213,12 @@ func (r rung) transform(old, repl string) (string, string, bool) {
 		}
 		repl, _, _ = trimBlankLines(normaliseEOL(repl), lead, trail)
 		return t, repl, true
+	case r.eol:
+		o, ok := strings.CutSuffix(old, "\r")
+		if ok && !strings.HasSuffix(o, "\r") {
+			repl = strings.TrimSuffix(repl, "\r")
+		}
+		return o, repl, o != ""
 	case r.numbered:
 		u, ok := stripLineNumbers(old)
 		if !ok {
@@ -167,6 +246,9 @@ func exactCandidates(content, old string, q matchQuery) []candidate {
 		}
 		if q.atEOF && s+len(old) != len(content) {
 			continue
+		}
+		if splitsCRLF(content, s, s+len(old)) {
+			continue // the line-ending rung matches it whole
 		}
 		cands = append(cands, candidate{s, s + len(old)})
 	}
@@ -215,56 +297,54 @@ func tolerantCandidates(content string, v normView, old string, o normOpts, q ma
 	return cands
 }
 
-// buildMatch turns the unique candidate into the replacement text: line
-// endings of the region, the file's indentation, its final newline.
-func buildMatch(content string, c candidate, old, repl string, r rung) match {
-	m := match{start: c.start, end: c.end, rung: r}
-	region := content[c.start:c.end]
-	if r.tolerant {
-		repl = normaliseEOL(repl)
+// buildMatch turns the unique candidate into its replacement, aligned with
+// the region so that only what the model changed changes, and checks the
+// result against the model's own texts.
+func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *matchError) {
+	script := q.script
+	if h.rung.rewrites() {
+		script = nil // its lines are no longer the texts the script counts
 	}
-	if r.opts.indent {
-		atStart := c.start == 0 || content[c.start-1] == '\n'
-		repl, m.reindented = reindent(repl, normaliseEOL(old), normaliseEOL(region), atStart)
+	in := alignIn{
+		region:      content[c.start:c.end],
+		old:         h.old,
+		new:         h.repl,
+		script:      script,
+		opts:        h.rung.opts,
+		atLineStart: c.start == 0 || content[c.start-1] == '\n',
+		eol:         lineBreakAt(content, c.end),
+		indent:      q.cache.fileIndent(content),
+		swapChars:   q.swapChars,
 	}
-	crlf := regionCRLF(content, region)
-	if crlf {
-		repl = toCRLF(repl)
+	if u := localIndentStep(content, c.start, c.end); u > 0 {
+		in.indent.unit = u
 	}
-	m.repl = keepFinalNewline(content, c, repl, crlf)
-	return m
+	out, ok := alignReplacement(in)
+	if !ok {
+		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
+			unfaithful: "its lines do not line up with the file's"}
+	}
+	if out.unplaced {
+		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
+			unfaithful: "its lines indented alike are indented differently in the file, so the indentation of the lines it adds is unclear"}
+	}
+	if why := unfaithful(content, c, out.repl, h.old, h.repl); why != "" {
+		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)}, unfaithful: why}
+	}
+	return match{start: c.start, end: c.end, repl: out.repl, rung: h.rung, reindented: out.reindented, swapped: out.swapped}, nil
 }
 
-// regionCRLF decides the line ending of replaced text: the region's own, or
-// the file's when the region holds no line break.
-func regionCRLF(content, region string) bool {
-	if strings.Contains(region, "\n") {
-		return strings.Contains(region, "\r\n")
+// lineBreakAt is the line break ending the line that holds offset off, or
+// the file's usual one when that line has none.
+func lineBreakAt(content string, off int) string {
+	nl := strings.IndexByte(content[off:], '\n')
+	if nl < 0 {
+		return fileEOL(content)
 	}
-	return usesCRLF(content)
-}
-
-// keepFinalNewline keeps the file's final newline, or its absence, when the
-// region reaches the end of the file: models drop or add it by accident.
-func keepFinalNewline(content string, c candidate, repl string, crlf bool) string {
-	if c.end != len(content) || content == "" {
-		return repl
+	if at := off + nl; at > 0 && content[at-1] == '\r' {
+		return "\r\n"
 	}
-	had := strings.HasSuffix(content, "\n")
-	if had {
-		joined := content[:c.start] + repl
-		if joined != "" && !strings.HasSuffix(joined, "\n") {
-			if crlf {
-				return repl + "\r\n"
-			}
-			return repl + "\n"
-		}
-		return repl
-	}
-	if strings.HasSuffix(repl, "\n") {
-		return strings.TrimSuffix(strings.TrimSuffix(repl, "\n"), "\r")
-	}
-	return repl
+	return "\n"
 }
 
 func candidateLines(content string, cands []candidate) []int {

@@ -1,6 +1,10 @@
 package tools
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
+)
 
 // tabWidth is how many columns a tab counts for when indentation written
 // with spaces is converted to a file indented with tabs, or back.
@@ -10,116 +14,231 @@ const tabWidth = 4
 // really indents it.
 type indentPair struct{ model, file string }
 
-// reindent rewrites the indentation of repl, written against the model's
-// old text, to the file's: the model re-indented the block (or used spaces
-// for tabs) and its replacement carries the same drift. old and region are
-// the matched texts (LF line endings, same number of lines). firstAtStart
-// says whether the first line of the region starts a line; if not, the first
-// line of repl is left alone.
-func reindent(repl, old, region string, firstAtStart bool) (string, bool) {
-	pairs := indentPairs(strings.Split(old, "\n"), strings.Split(region, "\n"), firstAtStart)
-	if len(pairs) == 0 || !pairsShift(pairs) {
-		return repl, false
-	}
-	known := map[string]string{}
-	for _, p := range pairs {
-		if _, ok := known[p.model]; !ok {
-			known[p.model] = p.file
-		}
-	}
-	useTabs := fileUsesTabs(pairs)
-	unit := indentUnit(old + "\n" + repl)
-	lines := strings.Split(repl, "\n")
-	for i, l := range lines {
-		if (i == 0 && !firstAtStart) || isBlank(l) {
-			continue
-		}
-		ind := leadingWS(l)
-		to, ok := known[ind]
-		if !ok {
-			to = renderIndent(mapWidth(indentWidth(ind), pairs, unit, useTabs), useTabs)
-		}
-		lines[i] = to + l[len(ind):]
-	}
-	out := strings.Join(lines, "\n")
-	return out, out != repl
+// indentMap turns the model's indentation into the file's, learnt from the
+// lines of old_string and the region they matched: the model re-indented
+// the block (or used spaces for tabs) and what it writes new carries the
+// same drift.
+type indentMap struct {
+	known map[string]string // model indentation → the file's, as seen
+	// clash lists model indentations seen with two different widths in the
+	// file: the model flattened a structure, and lines it adds at that
+	// indentation have no one place.
+	clash map[string]bool
+	pairs []indentPair
+	// shifts: the model's indentation is the file's with the prefix
+	// shiftFrom in place of shiftTo.
+	shiftFrom, shiftTo string
+	shifts             bool
+	tabs               bool // the file indents with tabs
+	// modelUnit and fileUnit are the indentation steps, in columns, of the
+	// model's text and of the file (0: unknown).
+	modelUnit, fileUnit int
 }
 
-// indentPairs pairs the indentation of the model's lines with the file's.
-func indentPairs(old, region []string, firstAtStart bool) []indentPair {
-	if len(old) != len(region) {
-		return nil
-	}
-	var pairs []indentPair
+// newIndentMap learns the map from the model's old lines and the file's
+// region lines (same count). firstAtStart says whether the first line
+// starts a line of the file; if not, its indentation tells nothing. ok is
+// false when the model's indentation already is the file's.
+func newIndentMap(old, region []string, firstAtStart bool, modelText string, file fileIndent) (indentMap, bool) {
+	m := indentMap{known: map[string]string{}, clash: map[string]bool{}, tabs: file.tabs, fileUnit: file.unit}
+	shift := false
 	for i := range old {
-		if (i == 0 && !firstAtStart) || isBlank(old[i]) {
+		if i >= len(region) || (i == 0 && !firstAtStart) || isBlank(old[i]) {
 			continue
 		}
-		pairs = append(pairs, indentPair{leadingWS(old[i]), leadingWS(region[i])})
+		p := indentPair{leadingWS(old[i]), leadingWS(region[i])}
+		m.pairs = append(m.pairs, p)
+		if to, ok := m.known[p.model]; !ok {
+			m.known[p.model] = p.file
+		} else if indentWidth(to) != indentWidth(p.file) {
+			m.clash[p.model] = true
+		}
+		shift = shift || p.model != p.file
+		m.tabs = m.tabs || strings.Contains(p.file, "\t")
 	}
-	return pairs
+	if !shift {
+		return indentMap{}, false
+	}
+	m.modelUnit = indentStep(strings.Split(modelText, "\n"))
+	m.learnShift()
+	return m, true
 }
 
-func pairsShift(pairs []indentPair) bool {
-	for _, p := range pairs {
-		if p.model != p.file {
+// learnShift checks whether the model's indentation is the file's with
+// one prefix swapped for another (a block shifted by whole levels, in the
+// file's own characters): every pair is (from+rest, to+rest).
+func (m *indentMap) learnShift() {
+	if m.swapsChars() {
+		return
+	}
+	base := m.pairs[0]
+	for _, p := range m.pairs {
+		if len(p.model) < len(base.model) {
+			base = p
+		}
+	}
+	for _, p := range m.pairs {
+		rest, ok := strings.CutPrefix(p.model, base.model)
+		if !ok || p.file != base.file+rest {
+			return
+		}
+	}
+	m.shiftFrom, m.shiftTo, m.shifts = base.model, base.file, true
+}
+
+// apply maps one indentation the model wrote to the file's; ok is false
+// when the lines seen do not say where it goes.
+func (m indentMap) apply(ind string) (string, bool) {
+	if to, ok := m.known[ind]; ok {
+		return to, !m.clash[ind]
+	}
+	if len(m.clash) > 0 || !m.monotonic() {
+		return ind, false
+	}
+	w := m.mapWidth(indentWidth(ind))
+	// A plain shift keeps the model's own characters past it (spaces a
+	// line really has in a file indented with tabs).
+	if rest, ok := strings.CutPrefix(ind, m.shiftFrom); ok && m.shifts && indentWidth(m.shiftTo+rest) == w {
+		return m.shiftTo + rest, true
+	}
+	return renderIndent(w, m.tabs), true
+}
+
+// swapsChars reports whether the model indents with tabs where the file
+// has spaces, or the reverse.
+func (m indentMap) swapsChars() bool {
+	for _, p := range m.pairs {
+		if p.model != "" && p.file != "" && strings.Contains(p.model, "\t") != strings.Contains(p.file, "\t") {
 			return true
 		}
 	}
 	return false
 }
 
-func fileUsesTabs(pairs []indentPair) bool {
-	for _, p := range pairs {
-		if strings.Contains(p.file, "\t") {
-			return true
+// monotonic reports whether deeper lines of the model's are never
+// shallower in the file: else no rule maps a new width.
+func (m indentMap) monotonic() bool {
+	for _, p := range m.pairs {
+		for _, q := range m.pairs {
+			if indentWidth(p.model) < indentWidth(q.model) && indentWidth(p.file) > indentWidth(q.file) {
+				return false
+			}
 		}
 	}
-	return false
+	return true
 }
 
-// mapWidth maps an indentation width the model used but the matched lines
-// do not show: linearly from the first two distinct levels seen (a 4-space
-// model against a 2-space file halves), else level by level from the first
-// line, the model's levels being unit wide.
-func mapWidth(w int, pairs []indentPair, unit int, tabs bool) int {
-	m1, f1 := indentWidth(pairs[0].model), indentWidth(pairs[0].file)
-	for _, p := range pairs[1:] {
+// mapWidth maps an indentation width the matched lines do not show:
+// linearly through the first two distinct levels seen (a 4-space model
+// against a 2-space file halves), else from the one level seen: by the
+// offset the match needed, or, when that level shows the ratio of the
+// model's unit to the file's, each further level of the model's being one
+// level of the file's.
+func (m indentMap) mapWidth(w int) int {
+	m1, f1 := indentWidth(m.pairs[0].model), indentWidth(m.pairs[0].file)
+	for _, p := range m.pairs[1:] {
 		m2, f2 := indentWidth(p.model), indentWidth(p.file)
 		if m2 != m1 && f2 != f1 {
 			return max(f1+(w-m1)*(f2-f1)/(m2-m1), 0)
 		}
 	}
-	if unit == 0 {
-		return max(w-m1+f1, 0)
+	// A unit ratio shows as the one level seen having the ratio of the
+	// units (4 spaces for one tab); anything else is a shift.
+	if m1 == 0 || f1 == 0 || m.modelUnit == 0 || m.fileUnit == 0 || m1*m.fileUnit != f1*m.modelUnit {
+		return max(f1+w-m1, 0)
 	}
-	fileUnit := unit
-	switch {
-	case tabs:
-		fileUnit = tabWidth
-	case m1 > 0 && f1 > 0:
-		fileUnit = max(f1*unit/m1, 1)
-	}
-	return max(f1+(w-m1)/unit*fileUnit+(w-m1)%unit, 0)
+	return max(f1+(w-m1)/m.modelUnit*m.fileUnit+(w-m1)%m.modelUnit, 0)
 }
 
-// indentUnit is the model's indentation step: the greatest common divisor
-// of its indentation widths; 0 when nothing is indented.
-func indentUnit(text string) int {
-	g := 0
-	for _, l := range strings.Split(text, "\n") {
-		if w := indentWidth(leadingWS(l)); w > 0 && !isBlank(l) {
-			g = gcd(g, w)
+// localIndentStep is the indentation step of the lines around
+// [start, end) of content: a file's blocks may indent unlike its whole
+// (a README's HTML block among its lists).
+func localIndentStep(content string, start, end int) int {
+	const around = 40
+	lo, hi := start, end
+	for k := 0; k < around && lo > 0; k++ {
+		lo = lineStartBefore(content, lo-1)
+	}
+	for k := 0; k < around && hi < len(content); k++ {
+		if nl := strings.IndexByte(content[hi:], '\n'); nl >= 0 {
+			hi += nl + 1
+		} else {
+			hi = len(content)
 		}
 	}
-	return g
+	return indentStep(strings.Split(content[lo:hi], "\n"))
 }
 
-func gcd(a, b int) int {
-	for b != 0 {
-		a, b = b, a%b
+// fileIndent is how a file indents: its step, whether mostly with tabs,
+// and whether any line starts with a tab, or with a space.
+type fileIndent struct {
+	unit                 int
+	tabs                 bool
+	anyTabbed, anySpaced bool
+}
+
+// fileIndentOf measures how content indents, from its first lines.
+func fileIndentOf(content string) fileIndent {
+	const maxLines = 4000
+	lines := strings.SplitN(content, "\n", maxLines+1)
+	if len(lines) > maxLines {
+		lines = lines[:maxLines]
 	}
-	return a
+	tabbed, spaced := 0, 0
+	for _, l := range lines {
+		switch {
+		case isBlank(l):
+		case strings.HasPrefix(l, "\t"):
+			tabbed++
+		case strings.HasPrefix(l, " "):
+			spaced++
+		}
+	}
+	return fileIndent{unit: indentStep(lines), tabs: tabbed > spaced, anyTabbed: tabbed > 0, anySpaced: spaced > 0}
+}
+
+// convert writes the indentation of a line the model adds with the
+// characters the file indents with, when the file never uses the others:
+// a tab in a file indented with spaces only is tabWidth spaces, spaces in
+// a file indented with tabs only are tabs, one per unit of the model's.
+func (f fileIndent) convert(ind string, modelUnit int) string {
+	switch {
+	case ind == "":
+		return ind
+	case f.anySpaced && !f.anyTabbed && strings.Contains(ind, "\t"):
+		return strings.Repeat(" ", indentWidth(ind))
+	case f.anyTabbed && !f.anySpaced && !strings.Contains(ind, "\t"):
+		if modelUnit <= 0 {
+			modelUnit = tabWidth
+		}
+		return strings.Repeat("\t", len(ind)/modelUnit) + strings.Repeat(" ", len(ind)%modelUnit)
+	}
+	return ind
+}
+
+// indentStep is the most common increase of indentation from one
+// non-blank line to the next, in columns: the text's indentation unit.
+// A tie goes to the smaller step; 0 when nothing is indented deeper.
+func indentStep(lines []string) int {
+	counts := map[int]int{}
+	prev := -1
+	for _, l := range lines {
+		if isBlank(l) {
+			continue
+		}
+		w := indentWidth(leadingWS(strings.TrimSuffix(l, "\r")))
+		if prev >= 0 && w > prev {
+			counts[w-prev]++
+		}
+		prev = w
+	}
+	best, n := 0, 0
+	for step, c := range counts {
+		if c > n || (c == n && step < best) {
+			best, n = step, c
+		}
+	}
+	return best
 }
 
 func indentWidth(ind string) int {
@@ -139,4 +258,61 @@ func renderIndent(w int, tabs bool) string {
 		return strings.Repeat(" ", w)
 	}
 	return strings.Repeat("\t", w/tabWidth) + strings.Repeat(" ", w%tabWidth)
+}
+
+// newInFileIndent reports whether new_string is already written in the
+// file's indentation although old_string is not (the model slipped in
+// old_string only): then new_string is not re-indented. The evidence is
+// the lines new keeps from old (the same text once indentation and other
+// drift are ignored): each is indented like old's line or like the file's,
+// and all must agree. Without any, the indentation characters decide.
+func newInFileIndent(old, region, repl []string) bool {
+	ok, nk := lineKeys(old), lineKeys(repl)
+	votesOld, votesFile := 0, 0
+	i, j := 0, 0
+	vote := func() {
+		o, f, n := leadingWS(old[i]), leadingWS(region[i]), leadingWS(repl[j])
+		switch {
+		case isBlank(old[i]) || o == f:
+		case n == o:
+			votesOld++
+		case n == f:
+			votesFile++
+		}
+	}
+	for _, d := range lcs.DiffLines(ok, nk) {
+		for ; i < d.Start; i, j = i+1, j+1 {
+			vote()
+		}
+		i, j = d.End, d.ReplEnd
+	}
+	for ; i < len(ok) && j < len(nk); i, j = i+1, j+1 {
+		vote()
+	}
+	if votesFile+votesOld > 0 {
+		// Unanimous only: lines the change itself re-indents can happen
+		// to land where the file's are.
+		return votesOld == 0
+	}
+	o, f, n := indentChars(old), indentChars(region), indentChars(repl)
+	return n != 0 && n == f && n != o
+}
+
+// indentChars says which characters lines indent with: 1 spaces only,
+// 2 tabs only, 3 both, 0 none.
+func indentChars(lines []string) int {
+	c := 0
+	for _, l := range lines {
+		if isBlank(l) {
+			continue
+		}
+		ind := leadingWS(l)
+		if strings.Contains(ind, " ") {
+			c |= 1
+		}
+		if strings.Contains(ind, "\t") {
+			c |= 2
+		}
+	}
+	return c
 }

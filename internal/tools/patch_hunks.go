@@ -26,29 +26,69 @@ type hunkEdit struct {
 	repl       string
 }
 
+// fileEnds is what the hunks of an Update ask of the file's final newline
+// and BOM; both stay as they are unless a hunk says otherwise.
+type fileEnds struct {
+	newline, bom bool
+	notes        []string
+	swapped      bool // a hunk showed the model swapping tabs and spaces
+}
+
 // applyHunks applies the hunks of an Update to content, in memory. Each
 // hunk is searched after the previous one, with the ladder edit uses, and
-// must match one place only. notes say which hunks needed a tolerant rung.
+// must match one place only. notes say which hunks needed a tolerant rung
+// and what changed at the file's ends.
 func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	bom, text := splitBOM(content)
 	// Hunk lines end with a line break; so does the text while it is
 	// searched, and a missing final newline stays missing afterwards.
-	eol := "\n"
-	if usesCRLF(text) {
-		eol = "\r\n"
-	}
-	added := text != "" && !strings.HasSuffix(text, "\n")
-	if added {
+	eol := fileEOL(text)
+	lacked := text != "" && !endsWithEOL(text)
+	if lacked {
 		text += eol
 	}
+	ends := fileEnds{newline: !lacked, bom: bom != ""}
+	cache := &textCache{}
+	edits, notes, err := locateHunks(text, hunks, cache, false, &ends)
+	if err == nil && ends.swapped {
+		// The model swapped tabs and spaces in one hunk: hunks that matched
+		// with nothing to learn from carry the same slip in their + lines.
+		ends = fileEnds{newline: !lacked, bom: bom != ""}
+		edits, notes, err = locateHunks(text, hunks, cache, true, &ends)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	out := spliceEdits(text, edits)
+	out = setFinalNewline(out, ends.newline, eol)
+	if ends.newline == lacked && out != "" {
+		ends.notes = append(ends.notes, endNote("final newline", ends.newline))
+	}
+	if ends.bom != (bom != "") {
+		ends.notes = append(ends.notes, endNote("UTF-8 BOM", ends.bom))
+	}
+	if ends.bom {
+		out = utf8BOM + out
+	}
+	return out, append(notes, ends.notes...), nil
+}
+
+// locateHunks places every hunk, each after the previous one.
+func locateHunks(text string, hunks []patchHunk, cache *textCache, swapChars bool, ends *fileEnds) ([]hunkEdit, []string, error) {
 	var edits []hunkEdit
 	var notes []string
 	pos := 0
 	for i, h := range hunks {
-		e, m, err := locateHunk(text, pos, h)
+		h, wantBOM, changeBOM := hunkBOM(h)
+		e, m, err := locateHunk(text, pos, h, cache, swapChars)
+		if err != nil && h.bareTail > 0 {
+			if e2, m2, err2 := locateHunk(text, pos, h.withoutBareTail(), cache, swapChars); err2 == nil {
+				e, m, err = e2, m2, nil
+			}
+		}
 		if err != nil {
 			err.n, err.header = i+1, h.header()
-			return "", nil, err
+			return nil, nil, err
 		}
 		if m.rung.tolerant {
 			note := fmt.Sprintf("hunk %d matched after %s", i+1, m.rung.name)
@@ -57,9 +97,63 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 			}
 			notes = append(notes, note)
 		}
+		ends.ask(h, e, wantBOM, changeBOM)
+		ends.swapped = ends.swapped || m.swapped
 		edits = append(edits, e)
 		pos = e.end
 	}
+	return edits, notes, nil
+}
+
+// ask records what hunk h, placed at e, says about the file's ends: a
+// "\ No newline at end of file" marker, or a BOM on its first line.
+func (f *fileEnds) ask(h patchHunk, e hunkEdit, wantBOM, changeBOM bool) {
+	switch oldNo, newNo := h.noFinalNewline(); {
+	case newNo:
+		f.newline = false
+	case oldNo:
+		f.newline = true
+	}
+	if changeBOM && e.start == 0 {
+		f.bom = wantBOM
+	}
+}
+
+// hunkBOM takes a UTF-8 BOM off the first old and new lines of h (the
+// model copied the file's first line with it, or means to add or remove
+// it) and says whether the hunk asks for one, and to change it.
+func hunkBOM(h patchHunk) (patchHunk, bool, bool) {
+	h.lines = append([]hunkLine(nil), h.lines...)
+	first := func(skip byte) int {
+		for k, l := range h.lines {
+			if l.op != skip {
+				return k
+			}
+		}
+		return -1
+	}
+	io, in := first('+'), first('-')
+	has := func(k int) bool { return k >= 0 && strings.HasPrefix(h.lines[k].text, utf8BOM) }
+	oldBOM, newBOM := has(io), has(in)
+	for _, k := range []int{io, in} {
+		if has(k) {
+			h.lines[k].text = h.lines[k].text[len(utf8BOM):]
+		}
+	}
+	// Like edit: only a first line that differs by the BOM alone changes it.
+	change := oldBOM != newBOM && io >= 0 && in >= 0 && h.lines[io].text == h.lines[in].text
+	return h, newBOM, change
+}
+
+// endNote words a change of the final newline or the BOM.
+func endNote(what string, added bool) string {
+	if added {
+		return "added the " + what
+	}
+	return "removed the " + what
+}
+
+func spliceEdits(text string, edits []hunkEdit) string {
 	var b strings.Builder
 	last := 0
 	for _, e := range edits {
@@ -68,62 +162,80 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 		last = e.end
 	}
 	b.WriteString(text[last:])
-	out := b.String()
-	if added {
-		out = strings.TrimSuffix(out, eol)
-	}
-	return bom + out, notes, nil
+	return b.String()
 }
 
 // locateHunk finds where hunk h applies in text, searching from pos.
-func locateHunk(text string, pos int, h patchHunk) (hunkEdit, match, *hunkError) {
-	from, scopeEnd := pos, 0
-	for _, a := range h.anchors {
-		at, ok := findAnchor(text, from, a)
-		if !ok {
-			return hunkEdit{}, match{}, &hunkError{msg: fmt.Sprintf("anchor line %q not found after line %d", a, lineOf(text, from))}
+func locateHunk(text string, pos int, h patchHunk, cache *textCache, swapChars bool) (hunkEdit, match, *hunkError) {
+	chain, herr := anchorLines(text, h.anchors, cache)
+	if herr != nil {
+		return hunkEdit{}, match{}, herr
+	}
+	old := h.old()
+	if len(old) == 0 {
+		at := len(text)
+		if len(chain) > 0 && !h.eof {
+			var err *hunkError
+			if at, err = insertAfterAnchor(text, pos, chain, h.anchors[len(h.anchors)-1], cache.lines(text)); err != nil {
+				return hunkEdit{}, match{}, err
+			}
 		}
-		from, scopeEnd = at, anchorScopeEnd(text, at)
+		return hunkEdit{at, at, withEOL(joinLines(h.new()), lineBreakAt(text, at))}, match{}, nil
 	}
-	if len(h.old) == 0 {
-		return pureInsert(text, from, h), match{}, nil
-	}
-	q := matchQuery{old: joinLines(h.old), new: joinLines(h.new), from: from, to: scopeEnd, lines: true, atEOF: h.eof}
-	m, merr := findMatch(text, q)
-	if merr != nil && merr.count == 0 && scopeEnd > 0 {
-		// The anchor's block was guessed too small: look on to the end.
-		q.to = 0
+	q := matchQuery{old: joinLines(old), new: joinLines(h.new()), from: pos, lines: true, atEOF: h.eof, script: h.script(), cache: cache, swapChars: swapChars}
+	var m match
+	var merr *matchError
+	if len(chain) > 0 {
+		m, merr = findBelowAnchors(text, q, chain)
+	} else {
 		m, merr = findMatch(text, q)
 	}
 	if merr != nil {
-		return hunkEdit{}, match{}, &hunkError{msg: hunkFailure(merr)}
+		return hunkEdit{}, match{}, &hunkError{msg: hunkFailure(text, q, merr, len(chain) > 0)}
 	}
 	return hunkEdit{m.start, m.end, m.repl}, m, nil
 }
 
-// pureInsert places a hunk that only adds lines: after its anchor line, or
-// at the end of the file.
-func pureInsert(text string, from int, h patchHunk) hunkEdit {
-	at := len(text)
-	if len(h.anchors) > 0 && !h.eof {
-		if nl := strings.IndexByte(text[from:], '\n'); nl >= 0 {
-			at = from + nl + 1
-		}
+// withEOL writes the LF line breaks of s as eol.
+func withEOL(s, eol string) string {
+	if eol == "\n" {
+		return s
 	}
-	repl := joinLines(h.new)
-	if usesCRLF(text) {
-		repl = toCRLF(repl)
-	}
-	return hunkEdit{at, at, repl}
+	return strings.ReplaceAll(s, "\n", eol)
 }
 
-func hunkFailure(e *matchError) string {
-	if e.count > 1 {
+// hunkFailure explains why a hunk has no unique place, and where the model
+// can look.
+func hunkFailure(text string, q matchQuery, e *matchError, anchored bool) string {
+	below, fix := "", "an @@ anchor line"
+	if anchored {
+		below, fix = " below its @@ line", "a more specific @@ line"
+	}
+	switch {
+	case e.unfaithful != "":
+		return fmt.Sprintf("context matches line %d %s, but nothing was changed: %s; copy the context and - lines exactly from the file", e.lines[0], e.rung.after(), e.unfaithful)
+	case e.count > 1:
 		after := ""
 		if e.rung.tolerant {
 			after = " after " + e.rung.name
 		}
-		return fmt.Sprintf("context matches %d places (lines %s)%s; add context lines or an @@ anchor line to make it unique", e.count, e.lineList(), after)
+		return fmt.Sprintf("context matches %d places%s (lines %s)%s; add context lines or %s to make it unique", e.count, below, e.lineList(), after, fix)
+	}
+	if anchored {
+		if m, merr := findMatch(text, q); merr == nil || merr.count > 1 {
+			lines := []int{lineOf(text, m.start)}
+			if merr != nil {
+				lines = merr.lines
+			}
+			return fmt.Sprintf("context found at line %s, but not under its @@ line: an @@ line names the line the hunk is under, such as the function it is in (not an earlier one)", joinInts(lines))
+		}
+	}
+	if q.from > 0 {
+		early := q
+		early.from, early.to = 0, q.from
+		if m, merr := findMatch(text, early); merr == nil {
+			return fmt.Sprintf("context found at line %d, before the previous hunk: hunks must follow the file's order", lineOf(text, m.start))
+		}
 	}
 	msg := "context not found (not even after ignoring line endings, whitespace, indentation and Unicode punctuation)"
 	if e.closest != "" {
@@ -132,64 +244,17 @@ func hunkFailure(e *matchError) string {
 	return msg
 }
 
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func joinLines(lines []string) string {
 	if len(lines) == 0 {
 		return ""
 	}
 	return strings.Join(lines, "\n") + "\n"
-}
-
-// findAnchor returns the start of the first line at or after from that
-// reads like anchor: equal once normalised, else starting with it
-// ("@@ func main" for "func main() {").
-func findAnchor(text string, from int, anchor string) (int, bool) {
-	key := lineKeys([]string{anchor})[0]
-	if key == "" {
-		return from, true
-	}
-	for _, prefix := range []bool{false, true} {
-		for at := from; at < len(text); {
-			end := strings.IndexByte(text[at:], '\n')
-			if end < 0 {
-				end = len(text) - at
-			}
-			k := lineKeys([]string{strings.TrimSuffix(text[at:at+end], "\r")})[0]
-			if k == key || (prefix && strings.HasPrefix(k, key)) {
-				return at, true
-			}
-			at += end + 1
-		}
-	}
-	return 0, false
-}
-
-// anchorScopeEnd guesses where the block opened by the anchor line at
-// offset at ends: at the next line indented no deeper that is not a closing
-// bracket. A hunk that matches once inside that block is taken even when
-// the same lines appear later in the file: narrowing is what anchors are
-// for.
-func anchorScopeEnd(text string, at int) int {
-	nl := strings.IndexByte(text[at:], '\n')
-	if nl < 0 {
-		return len(text)
-	}
-	indent := indentWidth(leadingWS(text[at : at+nl]))
-	for ls := at + nl + 1; ls < len(text); {
-		end := strings.IndexByte(text[ls:], '\n')
-		if end < 0 {
-			end = len(text) - ls
-		}
-		line := text[ls : ls+end]
-		t := strings.TrimSpace(line)
-		if t != "" && indentWidth(leadingWS(line)) <= indent && !closesBlock(t) {
-			return ls
-		}
-		ls += end + 1
-	}
-	return len(text)
-}
-
-func closesBlock(t string) bool {
-	return strings.HasPrefix(t, "}") || strings.HasPrefix(t, ")") || strings.HasPrefix(t, "]") ||
-		t == "end" || strings.HasPrefix(t, "end ") || strings.HasPrefix(t, "</")
 }

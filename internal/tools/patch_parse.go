@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
 )
 
 // The patch format (openai/codex's apply_patch):
@@ -45,9 +47,73 @@ type patchOp struct {
 
 // patchHunk is one @@ section of an Update.
 type patchHunk struct {
-	anchors  []string
-	old, new []string
-	eof      bool
+	anchors []string
+	// lines are the hunk's lines in the model's order: which it keeps,
+	// removes and adds is its own account of the change.
+	lines []hunkLine
+	eof   bool
+	// bareTail counts the blank lines without their leading space kept at
+	// the end because *** End of File followed them.
+	bareTail int
+}
+
+// old is the text the hunk expects: context and - lines.
+func (h patchHunk) old() []string { return h.side('+') }
+
+// new is the text the hunk leaves: context and + lines.
+func (h patchHunk) new() []string { return h.side('-') }
+
+func (h patchHunk) side(skip byte) []string {
+	var out []string
+	for _, l := range h.lines {
+		if l.op != skip {
+			out = append(out, l.text)
+		}
+	}
+	return out
+}
+
+// script is the hunk as a line diff of old to new.
+func (h patchHunk) script() []lcs.Diff {
+	var ds []lcs.Diff
+	i, j := 0, 0
+	for k := 0; k < len(h.lines); {
+		if h.lines[k].op == ' ' {
+			i, j, k = i+1, j+1, k+1
+			continue
+		}
+		d := lcs.Diff{Start: i, End: i, ReplStart: j, ReplEnd: j}
+		for ; k < len(h.lines) && h.lines[k].op != ' '; k++ {
+			if h.lines[k].op == '-' {
+				d.End++
+			} else {
+				d.ReplEnd++
+			}
+		}
+		ds = append(ds, d)
+		i, j = d.End, d.ReplEnd
+	}
+	return ds
+}
+
+// noFinalNewline says which sides of the hunk end the file without a
+// final newline ("\ No newline at end of file" after their last line).
+func (h patchHunk) noFinalNewline() (old, new bool) {
+	for _, l := range h.lines {
+		if l.noEOL {
+			old = old || l.op != '+'
+			new = new || l.op != '-'
+		}
+	}
+	return old, new
+}
+
+// withoutBareTail is the hunk without its trailing bare blank lines: a
+// model may write one before *** End of File that the file does not have.
+func (h patchHunk) withoutBareTail() patchHunk {
+	h.lines = h.lines[:len(h.lines)-h.bareTail]
+	h.bareTail = 0
+	return h
 }
 
 // header names the hunk in messages: "@@ func main".
@@ -199,6 +265,7 @@ func (p *patchParser) parseOp() (patchOp, error) {
 func (p *patchParser) parseAdd(op *patchOp) error {
 	var content []string
 	blanks := 0 // trailing bare blank lines: kept only if more + lines follow
+	noEOL := false
 	for ; p.i < len(p.lines) && !endsSection(p.lines[p.i]); p.i++ {
 		l := p.lines[p.i]
 		switch {
@@ -206,7 +273,9 @@ func (p *patchParser) parseAdd(op *patchOp) error {
 			for ; blanks > 0; blanks-- {
 				content = append(content, "")
 			}
-			content = append(content, l[1:])
+			content, noEOL = append(content, l[1:]), false
+		case strings.HasPrefix(l, `\`) && len(content) > 0: // "\ No newline at end of file"
+			noEOL = true
 		case strings.TrimSpace(l) == "":
 			blanks++
 		default:
@@ -214,7 +283,10 @@ func (p *patchParser) parseAdd(op *patchOp) error {
 		}
 	}
 	if len(content) > 0 {
-		op.add = strings.Join(content, "\n") + "\n"
+		op.add = strings.Join(content, "\n")
+		if !noEOL {
+			op.add += "\n"
+		}
 	}
 	return nil
 }
@@ -247,6 +319,9 @@ func (p *patchParser) parseHunks(op *patchOp) error {
 				cur.anchors = append(cur.anchors, a)
 			}
 		case strings.HasPrefix(l, `\`): // "\ No newline at end of file"
+			if cur != nil && len(cur.lines) > 0 {
+				cur.lines[len(cur.lines)-1].noEOL = true
+			}
 		case strings.HasPrefix(l, "*** "):
 			return fmt.Errorf("line %d: unknown header %q in *** Update File: %s", p.n+p.i, l, op.path)
 		default:
@@ -285,9 +360,10 @@ type hunkBuilder struct {
 }
 
 type hunkLine struct {
-	op   byte // ' ', '-' or '+'
-	text string
-	bare bool // an empty line with no leading space at all
+	op    byte // ' ', '-' or '+'
+	text  string
+	bare  bool // an empty line with no leading space at all
+	noEOL bool // "\ No newline at end of file" follows: the file's last line
 }
 
 func (b *hunkBuilder) add(l string) {
@@ -302,27 +378,30 @@ func (b *hunkBuilder) add(l string) {
 }
 
 // build finishes the hunk; bare blank lines at its end are dropped (they
-// separate sections more often than they are context). ok is false for a
-// hunk with no lines.
+// separate sections more often than they are context) unless *** End of
+// File follows them. ok is false for a hunk with no lines.
 func (b *hunkBuilder) build() (patchHunk, bool) {
 	if b == nil {
 		return patchHunk{}, false
 	}
 	lines := b.lines
-	for len(lines) > 0 && lines[len(lines)-1].bare {
-		lines = lines[:len(lines)-1]
+	bare := 0
+	for bare < len(lines) && lines[len(lines)-1-bare].bare && !lines[len(lines)-1-bare].noEOL {
+		bare++
+	}
+	h := patchHunk{anchors: b.anchors, eof: b.eof}
+	if b.eof && bare < len(lines) {
+		h.bareTail = bare
+	} else {
+		lines = lines[:len(lines)-bare]
 	}
 	if len(lines) == 0 {
 		return patchHunk{}, false
 	}
-	h := patchHunk{anchors: b.anchors, eof: b.eof}
 	for _, l := range lines {
-		if l.op != '+' {
-			h.old = append(h.old, l.text)
-		}
-		if l.op != '-' {
-			h.new = append(h.new, l.text)
-		}
+		l.bare = false
+		h.lines = append(h.lines, l)
+		h.eof = h.eof || l.noEOL
 	}
 	return h, true
 }

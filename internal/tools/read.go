@@ -154,6 +154,10 @@ func looksText(b []byte) bool {
 	return bad*10 <= len(b)
 }
 
+// noFinalNewlineMark follows the last line of a file that has no final
+// newline in read's output, as in a unified diff.
+const noFinalNewlineMark = `\ No newline at end of file`
+
 // readLines writes the numbered window [offset, offset+limit) of r.
 func readLines(ctx context.Context, r *bufio.Reader, rel string, offset, limit int) (Result, error) {
 	if offset < 1 {
@@ -178,6 +182,11 @@ func readLines(ctx context.Context, r *bufio.Reader, rel string, offset, limit i
 			}
 			writeNumbered(&out, n, line)
 			shown++
+			if err != nil {
+				// The last line has no line break: say so the way diffs
+				// do, since edits keep it that way unless asked.
+				out.WriteString(noFinalNewlineMark + "\n")
+			}
 		}
 		if err != nil {
 			break

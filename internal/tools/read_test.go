@@ -47,7 +47,8 @@ func TestRead(t *testing.T) {
 		{"default limit", "big.txt", 0, 0, numbered(1, 2000) + "\n[showing lines 1-2000 of 2500; use offset=2001 to read on]"},
 		{"limit to last line", "ten.txt", 9, 2, numbered(9, 10)},
 		{"crlf", "crlf.txt", 0, 0, "     1\ta\n     2\tb\n"},
-		{"no final newline", "nonl.txt", 0, 0, "     1\tx\n     2\ty\n"},
+		{"no final newline", "nonl.txt", 0, 0, "     1\tx\n     2\ty\n\\ No newline at end of file\n"},
+		{"no final newline, first line only", "nonl.txt", 1, 1, "     1\tx\n\n[showing lines 1-1 of 2; use offset=2 to read on]"},
 		{"empty", "empty", 0, 0, "(empty is empty)"},
 		{"invalid utf-8 made valid", "latin1", 0, 0, "     1\tcaf\uFFFD\n"},
 	}
