@@ -35,6 +35,9 @@ type Env struct {
 	// Sandbox, when set, returns the command running a bash call under an
 	// OS sandbox (shell -c the call's command), or nil to run it as usual.
 	Sandbox func(c *Call, shell string) (*exec.Cmd, error)
+	// Files is where read, write, edit and patch read and write file
+	// content; nil means the disk (DiskFiles).
+	Files Files
 }
 
 // Builtins returns the built-in tools: read, list, glob, grep, write, edit,
@@ -45,15 +48,19 @@ func Builtins(env Env) []Tool {
 	if tracker == nil {
 		tracker = NewReadTracker()
 	}
-	g := fileGuard{tracker: tracker, beforeChange: env.BeforeChange}
+	files := env.Files
+	if files == nil {
+		files = DiskFiles{}
+	}
+	g := fileGuard{tracker: tracker, beforeChange: env.BeforeChange, files: files}
 	return []Tool{
-		readTool{ws: ws, tracker: tracker},
+		readTool{ws: ws, tracker: tracker, files: files},
 		listTool{ws: ws},
 		globTool{ws: ws},
 		grepTool{ws: ws},
 		writeTool{ws: ws, g: g},
 		editTool{ws: ws, g: g},
-		patchTool{ws: ws, g: g, write: writeFileAtomic},
+		patchTool{ws: ws, g: g, write: files.WriteFile},
 		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit,
 			sandbox: env.Sandbox, secrets: env.SecretValues,
 			supervise: env.Supervise},

@@ -19,6 +19,8 @@ type fileGuard struct {
 	beforeChange func(abs string) error
 	// dry: compute the change and its diff, write nothing (a preview).
 	dry bool
+	// files reads and writes the content.
+	files Files
 }
 
 // check refuses to change an existing file the model has not read, or one
@@ -56,7 +58,7 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 	if fail := g.notify(tg); fail != nil {
 		return *fail
 	}
-	if err := writeFileAtomic(tg.Abs, []byte(after), newFileMode); err != nil {
+	if err := g.files.WriteFile(tg.Abs, []byte(after), newFileMode); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) {
 			return fileFailure(tg.Rel, err)
 		}
@@ -76,7 +78,7 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 
 // readExisting returns the current content of a file a tool is about to
 // change; existed is false when it does not exist yet.
-func readExisting(tg target) (content string, existed bool, fail *Result) {
+func (g fileGuard) readExisting(tg target) (content string, existed bool, fail *Result) {
 	fi, err := os.Stat(tg.Abs)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
@@ -89,7 +91,7 @@ func readExisting(tg target) (content string, existed bool, fail *Result) {
 		r := Failure("%s is not a regular file", tg.Rel)
 		return "", false, &r
 	}
-	data, err := os.ReadFile(tg.Abs)
+	data, err := readAll(g.files, tg.Abs)
 	if err != nil {
 		r := fileFailure(tg.Rel, err)
 		return "", false, &r

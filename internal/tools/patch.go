@@ -16,7 +16,7 @@ var patchDescription string
 type patchTool struct {
 	ws *Workspace
 	g  fileGuard
-	// write is writeFileAtomic; tests swap it to fail half-way.
+	// write is the Files' WriteFile; tests swap it to fail half-way.
 	write func(path string, data []byte, perm fs.FileMode) error
 }
 
@@ -142,7 +142,7 @@ func (t patchTool) plan(ops []patchOp, outsideApproved bool) ([]*fileChange, *Re
 // planOp checks one operation; msg says why it cannot be done.
 func (t patchTool) planOp(op patchOp, src target, planned map[string]*fileChange, outsideApproved bool) (*fileChange, string) {
 	c := &fileChange{kind: op.kind, src: src, dst: src, mode: newFileMode}
-	before, existed, bad := readExisting(src)
+	before, existed, bad := t.g.readExisting(src)
 	if bad != nil {
 		return nil, failureText(*bad)
 	}
@@ -192,7 +192,7 @@ func (t patchTool) planMove(to string, src target, planned map[string]*fileChang
 	if dst.Abs == src.Abs {
 		return dst, ""
 	}
-	_, exists, bad := readExisting(dst)
+	_, exists, bad := t.g.readExisting(dst)
 	if bad != nil {
 		return target{}, failureText(*bad)
 	}

@@ -38,6 +38,7 @@ var imageExts = map[string]bool{
 type readTool struct {
 	ws      *Workspace
 	tracker *ReadTracker
+	files   Files
 }
 
 // trackHashMax bounds the files read hashes whole for the edit guards;
@@ -95,7 +96,7 @@ func (t readTool) Run(ctx context.Context, c *Call) (Result, error) {
 	if !fi.Mode().IsRegular() {
 		return Failure("%s is not a regular file (%s)", tg.Rel, fi.Mode().Type()), nil
 	}
-	f, err := os.Open(tg.Abs)
+	f, err := t.files.Open(tg.Abs)
 	if err != nil {
 		return fileFailure(tg.Rel, err), nil
 	}
