@@ -50,6 +50,9 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 	if len(f.args) > 0 && f.args[0] == "sessions" && !f.print {
 		return listSessions(f, stdio, env)
 	}
+	if len(f.args) > 0 && f.args[0] == "acp" && !f.print {
+		return runACP(ctx, f, stdio, env)
+	}
 	if !f.print {
 		return runREPL(ctx, f, stdio, env)
 	}

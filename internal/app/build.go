@@ -45,6 +45,9 @@ type base struct {
 	loaded *config.Loaded
 	cfg    config.Config
 	store  *session.Store
+	// files is where the file tools read and write content; nil is the
+	// disk (an editor's buffers under coder acp).
+	files tools.Files
 }
 
 func (b *base) Close() {
@@ -144,6 +147,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		SecretValues:   secretValues(rp),
 		Supervise:      superviseWithSelf(),
 		Sandbox:        planSandbox(ws.Root, sink),
+		Files:          b.files,
 	})
 	builtins = append(builtins, tools.NewFetchTool(tools.FetchOptions{}),
 		tools.NewSkillTool(func() []skills.Skill { return skillList }))
