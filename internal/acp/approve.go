@@ -110,7 +110,13 @@ func (a approver) Approve(ctx context.Context, r permission.Request) (reply perm
 	if r.Danger && resp.Outcome.Selected != nil && string(resp.Outcome.Selected.OptionId) == optAllowAlways {
 		return permission.Reply{}, nil // not offered: a client must not widen a danger request
 	}
-	return replyFor(resp.Outcome)
+	reply, err = replyFor(resp.Outcome)
+	if err != nil {
+		// The editor cancelled the prompt; its session/cancel may still be
+		// on the way, and the turn must not go on meanwhile.
+		a.s.cancelTurn()
+	}
+	return reply, err
 }
 
 // questioner puts the question tool's and exit_plan_mode's questions to
@@ -155,6 +161,7 @@ func (q questioner) Ask(ctx context.Context, qs []orchestrator.Question) (answer
 			q.s.srv.log.Warn("question request failed", "error", err)
 			return nil, orchestrator.ErrQuestionsCancelled
 		case resp.Outcome.Selected == nil:
+			q.s.cancelTurn() // as in Approve
 			return nil, context.Canceled
 		}
 		answer, ok := optionLabel(qu, i, string(resp.Outcome.Selected.OptionId))

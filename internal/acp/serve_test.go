@@ -158,13 +158,20 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 func serveInProcess(t *testing.T, f Factory) (*sdk.ClientSideConnection, *editor, string) {
 	t.Helper()
 	dir := t.TempDir()
+	conn, ed := serveIn(t, dir, f, false)
+	return conn, ed, dir
+}
+
+// serveIn is serveInProcess in dir, with --continue when cont is set.
+func serveIn(t *testing.T, dir string, f Factory, cont bool) (*sdk.ClientSideConnection, *editor) {
+	t.Helper()
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		_ = Serve(context.Background(), Options{In: agentIn, Out: agentOut, Factory: f, Version: "test", Cwd: dir,
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			Continue: cont, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		agentOut.Close()
 	}()
 	ed := &editor{asks: make(chan ask, 4)}
@@ -182,7 +189,7 @@ func serveInProcess(t *testing.T, f Factory) (*sdk.ClientSideConnection, *editor
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
 		t.Fatal(err)
 	}
-	return conn, ed, dir
+	return conn, ed
 }
 
 func newSessionIn(t *testing.T, conn *sdk.ClientSideConnection, dir string) sdk.SessionId {
@@ -328,5 +335,76 @@ func TestServeSurvivesAPanic(t *testing.T) {
 	}
 	if _, err := conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatalf("the connection did not go on: %v", err)
+	}
+}
+
+// Plan-mode questions go to the editor one permission request each, the
+// options as buttons: a chosen option is the answer, Dismiss tells the
+// model the person declined.
+func TestServeQuestions(t *testing.T) {
+	ask2 := `{"questions":[{"question":"Which colour?","options":[{"label":"red"},{"label":"blue"}]},` +
+		`{"question":"Size?","options":[{"label":"S"},{"label":"L"}]}]}`
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("question", ask2)),
+		llmtest.Calls(llmtest.Call("question", `{"questions":[{"question":"Sure?","options":[{"label":"yes"}]}]}`)),
+		llmtest.Text("ok"),
+	}})
+	conn, ed, dir := serveInProcess(t, &coreFactory{url: srv.OpenAIBaseURL()})
+	sid := newSessionIn(t, conn, dir)
+	ctx := context.Background()
+	if _, err := conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for _, pick := range []string{"q0-1", "q1-0", optDismiss} {
+			select {
+			case a := <-ed.asks:
+				a.reply <- pick
+			case <-time.After(20 * time.Second):
+				t.Error("no question asked")
+				return
+			}
+		}
+	}()
+	resp, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: promptText("ask me")})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	reqs := srv.Requests()
+	if got := lastToolResult(reqs[1]); !strings.Contains(got, `"answer":"blue"`) || !strings.Contains(got, `"answer":"S"`) {
+		t.Fatalf("answers the model got: %s", got)
+	}
+	if got := lastToolResult(reqs[2]); !strings.Contains(got, "cancelled the questions") {
+		t.Fatalf("a dismissed question: %s", got)
+	}
+}
+
+func lastToolResult(r llmtest.Request) string {
+	msgs := r.Messages()
+	return msgs[len(msgs)-1].Text
+}
+
+// coder acp --continue: the first new thread continues the workspace's
+// most recent session and replays it once its id is known to the editor.
+func TestServeContinue(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("first answer")}})
+	dir := t.TempDir()
+	f := &coreFactory{url: srv.OpenAIBaseURL()}
+	conn, _ := serveIn(t, dir, f, false)
+	first := newSessionIn(t, conn, dir)
+	if _, err := conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: first, Prompt: promptText("hello there")}); err != nil {
+		t.Fatal(err)
+	}
+	conn, ed := serveIn(t, dir, f, true)
+	if got := newSessionIn(t, conn, dir); got != first {
+		t.Fatalf("--continue opened %s, want %s", got, first)
+	}
+	isUser := func(u sdk.SessionUpdate) bool { return u.UserMessageChunk != nil }
+	waitUntil(t, "the replayed history", func() bool { return len(ed.seen(first, isUser)) == 1 && len(ed.seen(first, isText)) == 1 })
+	if got := ed.seen(first, isText)[0].AgentMessageChunk.Content.Text.Text; got != "first answer" {
+		t.Fatalf("replayed %q", got)
+	}
+	if again := newSessionIn(t, conn, dir); again == first {
+		t.Fatal("--continue applies to the first new thread only")
 	}
 }

@@ -152,16 +152,16 @@ func (srv *server) open(ctx context.Context, cwd string, servers []sdk.McpServer
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return nil, &sdk.RequestError{Code: codeInvalidParams, Message: fmt.Sprintf("cwd %q is not a directory", cwd)}
 	}
-	mcp, err := mcpServers(servers)
-	if err != nil {
-		return nil, err
-	}
+	mcp, skipped := mcpServers(servers)
 	s := newSession(srv)
 	rt, err := srv.o.Factory.Open(ctx, OpenRequest{Cwd: cwd, MCPServers: mcp, Front: Front{
 		Sink: s, Approver: approver{s}, Questioner: questioner{s}, Files: srv.files(s),
 	}})
 	if err != nil {
 		return nil, &sdk.RequestError{Code: codeInternalError, Message: err.Error()}
+	}
+	for _, name := range skipped {
+		rt.Warnings = append(rt.Warnings, "MCP server "+name+" was not started: coder connects to stdio and HTTP servers only")
 	}
 	s.attach(rt)
 	return s, nil
@@ -359,9 +359,9 @@ func (srv *server) SetSessionConfigOption(context.Context, sdk.SetSessionConfigO
 	return sdk.SetSessionConfigOptionResponse{}, &sdk.RequestError{Code: codeInvalidParams, Message: "coder has no session config options; use /model and session/set_mode"}
 }
 
-// mcpServers converts the editor's MCP servers; SSE is not offered.
-func mcpServers(in []sdk.McpServer) ([]MCPServer, error) {
-	var out []MCPServer
+// mcpServers converts the editor's MCP servers. Transports coder does not
+// offer (SSE, ACP) are skipped, and named so the person is told.
+func mcpServers(in []sdk.McpServer) (out []MCPServer, skipped []string) {
 	for _, m := range in {
 		switch {
 		case m.Stdio != nil:
@@ -376,9 +376,11 @@ func mcpServers(in []sdk.McpServer) ([]MCPServer, error) {
 				s.Headers[h.Name] = h.Value
 			}
 			out = append(out, s)
-		default:
-			return nil, &sdk.RequestError{Code: codeInvalidParams, Message: "only stdio and HTTP MCP servers are supported"}
+		case m.Sse != nil:
+			skipped = append(skipped, m.Sse.Name+" (SSE)")
+		case m.Acp != nil:
+			skipped = append(skipped, m.Acp.Name+" (ACP)")
 		}
 	}
-	return out, nil
+	return out, skipped
 }
