@@ -218,3 +218,51 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// MCP servers the editor passes with session/new join coder's own: their
+// tools are offered to the model and run through the same chain.
+func TestACPEditorMCPServers(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("mcp__editor__echo", `{"text":"from the editor's server"}`)),
+		llmtest.Text("echoed"),
+	}})
+	dir := t.TempDir()
+	r := startRawACP(t, providerEnv(t, srv, "openai"), dir)
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	r.until(1)
+	servers := `[{"name":"editor","command":` + quoteJSON(mcpTestServer(t)) + `,"args":[],"env":[]},` +
+		`{"type":"sse","name":"old","url":"http://127.0.0.1:1/sse","headers":[]}]`
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":` + quoteJSON(dir) + `,"mcpServers":` + servers + `}}`)
+	resp, _ := r.until(2)
+	sid, _ := resp["result"].(map[string]any)["sessionId"].(string)
+	if sid == "" {
+		t.Fatalf("session/new: %v", resp)
+	}
+	r.send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"echo"}]}}`)
+	resp, msgs := r.until(3)
+	if resp["result"].(map[string]any)["stopReason"] != "end_turn" {
+		t.Fatalf("prompt: %v", resp)
+	}
+	if names := strings.Join(srv.Requests()[0].ToolNames(), ","); !strings.Contains(names, "mcp__editor__echo") {
+		t.Fatalf("the editor's server's tools were not offered: %s", names)
+	}
+	if res := lastToolResults(srv.Requests()[1]); len(res) != 1 || !strings.Contains(res[0].Text, "from the editor's server") {
+		t.Fatalf("echo result: %+v", res)
+	}
+	finished := false
+	for _, m := range msgs {
+		u := update(m)
+		finished = finished || (u["sessionUpdate"] == "tool_call_update" && u["status"] == "completed")
+	}
+	if !finished {
+		t.Fatalf("no completed tool call: %v", msgs)
+	}
+	// The notice follows session/new's response on its own schedule.
+	for !strings.Contains(chunks(msgs), "MCP server old (SSE) was not started") {
+		msgs = append(msgs, r.next())
+	}
+	r.in.Close()
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
