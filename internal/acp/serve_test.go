@@ -408,3 +408,21 @@ func TestServeContinue(t *testing.T) {
 		t.Fatal("--continue applies to the first new thread only")
 	}
 }
+
+// The stop reasons a turn can end with besides end_turn and cancelled: a
+// truncated answer, a refusal, and the step limit.
+func TestServeStopReasons(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Repeat: true, Steps: []llmtest.Step{
+		{Text: "cut off mid", StopReason: "length"},
+		{Text: "I can't help with that.", StopReason: "content_filter"},
+		llmtest.Calls(llmtest.Call("glob", `{"pattern":"*"}`)), // again and again
+	}})
+	conn, _, dir := serveInProcess(t, &coreFactory{url: srv.OpenAIBaseURL()})
+	sid := newSessionIn(t, conn, dir)
+	for _, want := range []sdk.StopReason{sdk.StopReasonMaxTokens, sdk.StopReasonRefusal, sdk.StopReasonMaxTurnRequests} {
+		resp, err := conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: sid, Prompt: promptText("go")})
+		if err != nil || resp.StopReason != want {
+			t.Fatalf("got %q %v, want %q", resp.StopReason, err, want)
+		}
+	}
+}
