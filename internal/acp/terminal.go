@@ -23,12 +23,15 @@ type bashRun struct {
 // fenced block, with the exit status under it. ok is false when result is
 // not a run's output.
 //
-// This is the one place to change when bash output moves to the editor's
-// own terminal: with the client's terminal capability, a bash call would be
-// run by the editor (terminal/create of `coder sandbox --mode build|plan --
-// /bin/bash -c CMD`, so coder's sandbox still applies, after coder's
-// permission chain approved it) and this would return
-// sdk.ToolTerminalRef(terminalID) instead of text.
+// Moving bash output to the editor's own terminal (the client's terminal
+// capability) is planned for when `coder sandbox` exists: after coder's
+// permission chain approved a call, the editor would run `coder sandbox
+// --mode build|plan -- /bin/bash -c CMD` (terminal/create, so coder's
+// sandbox still applies), the model would get terminal/output's text and
+// the exit status, and this function would return
+// sdk.ToolTerminalRef(terminalID) instead of text. That takes a command
+// runner the bash tool can be given (tools.Env) and this function; nothing
+// else here changes.
 func bashContent(result string) (content []sdk.ToolCallContent, ok bool) {
 	var r bashRun
 	if json.Unmarshal([]byte(result), &r) != nil || r.ExitCode == nil {
