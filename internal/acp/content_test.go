@@ -147,7 +147,8 @@ func TestReplay(t *testing.T) {
 }
 
 func TestRefusedCommands(t *testing.T) {
-	for in, refused := range map[string]bool{"/new": true, " /resume abc": true, "/newer": false, "/undo": false, "new": false} {
+	for in, refused := range map[string]bool{"/new": true, " /resume abc": true, "/clear": true, "/quit": true, "/exit": true,
+		"/newer": false, "/undo": false, "new": false} {
 		if got := refusedCommand(in) != ""; got != refused {
 			t.Fatalf("%q refused=%v", in, got)
 		}

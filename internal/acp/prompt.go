@@ -77,8 +77,10 @@ func embedded(r sdk.EmbeddedResourceResource) string {
 	return ""
 }
 
-// refusedCommand answers / commands that would change the session under
-// the editor: its threads map to coder's sessions one to one.
+// refusedCommand answers the terminal's / commands that have no place in
+// an editor thread: those that would change the session under the editor
+// (its threads map to coder's sessions one to one) or end the program.
+// They are left out of the command list too.
 func refusedCommand(input string) string {
 	name, _, _ := strings.Cut(strings.TrimSpace(input), " ")
 	switch name {
@@ -86,6 +88,10 @@ func refusedCommand(input string) string {
 		return "In an editor, /new is the editor's: start a new thread there."
 	case "/resume":
 		return "In an editor, /resume is the editor's: open the session from its history (coder's session ids load with session/load); /sessions lists them."
+	case "/clear":
+		return "In an editor, start a new thread to begin afresh."
+	case "/exit", "/quit":
+		return "In an editor, close the thread (or the agent panel) instead."
 	}
 	return ""
 }
