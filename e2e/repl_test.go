@@ -8,9 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -278,8 +276,12 @@ func sessionIDFrom(t *testing.T, scr string) string {
 }
 
 func TestREPLEscCancelsToolAndStream(t *testing.T) {
+	// The sleep is found by its marker: in the sandbox's PID namespace $!
+	// is not a PID outside.
+	m := marker()
+	t.Cleanup(func() { killMarked(m) })
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
-		llmtest.Calls(llmtest.Call("bash", `{"command":"sleep 30 & echo $! > sleep.pid; wait"}`)),
+		llmtest.Calls(llmtest.Call("bash", `{"command":"sleep `+m+` & echo $! > sleep.pid; wait"}`)),
 		{Text: strings.Repeat("slow ", 200), ChunkSize: 5, TokenDelay: 50 * time.Millisecond, Check: validHistory},
 	}})
 	dir := t.TempDir()
@@ -294,11 +296,12 @@ func TestREPLEscCancelsToolAndStream(t *testing.T) {
 	s.keys("Enter")
 	pidFile := filepath.Join(dir, "sleep.pid")
 	waitFor(t, "sleep to start", func() bool { b, _ := os.ReadFile(pidFile); return len(strings.TrimSpace(string(b))) > 0 })
-	b, _ := os.ReadFile(pidFile)
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if len(markerPIDs("sleep", m)) == 0 {
+		t.Fatal("positive control: the sleep is not seen running")
+	}
 	s.keys("Escape")
 	s.waitFor(cancelled)
-	waitFor(t, "the sleep child to die", func() bool { return !alive(pid) })
+	waitFor(t, "the sleep child to die", func() bool { return len(markerPIDs("sleep", m)) == 0 })
 
 	s.typeText("talk slowly")
 	s.keys("Enter")
@@ -313,19 +316,6 @@ func TestREPLEscCancelsToolAndStream(t *testing.T) {
 	s.typeText("! echo still alive")
 	s.keys("Enter")
 	s.waitFor("stdout:\nstill alive")
-}
-
-// alive reports whether pid runs (a zombie is dead: nothing reaps orphans here).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(b))
-	return len(f) > 2 && f[2] != "Z"
 }
 
 func TestREPLCtrlCExits(t *testing.T) {

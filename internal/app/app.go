@@ -57,6 +57,9 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 	// What the kernel allows is probed by starting the sandbox helper once
 	// (milliseconds): meanwhile the configuration and the session store load.
 	go sandbox.Probe()
+	if len(f.args) > 0 && f.args[0] == "acp" && !f.print {
+		return runACP(ctx, f, stdio, env)
+	}
 	if !f.print {
 		return runREPL(ctx, f, stdio, env)
 	}

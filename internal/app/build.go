@@ -46,6 +46,9 @@ type base struct {
 	loaded *config.Loaded
 	cfg    config.Config
 	store  *session.Store
+	// files is where the file tools read and write content; nil is the
+	// disk (an editor's buffers under coder acp).
+	files tools.Files
 }
 
 func (b *base) Close() {
@@ -157,6 +160,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		JournalDir:     journal,
 		Launcher:       launch,
 		Tasks:          tasks,
+		Files:          b.files,
 	})
 	fetch, err := tools.NewFetchTool(tools.FetchOptions{AllowHosts: cfg.Fetch.AllowHosts})
 	if err != nil {

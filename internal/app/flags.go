@@ -40,6 +40,7 @@ Usage:
   coder -p "prompt"          run one turn headless, print the answer, exit
   echo "prompt" | coder -p   the same, prompt from stdin
   coder sessions             list recent sessions of this workspace
+  coder acp                  serve an editor over the Agent Client Protocol (stdio)
 
 Flags:
   -p, --print                headless: run one turn and exit

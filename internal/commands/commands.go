@@ -173,6 +173,30 @@ func (x *Dispatcher) Names() []string {
 	return names
 }
 
+// Info describes one command for a front end's command list.
+type Info struct {
+	Name    string // without the slash
+	Summary string
+	// Custom: a custom command, whose arguments fill its template.
+	Custom bool
+}
+
+// Infos lists the commands, built-in and custom, sorted by name; a custom
+// command shadows the built-in of the same name, as it does in RunInput.
+func (x *Dispatcher) Infos() []Info {
+	var out []Info
+	for _, c := range x.deps.Custom {
+		out = append(out, Info{Name: c.Name, Summary: c.Description, Custom: true})
+	}
+	for n, h := range x.table {
+		if _, shadowed := x.customCommand(n); !shadowed {
+			out = append(out, Info{Name: n, Summary: h.summary})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 func (x *Dispatcher) help(context.Context, string) (string, error) {
 	names := make([]string, 0, len(x.table))
 	for n := range x.table {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,31 @@ func TestTasksListsAndStops(t *testing.T) {
 	}
 	if _, err := e.do(t, "/tasks stop task-9"); err == nil || !strings.Contains(err.Error(), "no task") {
 		t.Fatalf("stopping an unknown task: %v", err)
+	}
+}
+
+func TestInfosListBuiltinAndCustomCommands(t *testing.T) {
+	e := newEnv(t)
+	e.cmds.deps.Custom = []customcmd.Command{
+		{Name: "review", Description: "review a change"},
+		{Name: "diff", Description: "my own diff"}, // shadows the built-in
+	}
+	byName := map[string]Info{}
+	var names []string
+	for _, in := range e.cmds.Infos() {
+		byName[in.Name] = in
+		names = append(names, in.Name)
+	}
+	if !sort.StringsAreSorted(names) || len(names) != len(byName) {
+		t.Fatalf("names not sorted or repeated: %v", names)
+	}
+	if r := byName["review"]; !r.Custom || r.Summary != "review a change" {
+		t.Fatalf("custom command: %+v", r)
+	}
+	if d := byName["diff"]; !d.Custom || d.Summary != "my own diff" {
+		t.Fatalf("a custom command shadows the built-in: %+v", d)
+	}
+	if u := byName["undo"]; u.Custom || u.Summary == "" {
+		t.Fatalf("built-in command: %+v", u)
 	}
 }

@@ -96,6 +96,9 @@ type AssistantMessage struct {
 	ModelCallIndex int          `json:"model_call_index"`
 	Message        chat.Message `json:"message"`
 	Usage          chat.Usage   `json:"usage"`
+	// StopReason is the provider's reason the call ended, as it gave it
+	// ("stop", "length", "end_turn", "max_tokens", "refusal", …), if any.
+	StopReason string `json:"stop_reason,omitempty"`
 }
 
 // ToolStarted: a tool call begins (after approval).

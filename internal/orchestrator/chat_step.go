@@ -87,7 +87,7 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 	if err := o.recordUsage(ctx, ts, session.UsageRecord{Usage: usage}); err != nil {
 		return chat.Message{}, err
 	}
-	o.emit(event.AssistantMessage{ModelCallIndex: ts.modelCalls, Message: msg, Usage: usage})
+	o.emit(event.AssistantMessage{ModelCallIndex: ts.modelCalls, Message: msg, Usage: usage, StopReason: acc.StopReason()})
 	o.emit(event.UsageUpdated{Call: usage, Total: o.conv.usage()})
 	return msg, nil
 }

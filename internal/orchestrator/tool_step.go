@@ -107,6 +107,11 @@ func allReadOnly(calls []*tools.Call) bool {
 	return true
 }
 
+// Decode turns a model's call into a typed call as a turn would, without
+// running anything: front ends use it to show stored calls (a replayed
+// session) the way live ones are shown.
+func (o *Orchestrator) Decode(tc chat.ToolCall) *tools.Call { return o.decode(tc) }
+
 // decode turns a model's call into a typed one, once. A call to a tool
 // that does not exist (or has no name) is told the tools this mode offers.
 func (o *Orchestrator) decode(tc chat.ToolCall) *tools.Call {

@@ -35,6 +35,10 @@ type Env struct {
 	// Tasks are the session's background commands; nil means a fresh list
 	// for the tools of one Builtins call.
 	Tasks *Tasks
+	// Files, when set, is an editor's view of the files (ACP): read, write,
+	// edit and patch read and write content through it. nil means the disk,
+	// through the workspace's root.
+	Files Files
 }
 
 // Builtins returns the built-in tools: read, list, glob, grep, write, edit,
@@ -52,9 +56,9 @@ func Builtins(env Env) []Tool {
 	if tasks == nil {
 		tasks = NewTasks()
 	}
-	g := fileGuard{ws: ws, tracker: tracker, beforeChange: env.BeforeChange}
+	g := fileGuard{ws: ws, tracker: tracker, beforeChange: env.BeforeChange, files: env.Files}
 	return []Tool{
-		readTool{ws: ws, tracker: tracker},
+		readTool{ws: ws, tracker: tracker, files: env.Files},
 		listTool{ws: ws},
 		globTool{ws: ws},
 		grepTool{ws: ws},

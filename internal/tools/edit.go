@@ -65,7 +65,7 @@ func (t editTool) run(c *Call) Result {
 	if fail != nil {
 		return *fail
 	}
-	before, existed, fail := readExisting(t.ws, tg)
+	before, existed, fail := t.g.readExisting(tg)
 	if fail != nil {
 		return *fail
 	}

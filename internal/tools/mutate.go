@@ -20,6 +20,8 @@ type fileGuard struct {
 	beforeChange func(abs string) error
 	// dry: compute the change and its diff, write nothing (a preview).
 	dry bool
+	// files reads and writes the content.
+	files Files
 }
 
 // check refuses to change an existing file the model has not read, or one
@@ -57,7 +59,7 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 	if fail := g.notify(tg); fail != nil {
 		return *fail
 	}
-	if err := g.ws.writeAtomic(tg, []byte(after), newFileMode); err != nil {
+	if err := g.write(tg, []byte(after), newFileMode); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) {
 			return fileFailure(tg.Rel, err)
 		}
@@ -77,8 +79,8 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 
 // readExisting returns the current content of a file a tool is about to
 // change; existed is false when it does not exist yet.
-func readExisting(ws *Workspace, tg target) (content string, existed bool, fail *Result) {
-	fi, err := ws.stat(tg)
+func (g fileGuard) readExisting(tg target) (content string, existed bool, fail *Result) {
+	fi, err := g.ws.stat(tg)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}
@@ -90,7 +92,7 @@ func readExisting(ws *Workspace, tg target) (content string, existed bool, fail 
 		r := Failure("%s is not a regular file", tg.Rel)
 		return "", false, &r
 	}
-	data, err := ws.readFile(tg)
+	data, err := g.read(tg)
 	if err != nil {
 		r := fileFailure(tg.Rel, err)
 		return "", false, &r

@@ -147,7 +147,7 @@ func (t patchTool) plan(ops []patchOp, outsideApproved bool) ([]*fileChange, *Re
 // planOp checks one operation; msg says why it cannot be done.
 func (t patchTool) planOp(op patchOp, src target, planned map[string]*fileChange, outsideApproved bool) (*fileChange, string) {
 	c := &fileChange{kind: op.kind, src: src, dst: src, mode: newFileMode}
-	before, existed, bad := readExisting(t.ws, src)
+	before, existed, bad := t.g.readExisting(src)
 	if bad != nil {
 		return nil, failureText(*bad)
 	}
@@ -197,7 +197,7 @@ func (t patchTool) planMove(to string, src target, planned map[string]*fileChang
 	if dst.Abs == src.Abs {
 		return dst, ""
 	}
-	_, exists, bad := readExisting(t.ws, dst)
+	_, exists, bad := t.g.readExisting(dst)
 	if bad != nil {
 		return target{}, failureText(*bad)
 	}

@@ -34,6 +34,9 @@ func (t patchTool) commit(changes []*fileChange) Result {
 	if fail := t.g.notify(tgs...); fail != nil {
 		return *fail
 	}
+	if t.g.files != nil {
+		return t.commitThrough(changes)
+	}
 	planTemps(changes)
 	j, err := t.journal.begin(t.ws.Root, changes)
 	if err != nil {
@@ -58,6 +61,33 @@ func (t patchTool) commit(changes []*fileChange) Result {
 		}
 	}
 	j.done()
+	t.record(changes)
+	return patchResult(changes)
+}
+
+// commitThrough writes a planned patch through an editor's Files (ACP),
+// file by file, putting back the files already written if one fails. An
+// editor's buffers have no journal: a crash midway can leave part of it.
+func (t patchTool) commitThrough(changes []*fileChange) Result {
+	for i, c := range changes {
+		var err error
+		if c.kind == patchDelete {
+			err = t.ws.remove(c.src)
+		} else if err = t.g.write(c.dst, []byte(c.after), c.mode); err == nil && c.moved() {
+			if err = t.ws.remove(c.src); err != nil {
+				_ = t.ws.remove(c.dst)
+			}
+		}
+		if err != nil {
+			return Failure("patch: writing %s failed: %v; %s", c.dst.Rel, bareError(err), t.rollback(changes[:i]))
+		}
+	}
+	t.record(changes)
+	return patchResult(changes)
+}
+
+// record tells the read tracker what the files hold now.
+func (t patchTool) record(changes []*fileChange) {
 	for _, c := range changes {
 		switch {
 		case c.kind == patchDelete:
@@ -69,7 +99,6 @@ func (t patchTool) commit(changes []*fileChange) Result {
 			t.g.tracker.Record(c.dst.Abs, []byte(c.after))
 		}
 	}
-	return patchResult(changes)
 }
 
 // planTemps names each change's temporary file, beside its target.
@@ -166,11 +195,11 @@ func (t patchTool) rollback(done []*fileChange) string {
 		case c.kind == patchAdd:
 			err = t.ws.remove(c.dst)
 		case c.moved():
-			if err = t.ws.writeAtomic(c.src, []byte(c.before), c.mode); err == nil {
+			if err = t.g.write(c.src, []byte(c.before), c.mode); err == nil {
 				err = t.ws.remove(c.dst)
 			}
 		default:
-			err = t.ws.writeAtomic(c.src, []byte(c.before), c.mode)
+			err = t.g.write(c.src, []byte(c.before), c.mode)
 		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s (%v)", c.src.Rel, bareError(err)))

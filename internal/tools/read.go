@@ -37,6 +37,7 @@ var imageExts = map[string]bool{
 type readTool struct {
 	ws      *Workspace
 	tracker *ReadTracker
+	files   Files
 }
 
 // trackHashMax bounds the files read hashes whole for the edit guards;
@@ -99,10 +100,20 @@ func (t readTool) Run(ctx context.Context, c *Call) (Result, error) {
 	if !fi.Mode().IsRegular() {
 		return Failure("%s is not a regular file (%s)", tg.Rel, fi.Mode().Type()), nil
 	}
+	var r io.Reader = f
+	if t.files != nil {
+		data, err := readThrough(t.files, tg)
+		if err != nil {
+			return fileFailure(tg.Rel, err), nil
+		}
+		if data != nil {
+			r = bytes.NewReader(data)
+		}
+	}
 	// The content is hashed as it streams by, so the guards compare a later
 	// edit with exactly what this call read.
 	h := t.tracker.newHash()
-	br := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
+	br := bufio.NewReaderSize(io.TeeReader(r, h), 64<<10)
 	head, _ := br.Peek(sniffBytes)
 	if len(head) == 0 {
 		t.tracker.recordHash(tg.Abs, h, true)

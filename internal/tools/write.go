@@ -58,7 +58,7 @@ func (t writeTool) write(c *Call) Result {
 	if fail != nil {
 		return *fail
 	}
-	before, existed, fail := readExisting(t.ws, tg)
+	before, existed, fail := t.g.readExisting(tg)
 	if fail != nil {
 		return *fail
 	}

@@ -1,0 +1,174 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/coder-agent/coder/internal/acp"
+	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/session"
+)
+
+// runACP is `coder acp`: coder as an Agent Client Protocol agent on stdio,
+// for editors. Each editor thread gets the runtime the REPL gets (build),
+// with the editor as its front end. Nothing but protocol messages reaches
+// stdout; diagnostics go to stderr, which editors keep in their logs.
+func runACP(ctx context.Context, f flags, stdio IO, env func(string) (string, bool)) int {
+	switch {
+	case len(f.args) > 1:
+		return fail(stdio, setupError{fmt.Errorf("unexpected argument %q after acp", f.args[1])})
+	case f.resume != "":
+		return fail(stdio, setupError{errors.New("--resume does not apply to coder acp: the editor loads a session by its id (session/load); --continue continues the most recent one")})
+	}
+	out := stdio.Out
+	if stdio.OutFile != nil && stdio.OutFile.Fd() == 1 {
+		proto, err := protocolStdout()
+		if err != nil {
+			return fail(stdio, err)
+		}
+		defer proto.Close()
+		out = proto
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail(stdio, fmt.Errorf("current directory: %w", err))
+	}
+	if f.cwd != "" {
+		wd = absUnder(wd, f.cwd)
+	}
+	log := slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	_ = acp.Serve(ctx, acp.Options{
+		In: stdio.In, Out: out, Log: log, Version: Version, Cwd: wd, Continue: f.continueLast,
+		Factory: &acpFactory{f: f, env: env},
+	})
+	if ctx.Err() != nil {
+		return ExitCancelled
+	}
+	return ExitOK
+}
+
+// protocolStdout keeps the process's stdout for the protocol alone: it
+// returns a duplicate of file descriptor 1 and points 1 at stderr, so a
+// stray write (a library's print, a child that inherits it) lands in the
+// log instead of corrupting the editor's stream.
+func protocolStdout() (*os.File, error) {
+	fd, err := unix.Dup(1)
+	if err != nil {
+		return nil, fmt.Errorf("keeping stdout for the protocol: %w", err)
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.Dup2(2, 1); err != nil {
+		_ = unix.Close(fd)
+		return nil, fmt.Errorf("keeping stdout for the protocol: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "acp-stdout"), nil
+}
+
+func absUnder(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// acpFactory builds one runtime per editor thread, for its workspace.
+type acpFactory struct {
+	f   flags
+	env func(string) (string, bool)
+}
+
+// Open loads the configuration of req.Cwd and builds the core as the REPL
+// does; the editor's MCP servers join the configured ones (the editor's
+// wins a name both use) and its buffers serve the file tools.
+func (a *acpFactory) Open(ctx context.Context, req acp.OpenRequest) (_ *acp.Runtime, err error) {
+	f := a.f
+	f.cwd = req.Cwd
+	b, err := loadBase(f, a.env)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			b.Close()
+		}
+	}()
+	b.files = req.Front.Files
+	b.cfg.MCP.Servers = withEditorServers(b.cfg.MCP.Servers, req.MCPServers)
+	rt, err := build(ctx, b, orchestrator.Front{Sink: req.Front.Sink, Questioner: req.Front.Questioner,
+		Approver: editorApprover(b.cfg.Approval, req.Front.Approver)})
+	if err != nil {
+		return nil, err
+	}
+	catalog, err := agent.NewCatalog(definitions(b.cfg.Agents.Definitions))
+	if err != nil {
+		rt.mcp.Close()
+		return nil, setupError{err}
+	}
+	out := &acp.Runtime{Core: rt.orch, Input: rt.input, Sessions: b.store, Workspace: rt.workspace,
+		Close: func() { rt.mcp.Close(); b.Close() }}
+	for _, name := range catalog.Names() {
+		if ag, ok := catalog.Lookup(name); ok {
+			out.Agents = append(out.Agents, ag)
+		}
+	}
+	for _, c := range rt.input.Infos() {
+		cmd := acp.Command{Name: c.Name, Description: c.Summary}
+		if c.Custom {
+			cmd.Hint = "arguments"
+		}
+		out.Commands = append(out.Commands, cmd)
+	}
+	for _, w := range rt.warnings {
+		out.Warnings = append(out.Warnings, w.Error())
+	}
+	return out, nil
+}
+
+// List lists the stored sessions of the workspace at cwd.
+func (a *acpFactory) List(ctx context.Context, cwd string) (string, []session.Summary, error) {
+	f := a.f
+	f.cwd = cwd
+	b, err := loadBase(f, a.env)
+	if err != nil {
+		return "", nil, err
+	}
+	defer b.Close()
+	sums, err := b.store.List(ctx, 0)
+	return b.cfg.Runtime.WorkspaceRoot, sums, err
+}
+
+// editorApprover follows the approval settings as the REPL does: the
+// editor asks the person unless approvals are configured away.
+func editorApprover(ap config.Approval, person permission.Approver) permission.Approver {
+	switch {
+	case !ap.Interactive:
+		return permission.NonInteractive{AllowDanger: ap.AllowDanger}
+	case ap.AutoApproveAsk:
+		return permission.AutoApproveAsks{Person: person}
+	}
+	return person
+}
+
+func withEditorServers(own map[string]config.MCPServer, editor []acp.MCPServer) map[string]config.MCPServer {
+	if len(editor) == 0 {
+		return own
+	}
+	out := maps.Clone(own)
+	if out == nil {
+		out = map[string]config.MCPServer{}
+	}
+	for _, s := range editor {
+		out[s.Name] = config.MCPServer{Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers}
+	}
+	return out
+}
