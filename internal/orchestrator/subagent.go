@@ -161,6 +161,7 @@ func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
 	opts.Subagents = SubagentOptions{} // no recursion
 	opts.Workflow = Workflow{}
 	opts.Front.Questioner = nil
+	opts.Front.Inbox = nil // a person steers the main agent only
 	opts.Front.Sink = event.SinkFunc(func(e event.Event) { o.emit(event.Subagent{ID: id, Agent: kind, Event: e}) })
 	return New(opts)
 }

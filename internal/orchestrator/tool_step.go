@@ -208,7 +208,7 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 	if uerr != nil {
 		return uerr
 	}
-	res, err := tools.Execute(ctx, c)
+	res, err := tools.Execute(o.liveOutput(ctx, c), c)
 	if err != nil {
 		res = tools.Failure("%s failed: %v", c.Name, err)
 	}

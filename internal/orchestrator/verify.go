@@ -164,6 +164,7 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 	}
 	ts.verifyAttempts++
 	o.emit(event.Notice{Text: fmt.Sprintf("auto-verify: %s (attempt %d of %d)", cmd, ts.verifyAttempts, v.MaxAttempts)})
+	o.emit(event.Progress{Phase: event.PhaseVerifying, Detail: cmd, Attempt: ts.verifyAttempts})
 	a := o.admit(ctx, ts, o.bashCall(fmt.Sprintf("verify_%s_%d", ts.runID, ts.verifyAttempts), cmd))
 	if a.refused != nil {
 		ts.verification = "not verified: " + a.refused.Summary
