@@ -101,12 +101,14 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	interactive := stdio.InTTY && stdio.InFile != nil && stdio.OutFile != nil
 	st := repl.Style{Color: repl.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
 	rend := repl.NewRenderer(stdio.Out, st)
+	rend.Configure(repl.RenderOptions{Markdown: b.cfg.UI.Markdown})
 	front := orchestrator.Front{Sink: rend, Approver: permission.NonInteractive{AllowDanger: b.cfg.Approval.AllowDanger}}
 	var r *repl.REPL
 	if interactive {
 		term, _ := env("TERM")
 		r = repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Renderer: rend, Style: st, Term: term})
 		front.Questioner = r
+		front.Inbox = r
 		switch ap := b.cfg.Approval; {
 		case !ap.Interactive:
 			// keep the non-interactive approver
@@ -124,8 +126,15 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	if err := rt.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
+	resumed := f.resume != "" || f.continueLast
 	if !interactive {
+		if resumed {
+			rt.showResumed()
+		}
 		return repl.RunLines(ctx, stdio.In, rt.input)
+	}
+	if resumed {
+		r.Before(rt.showResumed) // laid out at the terminal's width
 	}
 	return r.Run(ctx, rt.input)
 }

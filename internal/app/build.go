@@ -184,7 +184,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		return nil, err
 	}
 	input := commands.New(orch, commands.Deps{
-		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Sessions: b.store,
+		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom,
 	})
@@ -302,6 +302,14 @@ func (rt *runtime) startSession(ctx context.Context, f flags) error {
 	return rt.orch.Resume(ctx, s)
 }
 
+// showResumed shows where a resumed session stands (the REPL only: a
+// headless run prints its answer and nothing else).
+func (rt *runtime) showResumed() {
+	s := rt.orch.Session()
+	rt.sink.Emit(rt.orch.Replay(commands.ReplayEntries))
+	rt.sink.Emit(event.Notice{Text: fmt.Sprintf("resumed session %s (%d messages)", s.ID, len(s.Messages))})
+}
+
 func (rt *runtime) warn() {
 	for _, w := range rt.warnings {
 		rt.sink.Emit(event.Notice{Text: w.Error()})
@@ -328,6 +336,7 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 		OnRetry: func(attempt int, wait time.Duration, err error) {
 			sink.Emit(event.Notice{Text: fmt.Sprintf("retrying model call in %s (attempt %d): %v",
 				wait.Round(10*time.Millisecond), attempt, err)})
+			sink.Emit(event.Progress{Phase: event.PhaseRetrying, Detail: err.Error(), Delay: wait, Attempt: attempt})
 		},
 	})
 }

@@ -12,6 +12,9 @@ import (
 // listLimit is how many sessions /sessions and /resume show.
 const listLimit = 20
 
+// ReplayEntries is how much of a resumed session's history is shown.
+const ReplayEntries = 40
+
 func (x *Dispatcher) newSession(context.Context, string) (string, error) {
 	s := x.core.NewSession()
 	return "new session " + s.ID, nil
@@ -54,5 +57,6 @@ func (x *Dispatcher) resume(ctx context.Context, args string) (string, error) {
 	if err := x.core.Resume(ctx, sess); err != nil {
 		return "", err
 	}
+	x.deps.Sink.Emit(x.core.Replay(ReplayEntries))
 	return fmt.Sprintf("resumed session %s (%d messages): %s", sess.ID, len(sess.Messages), sess.Title), nil
 }

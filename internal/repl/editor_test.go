@@ -28,7 +28,7 @@ func TestEditorKeys(t *testing.T) {
 		t.Fatalf("ctrl+k: %q", e.text())
 	}
 	e.insert("中文")
-	if s, c := e.display(); s != "ello中文" || c != 6 {
+	if s, c := e.display(); string(s) != "ello中文" || c != 6 {
 		t.Fatalf("display %q %d", s, c)
 	}
 }
@@ -36,7 +36,7 @@ func TestEditorKeys(t *testing.T) {
 func TestEditorPaste(t *testing.T) {
 	var e editor
 	e.pasted("a\r\nb\rc\nd\ne\n")
-	if s, _ := e.display(); s != "[copy 5 lines]" {
+	if s, _ := e.display(); string(s) != "[copy 5 lines]" {
 		t.Fatalf("display %q", s)
 	}
 	e.insert("typing is ignored")

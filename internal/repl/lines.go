@@ -21,6 +21,9 @@ func RunLines(ctx context.Context, in io.Reader, o Runner) int {
 		if line == "" {
 			continue
 		}
+		if line == "/exit" || line == "/quit" {
+			return code
+		}
 		_, err := o.RunInput(ctx, line)
 		switch {
 		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
