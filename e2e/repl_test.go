@@ -26,12 +26,22 @@ type tmuxSession struct {
 
 func startTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
 	t.Helper()
+	return startTmuxAt(t, 120, srv, dir, extraEnv, args...)
+}
+
+// startTmuxAt starts coder in a terminal cols columns wide. An empty value
+// in extraEnv unsets that variable.
+func startTmuxAt(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (CI installs it)")
 	}
 	env := providerEnv(t, srv, "openai")
 	for k, v := range extraEnv {
 		env[k] = v
+		if v == "" {
+			delete(env, k)
+		}
 	}
 	env["TERM"] = "xterm-256color"
 	keys := make([]string, 0, len(env))
@@ -54,9 +64,9 @@ func startTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[strin
 		t.Fatal(err)
 	}
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("coder-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
-	s.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", dir, "/bin/bash "+scriptPath)
+	s.tmux("new-session", "-d", "-x", strconv.Itoa(cols), "-y", "40", "-c", dir, "/bin/bash "+scriptPath)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	s.waitFor(dir + ">")
+	s.waitFor("context: ")
 	return s
 }
 

@@ -117,6 +117,7 @@ func (r *REPL) Run(ctx context.Context, runner Runner) int {
 	go func() { _ = uv.NewTerminalReader(r.o.In, r.o.Term).StreamEvents(readCtx, r.events) }()
 	go r.tick(readCtx)
 
+	r.scr.Start()
 	if r.before != nil {
 		r.before()
 	}

@@ -134,14 +134,28 @@ func (s *screen) reflowed(cols int) {
 	s.cols = cols
 }
 
+// Start moves to the bottom of the screen, where the region is drawn
+// first. A terminal that reflows on a narrower width pushes as many rows
+// into its scrollback, from the top of the screen, as the reflow added;
+// with the region low on the screen those rows are older output (or
+// blank), never a copy of the prompt no program could erase.
+func (s *screen) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, rows := s.dims()
+	_, _ = io.WriteString(s.out, "\r"+strings.Repeat("\n", rows-1))
+	s.redraw("")
+}
+
 // Clear clears the visible screen (Ctrl+L, /clear) and draws the region at
-// its top. The region is erased first, so the copy a terminal keeps of the
-// cleared screen holds no prompt.
+// its bottom. The region is erased first, so the copy a terminal keeps of
+// the cleared screen holds no prompt.
 func (s *screen) Clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.erase()
-	_, _ = io.WriteString(s.out, "\x1b[H\x1b[2J")
+	_, rows := s.dims()
+	fmt.Fprintf(s.out, "\x1b[H\x1b[2J\x1b[%d;1H", rows)
 	s.drawn, s.curRow, s.curCol = 0, 0, 0
 	s.redraw("")
 }
