@@ -321,6 +321,7 @@ func isFenceClose(src, marker string) bool {
 // inlineClosed reports that no inline mark (code, emphasis, link) opened
 // in s is still waiting for its end.
 func inlineClosed(s string) bool {
-	return strings.Count(s, "`")%2 == 0 && strings.Count(s, "*")%2 == 0 && strings.Count(s, "~~")%2 == 0 &&
+	single := strings.Count(strings.ReplaceAll(s, "**", ""), "*")
+	return strings.Count(s, "`")%2 == 0 && strings.Count(s, "**")%2 == 0 && single%2 == 0 && strings.Count(s, "~~")%2 == 0 &&
 		strings.Count(s, "[") == strings.Count(s, "]") && strings.Count(s, "(") == strings.Count(s, ")")
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The live region's parts, top to bottom.
@@ -201,7 +203,7 @@ func (s *screen) redraw(commit string) {
 		_, _ = io.WriteString(s.out, expandTabs(commit))
 		return
 	}
-	cols, _ := s.dims()
+	cols, height := s.dims()
 	if cols != s.cols {
 		s.reflowed(cols)
 	}
@@ -213,13 +215,20 @@ func (s *screen) redraw(commit string) {
 			continue
 		}
 		text := expandTabs(strings.TrimSuffix(line, "\n"))
-		w := width(text)
+		n, full := terminalRows(text, cols)
+		if k := min(n, height) - 1; k > 0 {
+			// Clear the rows the line will wrap over first: a wide
+			// character that does not fit leaves a cell it never writes.
+			// (Past the screen's height the rows are new ones anyway.)
+			b.WriteString(strings.Repeat("\x1b[2K\n", k))
+			fmt.Fprintf(&b, "\x1b[%dA", k)
+		}
 		b.WriteString("\x1b[2K" + text)
-		if w%cols != 0 || w == 0 {
+		if !full {
 			b.WriteString("\x1b[K")
 		}
 		b.WriteString("\r\n")
-		used += max(1, (w+cols-1)/cols)
+		used += n
 	}
 	rows, curRow, curCol := s.compose(cols)
 	if len(rows) == 0 {
@@ -291,13 +300,31 @@ func (s *screen) compose(cols int) (rows []string, curRow, curCol int) {
 			curRow, curCol = len(rows)+min(cursorRow, len(p)-1), min(s.cursorCol, cols-1)
 		}
 		for _, r := range p {
-			rows = append(rows, truncate(r, cols))
+			rows = append(rows, truncate(expandTabs(r), cols))
 		}
 	}
 	if curRow < 0 {
 		curRow, curCol = max(len(rows)-1, 0), 0
 	}
 	return rows, curRow, curCol
+}
+
+// terminalRows is how many rows a terminal takes to print s at cols
+// columns, wrapping at the margin (a wide character that does not fit goes
+// to the next row); full reports the last row is filled to the margin.
+func terminalRows(s string, cols int) (rows int, full bool) {
+	rows, x := 1, 0
+	for _, r := range ansi.Strip(s) {
+		w := runeWidth(r)
+		if w == 0 {
+			continue
+		}
+		if x+w > cols {
+			rows, x = rows+1, 0
+		}
+		x += w
+	}
+	return rows, x == cols
 }
 
 func equalRows(a, b []string) bool {

@@ -131,5 +131,5 @@ func (s *status) line(cols int) string {
 	tail := " · " + strings.Join(figures, " · ")
 	spin := spinner[s.frame%len(spinner)]
 	phase = truncate(phase, max(cols-width(tail)-2, 10))
-	return s.st.Yellow(spin) + " " + phase + s.st.Dim(tail)
+	return truncate(s.st.Yellow(spin)+" "+phase+s.st.Dim(tail), cols)
 }
