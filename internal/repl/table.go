@@ -3,23 +3,25 @@ package repl
 import (
 	"strings"
 
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
 
-// renderTable lays a Markdown table out in aligned columns two spaces
-// apart, the header bold over a dim rule, cells wrapped when the table is
-// wider than the terminal. Lines that are not a table render as text.
+// align is a table column's alignment.
+type align int
+
+const (
+	alignLeft align = iota
+	alignCenter
+	alignRight
+)
+
+// renderTable lays a Markdown (GFM) table out in aligned columns two
+// spaces apart, the header bold over a dim rule, cells wrapped when the
+// table is wider than the terminal. Lines that are not a table (no
+// delimiter row under the header) render as text.
 func (m *mdRenderer) renderTable(lines []string, cols int) []string {
-	src := []byte(strings.Join(lines, "\n"))
-	doc := markdownParser().Parse(text.NewReader(src))
-	var tbl *east.Table
-	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		if t, ok := n.(*east.Table); ok && tbl == nil {
-			tbl = t
-		}
-	}
-	if tbl == nil {
+	aligns, ok := delimiterRow(lines)
+	if !ok {
 		var rows []string
 		for _, l := range lines {
 			rows = append(rows, m.block(l, cols)...)
@@ -27,26 +29,25 @@ func (m *mdRenderer) renderTable(lines []string, cols int) []string {
 		return rows
 	}
 	var cells [][][]span // row → cell → spans
-	header := 0
-	for r := tbl.FirstChild(); r != nil; r = r.NextSibling() {
-		var row [][]span
-		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
-			a := attr(0)
-			if _, ok := r.(*east.TableHeader); ok {
-				a = attrBold
-			}
-			row = append(row, m.inlines(c, src, a))
+	for i, l := range lines {
+		if i == 1 {
+			continue // the delimiter row
 		}
-		if _, ok := r.(*east.TableHeader); ok {
-			header++
+		a := attr(0)
+		if i == 0 {
+			a = attrBold
+		}
+		var row [][]span
+		for _, c := range splitCells(l) {
+			row = append(row, m.cellSpans(c, a))
 		}
 		cells = append(cells, row)
 	}
-	widths := columnWidths(cells, cols-2*(len(tbl.Alignments)-1))
+	widths := columnWidths(cells, cols-2*(len(aligns)-1))
 	var rows []string
 	for i, row := range cells {
-		rows = append(rows, m.tableRow(row, widths, tbl.Alignments)...)
-		if i == header-1 {
+		rows = append(rows, m.tableRow(row, widths, aligns)...)
+		if i == 0 {
 			var rule []span
 			for j, w := range widths {
 				if j > 0 {
@@ -60,9 +61,78 @@ func (m *mdRenderer) renderTable(lines []string, cols int) []string {
 	return rows
 }
 
+// delimiterRow reads the alignments from a table's second line
+// (|---|:---:|---:|); ok is false when it is not one.
+func delimiterRow(lines []string) (aligns []align, ok bool) {
+	if len(lines) < 2 {
+		return nil, false
+	}
+	for _, c := range splitCells(lines[1]) {
+		c = strings.TrimSpace(c)
+		body := strings.Trim(c, ":")
+		if body == "" || strings.Trim(body, "-") != "" {
+			return nil, false
+		}
+		switch {
+		case strings.HasPrefix(c, ":") && strings.HasSuffix(c, ":"):
+			aligns = append(aligns, alignCenter)
+		case strings.HasSuffix(c, ":"):
+			aligns = append(aligns, alignRight)
+		default:
+			aligns = append(aligns, alignLeft)
+		}
+	}
+	return aligns, len(aligns) > 0
+}
+
+// splitCells cuts a table line at its pipes: not escaped ones (\|), not
+// ones inside `code`.
+func splitCells(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimPrefix(line, "|")
+	if strings.HasSuffix(line, "|") && !strings.HasSuffix(line, "\\|") {
+		line = line[:len(line)-1]
+	}
+	var (
+		cells []string
+		cur   strings.Builder
+		code  bool
+	)
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '\\' && i+1 < len(line) && line[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+		case c == '`':
+			code = !code
+			cur.WriteByte(c)
+		case c == '|' && !code:
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(cells, strings.TrimSpace(cur.String()))
+}
+
+// cellSpans parses a cell's inline Markdown.
+func (m *mdRenderer) cellSpans(cell string, a attr) []span {
+	src := []byte(cell)
+	doc := markdownParser().Parse(text.NewReader(src))
+	var out []span
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		out = append(out, m.inlines(n, src, a)...)
+	}
+	if len(out) == 0 && cell != "" {
+		out = []span{{text: cell, a: a}}
+	}
+	return out
+}
+
 // tableRow draws one table row; a cell wrapped over several rows makes the
 // whole row that tall.
-func (m *mdRenderer) tableRow(row [][]span, widths []int, align []east.Alignment) []string {
+func (m *mdRenderer) tableRow(row [][]span, widths []int, aligns []align) []string {
 	var wrapped [][]string
 	height := 1
 	for j, w := range widths {
@@ -86,14 +156,14 @@ func (m *mdRenderer) tableRow(row [][]span, widths []int, align []east.Alignment
 				cell = wrapped[j][k]
 			}
 			pad := max(w-width(cell), 0)
-			a := east.AlignLeft
-			if j < len(align) {
-				a = align[j]
+			a := alignLeft
+			if j < len(aligns) {
+				a = aligns[j]
 			}
 			switch a {
-			case east.AlignRight:
+			case alignRight:
 				b.WriteString(strings.Repeat(" ", pad) + cell)
-			case east.AlignCenter:
+			case alignCenter:
 				b.WriteString(strings.Repeat(" ", pad/2) + cell + strings.Repeat(" ", pad-pad/2))
 			default:
 				b.WriteString(cell + strings.Repeat(" ", pad))
