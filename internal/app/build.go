@@ -307,7 +307,11 @@ func (rt *runtime) startSession(ctx context.Context, f flags) error {
 func (rt *runtime) showResumed() {
 	s := rt.orch.Session()
 	rt.sink.Emit(rt.orch.Replay(commands.ReplayEntries))
-	rt.sink.Emit(event.Notice{Text: fmt.Sprintf("resumed session %s (%d messages)", s.ID, len(s.Messages))})
+	n := fmt.Sprintf("%d messages", len(s.Messages))
+	if len(s.Messages) == 1 {
+		n = "1 message"
+	}
+	rt.sink.Emit(event.Notice{Text: "resumed session " + s.ID + " (" + n + ")"})
 }
 
 func (rt *runtime) warn() {

@@ -58,5 +58,13 @@ func (x *Dispatcher) resume(ctx context.Context, args string) (string, error) {
 		return "", err
 	}
 	x.deps.Sink.Emit(x.core.Replay(ReplayEntries))
-	return fmt.Sprintf("resumed session %s (%d messages): %s", sess.ID, len(sess.Messages), sess.Title), nil
+	return fmt.Sprintf("resumed session %s (%s): %s", sess.ID, plural(len(sess.Messages), "message", "messages"), sess.Title), nil
+}
+
+// plural is "1 message", "2 messages".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -104,7 +104,7 @@ func (t taskTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) 
 	case err != nil:
 		return tools.Failure("subagent %s failed: %v", id, err), nil
 	}
-	return tools.Result{OK: true, Content: out.Result + note, Summary: fmt.Sprintf("%d steps", out.Steps)}, nil
+	return tools.Result{OK: true, Content: out.Result + note, Summary: plural(out.Steps, "step", "steps")}, nil
 }
 
 // start admits a subagent within the caps; refusal says why not.

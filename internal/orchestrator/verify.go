@@ -186,7 +186,7 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 		ts.verification = fmt.Sprintf("verified: %s (exit 0)", cmd)
 		return false, nil
 	}
-	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %d attempts", cmd, r.ExitCode, ts.verifyAttempts)
+	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %s", cmd, r.ExitCode, plural(ts.verifyAttempts, "attempt", "attempts"))
 	if ts.verifyAttempts >= v.MaxAttempts {
 		return false, nil
 	}
