@@ -93,8 +93,10 @@ func TestREPLStatusLineAndCommandOutput(t *testing.T) {
 	s.waitStatus("running for i in", 2)
 	s.waitFor("The test fails.")
 	scr = s.waitNoStatus()
+	// stdout and stderr are read apart: their lines' order between them is
+	// not the process's.
 	for _, want := range []string{
-		"    calc_test.go:8: Add(1, 2) = -1, want 3\n  ! exit status 1\nerror: bash: exit 1",
+		"\n        calc_test.go:8: Add(1, 2) = -1, want 3\n", "\n  ! exit status 1\n", "\nerror: bash: exit 1",
 		"earlier lines (/output shows them)",
 	} {
 		if !strings.Contains(scr, want) {

@@ -131,7 +131,7 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 		if resumed {
 			rt.showResumed()
 		}
-		return repl.RunLines(ctx, stdio.In, rt.input)
+		return repl.RunLines(ctx, stdio.In, rt.input, rend)
 	}
 	if resumed {
 		r.Before(rt.showResumed) // laid out at the terminal's width

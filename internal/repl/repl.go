@@ -148,8 +148,10 @@ func (r *REPL) loop(ctx context.Context) int {
 		case ev := <-r.events:
 			r.handle(ctx, ev)
 		case a := <-r.asks:
+			r.search = nil // the answer takes the input area
 			r.beginApproval(a)
 		case q := <-r.qasks:
+			r.search = nil
 			r.beginQuestions(q)
 		case err := <-done:
 			r.runEnded(ctx, err)
