@@ -180,14 +180,6 @@ func (r *Renderer) Cancelled() {
 	r.out(r.st.Yellow(strings.TrimSuffix(CancelLines, "\n")) + "\n")
 }
 
-// EnsureNewline ends a partly written line, so a prompt starts at column 0.
-func (r *Renderer) EnsureNewline() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	defer r.flush()
-	r.endBlock()
-}
-
 // Println writes a line of REPL chatter (command output, prompts' echoes).
 func (r *Renderer) Println(s string) {
 	r.mu.Lock()

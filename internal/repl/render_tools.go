@@ -180,8 +180,8 @@ func (r *Renderer) firstResults(result string) {
 	r.commitRows(rows)
 }
 
-// LastOutput is the full output of the latest tool call (/output).
-func (r *Renderer) LastOutput() string {
+// lastOutput is the full output of the latest tool call (/output).
+func (r *Renderer) lastOutput() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.last
@@ -207,9 +207,9 @@ func (r *Renderer) LastOutput() string {
 	return b.String()
 }
 
-// ShowLastOutput prints the latest call's full output (/output).
-func (r *Renderer) ShowLastOutput() {
-	text := r.LastOutput()
+// showLastOutput prints the latest call's full output (/output).
+func (r *Renderer) showLastOutput() {
+	text := r.lastOutput()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	defer r.flush()

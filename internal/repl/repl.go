@@ -283,7 +283,7 @@ func (r *REPL) start(ctx context.Context, input string) {
 		r.scr.Clear()
 		return
 	case "/output":
-		r.o.Renderer.ShowLastOutput()
+		r.o.Renderer.showLastOutput()
 		return
 	}
 	runCtx, cancel := context.WithCancel(ctx)
