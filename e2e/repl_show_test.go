@@ -121,6 +121,7 @@ func TestREPLApprovalShowsTheChange(t *testing.T) {
 		llmtest.Calls(llmtest.Call("write", `{"path":"hello.go","content":"package main\n\nfunc main() {}\n"}`)),
 		llmtest.Calls(llmtest.Call("edit", `{"path":"calc.go","old_string":"return a - b","new_string":"return a + b"}`)),
 		llmtest.Calls(llmtest.Call("bash", `{"command":"go vet ./...\necho checked"}`)),
+		llmtest.Calls(llmtest.Call("write", `{"path":"big.txt","content":"`+strings.Repeat(`a line\n`, 120)+`"}`)),
 		llmtest.Text("all approved"),
 	}})
 	dir := t.TempDir()
@@ -140,7 +141,35 @@ func TestREPLApprovalShowsTheChange(t *testing.T) {
 	s.waitFor("[approval] bash:\n    go vet ./...\n    echo checked")
 	s.typeText("y")
 	s.keys("Enter")
+	// A long diff comes a page at a time.
+	s.waitFor("[approval] write: big.txt")
+	scr := s.waitFor("more lines of the diff")
+	shown := strings.Count(scr, "+a line")
+	if shown == 0 || shown >= 120 {
+		t.Fatalf("%d diff lines on the first page", shown)
+	}
+	s.keys("Space")
+	s.waitCount("+a line", shown+1)
+	s.typeText("y")
+	s.keys("Enter")
 	s.waitFor("all approved")
+}
+
+// A retried model call says when it tries again.
+func TestREPLStatusLineRetry(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		{Text: "after the retry", Faults: []llmtest.Fault{{Kind: llmtest.FaultStatus, Status: 429, RetryAfter: "3"}}},
+	}})
+	dir := t.TempDir()
+	s := startTmux(t, srv, dir, nil)
+	s.typeText("hi")
+	s.keys("Enter")
+	s.waitFor("retrying in ")
+	scr := s.waitFor("after the retry")
+	if !regexp.MustCompile(`retrying model call in [\d.]+s \(attempt 1\)`).MatchString(scr) {
+		t.Fatalf("no retry notice:\n%s", scr)
+	}
+	s.waitNoStatus()
 }
 
 const markdownAnswer = "# Fixing the sign\n\nThe bug is in **Add**: it *subtracts* where it should add, so every caller that sums two numbers gets their difference instead and the tests fail.\n\n" +

@@ -180,3 +180,17 @@ func TestColorEnabled(t *testing.T) {
 		}
 	}
 }
+
+// A turn stopped mid-stream has no usage from the provider: the end line
+// estimates what streamed instead of saying "out 0".
+func TestInterruptedTurnEstimatesOutput(t *testing.T) {
+	var b bytes.Buffer
+	r := NewRenderer(&b, Style{})
+	r.beginInput("talk")
+	r.Emit(event.TextDelta{Text: strings.Repeat("word ", 80)})
+	r.Emit(event.AssistantMessage{Message: chat.Message{Interrupted: true}})
+	r.Emit(event.TurnFinished{State: event.StateAborted, Steps: 1, Duration: time.Second})
+	if !strings.Contains(b.String(), "1 step · 1s · out ~100 (interrupted, estimated)") {
+		t.Fatalf("%s", b.String())
+	}
+}

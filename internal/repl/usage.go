@@ -26,6 +26,9 @@ type usageBook struct {
 func (b *usageBook) beginTurn() { b.streamed, b.lastCall = 0, chat.Usage{} }
 
 func (b *usageBook) call(u chat.Usage, model string, p Pricer) {
+	if u.IsZero() {
+		return // an interrupted call: what streamed is all there is
+	}
 	b.lastCall = u
 	b.streamed = 0
 	if p == nil {
