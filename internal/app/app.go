@@ -98,7 +98,9 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 		return fail(stdio, err)
 	}
 	defer b.Close()
-	interactive := stdio.InTTY && stdio.InFile != nil && stdio.OutFile != nil
+	// The live input area and status line need a terminal on both sides;
+	// with output to a file or a pipe, lines are read and output is plain.
+	interactive := stdio.InTTY && stdio.OutTTY && stdio.InFile != nil && stdio.OutFile != nil
 	st := repl.Style{Color: repl.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
 	rend := repl.NewRenderer(stdio.Out, st)
 	rend.Configure(repl.RenderOptions{Markdown: b.cfg.UI.Markdown})
