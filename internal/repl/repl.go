@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -347,8 +346,8 @@ func (r *REPL) showQueue(items []string) {
 
 // displayLine shows a message on one line: several lines as [copy N lines].
 func displayLine(s string) string {
-	if n := strings.Count(s, "\n"); n > 0 {
-		return "[copy " + strconv.Itoa(n+1) + " lines]"
+	if strings.Contains(s, "\n") {
+		return copyLabel(s)
 	}
 	return s
 }
