@@ -93,6 +93,11 @@ func TestStatusLine(t *testing.T) {
 	if l := s.line(80); !strings.Contains(l, "verifying: go test ./...") {
 		t.Fatalf("%q", l)
 	}
+	s.event(event.StateChanged{To: event.StateModelRunning})
+	s.event(event.ToolStarted{Name: "read", Summary: "calc.go"})
+	if l := s.line(80); !strings.Contains(l, "read calc.go") {
+		t.Fatalf("the verify label outlived the verification: %q", l)
+	}
 	if l := s.line(30); width(l) > 30 {
 		t.Fatalf("%q is wider than 30", l)
 	}

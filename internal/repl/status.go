@@ -60,6 +60,7 @@ func (s *status) event(e event.Event) {
 		switch e.To {
 		case event.StateModelRunning:
 			s.phase, s.streamed, s.retryUntil = "waiting for the model", 0, time.Time{}
+			s.verifying = "" // a verification ends where the next model call begins
 		case event.StateAwaitingHuman:
 			s.phase = "waiting for your answer"
 		}
