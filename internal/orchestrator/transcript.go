@@ -11,36 +11,44 @@ import (
 
 // Replay is a compact account of the session's history — the inputs, the
 // answers and one line per tool call, no tool output — for a front end to
-// show where a resumed session stands. At most limit entries, the newest.
+// show where a resumed session stands. At most limit entries, the newest;
+// only their tool calls are decoded (for their summaries), so a long
+// session costs little.
 func (o *Orchestrator) Replay(limit int) event.Replay {
 	s := o.conv.sess
-	var entries []event.ReplayEntry
-	failed := map[string]bool{}
-	for _, m := range s.Messages {
-		if m.Role == chat.RoleTool {
-			failed[m.ToolCallID] = m.IsError
-		}
+	type entry struct {
+		event.ReplayEntry
+		call *chat.ToolCall
 	}
-	for _, m := range s.Messages {
+	var entries []entry
+	failed := map[string]bool{}
+	for i, m := range s.Messages {
 		switch m.Role {
+		case chat.RoleTool:
+			failed[m.ToolCallID] = m.IsError
 		case chat.RoleUser:
 			if text := personText(m.Content); text != "" {
-				entries = append(entries, event.ReplayEntry{Role: event.ReplayUser, Text: text})
+				entries = append(entries, entry{ReplayEntry: event.ReplayEntry{Role: event.ReplayUser, Text: text}})
 			}
 		case chat.RoleAssistant:
 			if t := strings.TrimSpace(m.Content); t != "" {
-				entries = append(entries, event.ReplayEntry{Role: event.ReplayAnswer, Text: t, Interrupted: m.Interrupted})
+				entries = append(entries, entry{ReplayEntry: event.ReplayEntry{Role: event.ReplayAnswer, Text: t, Interrupted: m.Interrupted}})
 			}
-			for _, tc := range m.ToolCalls {
-				c := o.tools.Decode(tc)
-				entries = append(entries, event.ReplayEntry{Role: event.ReplayTool, Tool: tc.Name, Text: c.Summary,
-					OK: c.Failure == nil && !failed[tc.ID]})
+			for j := range m.ToolCalls {
+				entries = append(entries, entry{call: &s.Messages[i].ToolCalls[j]})
 			}
 		}
 	}
-	r := event.Replay{SessionID: s.ID, Title: s.Title, Messages: len(s.Messages), Entries: entries}
+	r := event.Replay{SessionID: s.ID, Title: s.Title, Messages: len(s.Messages)}
 	if limit > 0 && len(entries) > limit {
-		r.Omitted, r.Entries = len(entries)-limit, entries[len(entries)-limit:]
+		r.Omitted, entries = len(entries)-limit, entries[len(entries)-limit:]
+	}
+	for _, e := range entries {
+		if tc := e.call; tc != nil {
+			c := o.tools.Decode(*tc)
+			e.ReplayEntry = event.ReplayEntry{Role: event.ReplayTool, Tool: tc.Name, Text: c.Summary, OK: c.Failure == nil && !failed[tc.ID]}
+		}
+		r.Entries = append(r.Entries, e.ReplayEntry)
 	}
 	return r
 }
