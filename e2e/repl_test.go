@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +25,15 @@ type tmuxSession struct {
 
 func startTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
 	t.Helper()
-	s := launchTmux(t, srv, dir, extraEnv, args...)
-	s.waitFor(dir + ">")
+	return startTmuxAt(t, 120, srv, dir, extraEnv, args...)
+}
+
+// startTmuxAt starts coder in a terminal cols columns wide and waits for
+// its prompt. An empty value in extraEnv unsets that variable.
+func startTmuxAt(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
+	t.Helper()
+	s := launchTmux(t, cols, srv, dir, extraEnv, args...)
+	s.waitFor("context: ")
 	return s
 }
 
@@ -33,15 +41,16 @@ func startTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[strin
 // and answers.
 func startTmuxTrust(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, answer string, args ...string) *tmuxSession {
 	t.Helper()
-	s := launchTmux(t, srv, dir, extraEnv, args...)
+	s := launchTmux(t, 120, srv, dir, extraEnv, args...)
 	s.waitFor("Trust " + dir + "? (y/n)")
 	s.typeText(answer)
 	s.keys("Enter")
-	s.waitFor(dir + ">")
+	s.waitFor("context: ")
 	return s
 }
 
-func launchTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
+// launchTmux starts coder in a terminal cols columns wide.
+func launchTmux(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (CI installs it)")
@@ -49,6 +58,9 @@ func launchTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[stri
 	env := providerEnv(t, srv, "openai")
 	for k, v := range extraEnv {
 		env[k] = v
+		if v == "" {
+			delete(env, k)
+		}
 	}
 	env["TERM"] = "xterm-256color"
 	keys := make([]string, 0, len(env))
@@ -71,7 +83,7 @@ func launchTmux(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[stri
 		t.Fatal(err)
 	}
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("coder-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
-	s.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", dir, "/bin/bash "+scriptPath)
+	s.tmux("new-session", "-d", "-x", strconv.Itoa(cols), "-y", "40", "-c", dir, "/bin/bash "+scriptPath)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	return s
 }

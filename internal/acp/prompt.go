@@ -90,6 +90,8 @@ func refusedCommand(input string) string {
 		return "In an editor, /resume is the editor's: open the session from its history (coder's session ids load with session/load); /sessions lists them."
 	case "/clear":
 		return "In an editor, start a new thread to begin afresh."
+	case "/output":
+		return "In an editor, each tool call's entry shows its output."
 	case "/exit", "/quit":
 		return "In an editor, close the thread (or the agent panel) instead."
 	}

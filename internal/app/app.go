@@ -103,7 +103,9 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	if len(f.args) > 0 {
 		return fail(stdio, setupError{fmt.Errorf("unexpected argument %q (a prompt needs -p; see coder --help)", f.args[0])})
 	}
-	interactive := stdio.InTTY && stdio.InFile != nil && stdio.OutFile != nil
+	// The live input area and status line need a terminal on both sides;
+	// with output to a file or a pipe, lines are read and output is plain.
+	interactive := stdio.InTTY && stdio.OutTTY && stdio.InFile != nil && stdio.OutFile != nil
 	b, err := loadBase(f, env)
 	if err != nil {
 		return fail(stdio, err)
@@ -117,12 +119,14 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	defer b.Close()
 	st := repl.Style{Color: repl.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
 	rend := repl.NewRenderer(stdio.Out, st)
+	rend.Configure(repl.RenderOptions{Markdown: b.cfg.UI.Markdown})
 	front := orchestrator.Front{Sink: rend, Approver: permission.NonInteractive{AllowDanger: b.cfg.Approval.AllowDanger}}
 	var r *repl.REPL
 	if interactive {
 		term, _ := env("TERM")
 		r = repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Renderer: rend, Style: st, Term: term})
 		front.Questioner = r
+		front.Inbox = r
 		switch ap := b.cfg.Approval; {
 		case !ap.Interactive:
 			// keep the non-interactive approver
@@ -140,8 +144,15 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	if err := rt.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
+	resumed := f.resume != "" || f.continueLast
 	if !interactive {
-		return repl.RunLines(ctx, stdio.In, rt.input)
+		if resumed {
+			rt.showResumed()
+		}
+		return repl.RunLines(ctx, stdio.In, rt.input, rend)
+	}
+	if resumed {
+		r.Before(rt.showResumed) // laid out at the terminal's width
 	}
 	return r.Run(ctx, rt.input)
 }

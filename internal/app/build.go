@@ -206,7 +206,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		return nil, err
 	}
 	input := commands.New(orch, commands.Deps{
-		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Sessions: b.store,
+		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks,
 	})
@@ -315,6 +315,18 @@ func (rt *runtime) Close() {
 	rt.mcp.Close()
 }
 
+// showResumed shows where a resumed session stands (the REPL only: a
+// headless run prints its answer and nothing else).
+func (rt *runtime) showResumed() {
+	s := rt.orch.Session()
+	rt.sink.Emit(rt.orch.Replay(commands.ReplayEntries))
+	n := fmt.Sprintf("%d messages", len(s.Messages))
+	if len(s.Messages) == 1 {
+		n = "1 message"
+	}
+	rt.sink.Emit(event.Notice{Text: "resumed session " + s.ID + " (" + n + ")"})
+}
+
 func (rt *runtime) warn() {
 	for _, w := range rt.warnings {
 		rt.sink.Emit(event.Notice{Text: w.Error()})
@@ -357,6 +369,7 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 		OnRetry: func(attempt int, wait time.Duration, err error) {
 			sink.Emit(event.Notice{Text: fmt.Sprintf("retrying model call in %s (attempt %d): %v",
 				wait.Round(10*time.Millisecond), attempt, err)})
+			sink.Emit(event.Progress{Phase: event.PhaseRetrying, Detail: err.Error(), Delay: wait, Attempt: attempt})
 		},
 	})
 }

@@ -35,6 +35,9 @@ type Core interface {
 	Compact(ctx context.Context) (orchestrator.Compaction, error)
 	LoadLazyTools(ctx context.Context)
 	ToolSpecs() []chat.ToolSpec
+	Models(ctx context.Context) ([]string, error)
+	NoteUndo(ctx context.Context, restored []string) error
+	Replay(limit int) event.Replay
 }
 
 var _ Core = (*orchestrator.Orchestrator)(nil)
@@ -62,7 +65,10 @@ type Deps struct {
 	Agents *agent.Catalog
 	// ProjectConfig is ./.coder/config.json, where /model persists its choice.
 	ProjectConfig string
-	Sessions      Sessions
+	// Endpoint is the provider's base URL: /model saves its choice for it
+	// (provider.saved_models), so it follows that endpoint.
+	Endpoint string
+	Sessions Sessions
 	// Location is where session times are shown (ui.timezone).
 	Location *time.Location
 	// Undo is the snapshot store behind /undo and /diff.
@@ -114,8 +120,18 @@ func New(core Core, d Deps) *Dispatcher {
 		"skills":      {"list the skills the model can load", x.listSkills},
 		"diff":        {"show the workspace's changes (git, or this session's snapshots)", x.diff},
 		"tasks":       {"list background tasks, or stop one: /tasks stop <id>", x.tasks},
+		"output":      {"show the full output of the latest tool call", frontOnly},
+		"clear":       {"clear the screen (the session goes on)", frontOnly},
+		"exit":        {"leave coder (the session is saved)", frontOnly},
+		"quit":        {"leave coder (the session is saved)", frontOnly},
 	}
 	return x
+}
+
+// frontOnly is a command the interactive REPL runs itself (/output, /clear,
+// /exit, /quit); listed here for /help and completion.
+func frontOnly(context.Context, string) (string, error) {
+	return "", errors.New("this command works in the interactive REPL")
 }
 
 // RunInput runs one input: a leading / is a built-in or custom command;
@@ -141,7 +157,9 @@ func (x *Dispatcher) RunInput(ctx context.Context, input string) (orchestrator.O
 	case err != nil:
 		return x.failed(err)
 	}
-	x.deps.Sink.Emit(event.CommandOutput{Command: in, Text: text})
+	if text != "" {
+		x.deps.Sink.Emit(event.CommandOutput{Command: in, Text: text})
+	}
 	return orchestrator.Outcome{State: event.StateCompleted, Result: text}, nil
 }
 
@@ -223,10 +241,13 @@ const helpText = `Input:
   !cmd           run a shell command yourself (no model call); the model sees it next turn
   @path          attach a file (or a directory listing) to the request
 Keys:
-  Enter          send · paste several lines: shows [copy N lines], Enter sends them
-  Tab            on an empty line: switch build/plan mode
-  Up/Down        walk this session's inputs
-  Esc            while typing: clear the line · while running: stop the model, the tool and every queued step
+  Enter          send · while a turn runs: queue it (it joins the turn before its next model call)
+  Ctrl+J, \+Enter a new line (Shift+Enter too, where the terminal reports it)
+                 paste several lines: shows [copy N lines], Enter sends them
+  Tab            on an empty line: switch build/plan mode · otherwise complete /commands, arguments, @paths
+  Up/Down        walk this session's inputs · Ctrl+R: search them
+  Esc            while typing: clear the line · while running: stop the model, the tool and everything queued
+  Ctrl+L         redraw the screen
   Ctrl+C         exit (the session is saved) · Ctrl+D on an empty line: exit
 Undo:
   /undo reverts the files the last turn changed with write/edit/patch and with bash
@@ -245,9 +266,11 @@ func (x *Dispatcher) listTools(ctx context.Context, _ string) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-func (x *Dispatcher) model(_ context.Context, args string) (string, error) {
+// model switches the model and saves the choice, or with no argument
+// lists the provider's models, the current one marked.
+func (x *Dispatcher) model(ctx context.Context, args string) (string, error) {
 	if args == "" {
-		return "model: " + x.core.Status().Model, nil
+		return x.listModels(ctx), nil
 	}
 	x.core.SetModel(args)
 	if x.deps.ProjectConfig == "" {
@@ -256,16 +279,73 @@ func (x *Dispatcher) model(_ context.Context, args string) (string, error) {
 	if err := config.SaveProjectValue(x.deps.ProjectConfig, []string{"provider", "model"}, args); err != nil {
 		return "", fmt.Errorf("model switched to %s for this session, but saving it failed: %w", args, err)
 	}
+	if x.deps.Endpoint != "" {
+		if err := config.SaveProjectValue(x.deps.ProjectConfig, []string{"provider", "saved_models", x.deps.Endpoint}, args); err != nil {
+			return "", fmt.Errorf("model switched to %s for this session, but saving it failed: %w", args, err)
+		}
+	}
 	return fmt.Sprintf("model: %s (saved to %s)", args, x.deps.ProjectConfig), nil
 }
 
+func (x *Dispatcher) listModels(ctx context.Context) string {
+	current := x.core.Status().Model
+	models, err := x.core.Models(ctx)
+	if err != nil {
+		return fmt.Sprintf("model: %s (the provider's models could not be listed: %v)", current, err)
+	}
+	var b strings.Builder
+	b.WriteString("models the provider serves (* = current):\n")
+	found := false
+	for _, m := range models {
+		mark := "  "
+		if m == current {
+			mark, found = "* ", true
+		}
+		b.WriteString("  " + mark + m + "\n")
+	}
+	if !found {
+		b.WriteString("  * " + current + " (not in the provider's list)\n")
+	}
+	b.WriteString("switch with /model <name>")
+	return b.String()
+}
+
+// mode switches the mode, or with no argument says which it is.
 func (x *Dispatcher) mode(_ context.Context, args string) (string, error) {
+	if strings.TrimSpace(args) == "" {
+		a := x.core.Status().Agent
+		return fmt.Sprintf("mode: %s (%s) · available: %s", a.Name, a.Mode, strings.Join(x.deps.Agents.Names(), ", ")), nil
+	}
 	a, ok := x.deps.Agents.Lookup(strings.TrimSpace(args))
 	if !ok {
 		return "", fmt.Errorf("unknown mode %q (use build, plan or an agent from agents.definitions)", args)
 	}
 	x.core.SetAgent(a)
 	return "mode: " + a.Name, nil
+}
+
+// Arguments lists what a command's argument may be, for completion: the
+// provider's models for /model, the modes for /mode, session ids for
+// /resume. Nil when the command takes none that can be listed.
+func (x *Dispatcher) Arguments(ctx context.Context, command string) []string {
+	switch command {
+	case "model":
+		models, _ := x.core.Models(ctx)
+		return models
+	case "mode":
+		return x.deps.Agents.Names()
+	case "resume":
+		if x.deps.Sessions == nil {
+			return nil
+		}
+		sums, _ := x.deps.Sessions.List(ctx, listLimit)
+		var ids []string
+		for _, s := range sums {
+			ids = append(ids, s.ID)
+		}
+		return ids
+	}
+	return nil
 }
 
 func isCancel(err error) bool {

@@ -36,7 +36,7 @@ type env struct {
 func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 	t.Helper()
 	dir := t.TempDir()
-	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: steps})
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: steps, Models: []string{"m1", "m2"}})
 	store, err := session.Open(session.StoreOptions{Dir: filepath.Join(dir, ".coder"), Workspace: dir, Now: func() time.Time { return fixed }})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds := New(o, Deps{Agents: agents, ProjectConfig: filepath.Join(dir, ".coder", "config.json"), Sessions: store,
+	cmds := New(o, Deps{Agents: agents, ProjectConfig: filepath.Join(dir, ".coder", "config.json"), Endpoint: srv.OpenAIBaseURL(), Sessions: store,
 		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"}), Tasks: tasks})
 	return &env{orch: o, cmds: cmds, store: store, srv: srv, dir: dir}
 }
@@ -145,8 +145,11 @@ func TestResumeRepairsUnansweredToolCalls(t *testing.T) {
 
 func TestModelSwitchPersists(t *testing.T) {
 	e := newEnv(t)
-	if out, err := e.do(t, "/model"); err != nil || out != "model: m1" {
+	if out, err := e.do(t, "/model"); err != nil || out != "models the provider serves (* = current):\n  * m1\n    m2\nswitch with /model <name>" {
 		t.Fatalf("/model: %q %v", out, err)
+	}
+	if got := e.cmds.Arguments(context.Background(), "model"); strings.Join(got, ",") != "m1,m2" {
+		t.Fatalf("model completions %q", got)
 	}
 	if _, err := e.do(t, "/model m2"); err != nil {
 		t.Fatal(err)
@@ -159,9 +162,12 @@ func TestModelSwitchPersists(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cfg struct {
-		Provider struct{ Model string } `json:"provider"`
+		Provider struct {
+			Model       string
+			SavedModels map[string]string `json:"saved_models"`
+		} `json:"provider"`
 	}
-	if json.Unmarshal(b, &cfg) != nil || cfg.Provider.Model != "m2" {
+	if json.Unmarshal(b, &cfg) != nil || cfg.Provider.Model != "m2" || cfg.Provider.SavedModels[e.srv.OpenAIBaseURL()] != "m2" {
 		t.Fatalf("config.json: %s", b)
 	}
 }

@@ -19,7 +19,8 @@ func (x *Dispatcher) compact(ctx context.Context, _ string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("compacted: %d → %d tokens\n%s", c.TokensBefore, c.TokensAfter, strings.TrimSpace(c.Summary)), nil
+	// The core's Compacted event has told the figures; this is the summary.
+	return "summary of the compacted history:\n" + strings.TrimSpace(c.Summary), nil
 }
 
 // listSkills shows the discovered skills and any that could not be read.

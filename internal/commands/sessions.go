@@ -12,6 +12,9 @@ import (
 // listLimit is how many sessions /sessions and /resume show.
 const listLimit = 20
 
+// ReplayEntries is how much of a resumed session's history is shown.
+const ReplayEntries = 40
+
 func (x *Dispatcher) newSession(context.Context, string) (string, error) {
 	s := x.core.NewSession()
 	return "new session " + s.ID, nil
@@ -54,5 +57,14 @@ func (x *Dispatcher) resume(ctx context.Context, args string) (string, error) {
 	if err := x.core.Resume(ctx, sess); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("resumed session %s (%d messages): %s", sess.ID, len(sess.Messages), sess.Title), nil
+	x.deps.Sink.Emit(x.core.Replay(ReplayEntries))
+	return fmt.Sprintf("resumed session %s (%s): %s", sess.ID, plural(len(sess.Messages), "message", "messages"), sess.Title), nil
+}
+
+// plural is "1 message", "2 messages".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

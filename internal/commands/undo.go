@@ -22,6 +22,10 @@ func (x *Dispatcher) undoLast(ctx context.Context, _ string) (string, error) {
 	if len(restored) == 0 && len(problems) == 0 {
 		return "nothing to undo", nil
 	}
+	// The model must not go on from the files as the last turn left them.
+	if err := x.core.NoteUndo(ctx, restored); err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString("undid the last change to:\n")
 	for _, p := range restored {

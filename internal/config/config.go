@@ -50,6 +50,10 @@ type Provider struct {
 	// Profile selects one of Profiles; its fields fill what this section leaves empty.
 	Profile  string              `json:"profile,omitempty"`
 	Profiles map[string]Provider `json:"profiles,omitempty"`
+	// SavedModels are the models /model chose, by the endpoint (base URL)
+	// they were chosen for: used when that endpoint is in use and no layer
+	// sets a model, so switching providers keeps each one's choice.
+	SavedModels map[string]string `json:"saved_models,omitempty"`
 }
 
 // Reasoning options, passed to providers that support them.
@@ -170,6 +174,9 @@ type Storage struct {
 type UI struct {
 	Timezone string `json:"timezone"`
 	Color    string `json:"color"`
+	// Markdown renders answers for the terminal (headings, emphasis, lists,
+	// tables, code); false shows the model's text as it came.
+	Markdown bool `json:"markdown"`
 }
 
 // Defaults returns the built-in configuration. This is the only place defaults live.
@@ -209,7 +216,7 @@ func Defaults() Config {
 		}},
 		Skills:  Skills{Paths: []string{".coder/skills", "~/.config/coder/skills"}},
 		Storage: Storage{Dir: ".coder"},
-		UI:      UI{Timezone: "Asia/Shanghai", Color: "auto"},
+		UI:      UI{Timezone: "Asia/Shanghai", Color: "auto", Markdown: true},
 		Sandbox: defaultSandbox(),
 	}
 }

@@ -67,6 +67,9 @@ func ResolveProvider(ctx context.Context, c Config, env EnvFunc, probe ProbeFunc
 		rp.MaxRetries = *p.MaxRetries
 	}
 	rp.MaxTokens, rp.Reasoning = p.MaxTokens, p.Reasoning
+	if saved := p.SavedModels[rp.BaseURL]; saved != "" && p.Model == "" {
+		rp.Model = saved // what /model chose for this endpoint
+	}
 	if rp.Model == "" {
 		return ResolvedProvider{}, fmt.Errorf("no model set for %s: set CODER_MODEL=<name>, pass --model <name>, "+
 			`or add "model" to the "provider" section of ./.coder/config.json`, rp.BaseURL)

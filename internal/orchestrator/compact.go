@@ -77,6 +77,7 @@ func (o *Orchestrator) Compact(ctx context.Context) (Compaction, error) {
 
 // applyCompaction replaces the history with the compacted one and saves it.
 func (o *Orchestrator) applyCompaction(ctx context.Context, force bool) error {
+	o.emit(event.Progress{Phase: event.PhaseCompacting})
 	comp := o.compactor()
 	var (
 		res contextmgr.Result

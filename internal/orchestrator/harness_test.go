@@ -20,12 +20,18 @@ import (
 type recorder struct {
 	mu     sync.Mutex
 	events []event.Event
+	// onEmit, when set, is called with each event (from the emitter's goroutine).
+	onEmit func(event.Event)
 }
 
 func (r *recorder) Emit(e event.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, e)
+	f := r.onEmit
 	r.mu.Unlock()
+	if f != nil {
+		f(e)
+	}
 }
 
 func (r *recorder) all() []event.Event {

@@ -49,6 +49,9 @@ type Front struct {
 	// Questioner answers the question and exit_plan_mode tools; nil means
 	// nobody can be asked (headless).
 	Questioner Questioner
+	// Inbox holds messages a person sent while a turn runs; they join the
+	// turn before its next model call. Nil: nobody can send any.
+	Inbox Inbox
 }
 
 // Model is the model the core calls.

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
@@ -33,7 +32,7 @@ func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
 		if err := o.conv.save(ctx); err != nil {
 			return err
 		}
-		o.emit(event.Notice{Text: fmt.Sprintf("%d tool call(s) interrupted by the last exit were not run; the model is told so", repaired)})
+		o.emit(event.Notice{Text: plural(repaired, "tool call", "tool calls") + " interrupted by the last exit did not run; the model is told so"})
 	}
 	o.AnnounceSession(true)
 	return nil

@@ -104,7 +104,7 @@ func (t taskTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) 
 	case err != nil:
 		return tools.Failure("subagent %s failed: %v", id, err), nil
 	}
-	return tools.Result{OK: true, Content: out.Result + note, Summary: fmt.Sprintf("%d steps", out.Steps)}, nil
+	return tools.Result{OK: true, Content: out.Result + note, Summary: plural(out.Steps, "step", "steps")}, nil
 }
 
 // start admits a subagent within the caps; refusal says why not.
@@ -161,6 +161,7 @@ func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
 	opts.Subagents = SubagentOptions{} // no recursion
 	opts.Workflow = Workflow{}
 	opts.Front.Questioner = nil
+	opts.Front.Inbox = nil // a person steers the main agent only
 	opts.Front.Sink = event.SinkFunc(func(e event.Event) { o.emit(event.Subagent{ID: id, Agent: kind, Event: e}) })
 	return New(opts)
 }

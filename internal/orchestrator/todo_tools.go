@@ -37,7 +37,7 @@ func (t todoRead) Run(context.Context, *tools.Call) (tools.Result, error) {
 	if len(todos) == 0 {
 		return tools.Result{OK: true, Content: "no todos", Summary: "no todos"}, nil
 	}
-	return tools.Result{OK: true, Content: session.FormatTodos(todos), Summary: fmt.Sprintf("%d todos", len(todos))}, nil
+	return tools.Result{OK: true, Content: session.FormatTodos(todos), Summary: plural(len(todos), "todo", "todos")}, nil
 }
 
 type todoWriteArgs struct{ Todos []session.Todo }
@@ -83,6 +83,6 @@ func (t todoWrite) Run(_ context.Context, c *tools.Call) (tools.Result, error) {
 			done++
 		}
 	}
-	summary := fmt.Sprintf("%d todos, %d done", len(todos), done)
+	summary := fmt.Sprintf("%s, %d done", plural(len(todos), "todo", "todos"), done)
 	return tools.Result{OK: true, Content: "todo list saved: " + summary, Summary: summary}, nil
 }

@@ -221,7 +221,9 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 	if uerr != nil {
 		return uerr
 	}
-	res, err := tools.Execute(ctx, c)
+	live, flush := o.liveOutput(ctx, c)
+	res, err := tools.Execute(live, c)
+	flush()
 	if err != nil {
 		res = tools.Failure("%s failed: %v", c.Name, err)
 	} else {

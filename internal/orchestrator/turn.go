@@ -133,6 +133,9 @@ func (o *Orchestrator) endUndo(ctx context.Context) error {
 // loop is the agent loop: at most maxSteps model calls.
 func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 	for ts.modelCalls < ts.maxSteps {
+		if err := o.deliverInbox(ctx); err != nil {
+			return err
+		}
 		msg, err := o.chatStep(ctx, ts)
 		if err != nil {
 			return err

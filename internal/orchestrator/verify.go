@@ -164,6 +164,7 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 	}
 	ts.verifyAttempts++
 	o.emit(event.Notice{Text: fmt.Sprintf("auto-verify: %s (attempt %d of %d)", cmd, ts.verifyAttempts, v.MaxAttempts)})
+	o.emit(event.Progress{Phase: event.PhaseVerifying, Detail: cmd, Attempt: ts.verifyAttempts})
 	a := o.admit(ctx, ts, o.bashCall(fmt.Sprintf("verify_%s_%d", ts.runID, ts.verifyAttempts), cmd))
 	if a.refused != nil {
 		ts.verification = "not verified: " + a.refused.Summary
@@ -185,7 +186,7 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 		ts.verification = fmt.Sprintf("verified: %s (exit 0)", cmd)
 		return false, nil
 	}
-	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %d attempts", cmd, r.ExitCode, ts.verifyAttempts)
+	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %s", cmd, r.ExitCode, plural(ts.verifyAttempts, "attempt", "attempts"))
 	if ts.verifyAttempts >= v.MaxAttempts {
 		return false, nil
 	}

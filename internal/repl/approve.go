@@ -9,14 +9,13 @@ import (
 	"github.com/coder-agent/coder/internal/permission"
 )
 
-// answerKind is how an interaction ended.
-type answerKind int
-
-const (
-	answered answerKind = iota
-	answerCancel
-	answerInterrupt
-)
+// interaction is an approval or a set of questions being answered: it
+// takes the keys and the input area until it is done.
+type interaction interface {
+	key(r *REPL, ev uv.KeyPressEvent)
+	layout(r *REPL) inputLayout
+	editor() *editor
+}
 
 // ask is an approval request passed from the orchestrator's goroutine to the
 // REPL's, which owns the keyboard: one interaction at a time.
@@ -47,54 +46,115 @@ func (r *REPL) Approve(ctx context.Context, req permission.Request) (permission.
 	}
 }
 
-// answer shows the request and reads y / n / always (policy asks only; a
-// danger request accepts y or n). "n <text>" carries feedback to the model.
-func (r *REPL) answer(a *ask) answerKind {
+// approval reads y / n / always (policy asks only; a danger request
+// accepts y or n). "n <text>" carries feedback to the model.
+type approval struct {
+	a        *ask
+	ed       editor
+	always   bool
+	question string
+	more     []string // diff rows not shown yet
+}
+
+// beginApproval shows what is to be approved — the command and its
+// reasons, the diff a write would apply (a page at a time), the URL — and
+// takes the input area for the answer.
+func (r *REPL) beginApproval(a *ask) {
 	st := r.o.Style
-	r.o.Renderer.Println(st.Yellow("[approval] " + a.req.Call.Name + ": " + a.req.Call.Subject))
-	for _, reason := range a.req.Reasons {
-		r.o.Renderer.Println(st.Yellow("  " + reason))
-	}
-	always := a.req.PolicyAsk && !a.req.Danger
-	question := "Approve? (y/n) "
-	if always {
-		question = "Approve? (y/n/always) "
-	}
-	var ed editor
-	draw := func() {
-		text, cur := ed.display()
-		r.pv.draw("", st.Yellow(question), question, text, cur, r.term.cols())
-	}
-	finish := func() { r.finishArea(question, &ed) }
-	draw()
-	for ev := range r.events {
-		k, ok := ev.(uv.KeyPressEvent)
-		if !ok {
-			continue
+	req := a.req
+	c := req.Call
+	var b strings.Builder
+	subject := sanitize(c.Subject)
+	if strings.Contains(subject, "\n") {
+		b.WriteString(st.Yellow("[approval] "+c.Name+":") + "\n")
+		for l := range strings.SplitSeq(subject, "\n") {
+			b.WriteString("    " + l + "\n")
 		}
-		switch k.String() {
-		case "esc":
-			finish()
-			a.reply <- askResult{err: context.Canceled}
-			return answerCancel
-		case "ctrl+c":
-			finish()
-			a.reply <- askResult{err: context.Canceled}
-			return answerInterrupt
-		case "enter":
-			if reply, ok := parseApproval(ed.text(), always); ok {
-				finish()
-				a.reply <- askResult{reply: reply}
-				return answered
-			}
-			ed.reset()
-		default:
-			editKey(&ed, k)
-		}
-		draw()
+	} else {
+		b.WriteString(st.Yellow("[approval] "+c.Name+": "+subject) + "\n")
 	}
-	a.reply <- askResult{err: context.Canceled}
-	return answerCancel
+	for _, reason := range req.Reasons {
+		b.WriteString(st.Yellow("  "+sanitize(reason)) + "\n")
+	}
+	ap := &approval{a: a, always: req.PolicyAsk && !req.Danger}
+	ap.question = "Approve? (y/n) "
+	if ap.always {
+		ap.question = "Approve? (y/n/always) "
+	}
+	if req.Preview != "" {
+		rows := strings.Split(strings.TrimRight(r.o.Renderer.diff(sanitize(req.Preview)), "\n"), "\n")
+		page := r.page()
+		if len(rows) > page {
+			rows, ap.more = rows[:page], rows[page:]
+		}
+		b.WriteString(strings.Join(rows, "\n") + "\n")
+	}
+	r.o.Renderer.Println(strings.TrimSuffix(b.String(), "\n"))
+	r.ia = ap
+	r.hint = ap.moreHint(st)
+}
+
+// page is how many diff rows fit above the prompt.
+func (r *REPL) page() int {
+	_, rows := r.term.size()
+	return max(rows-8, 10)
+}
+
+func (ap *approval) moreHint(st Style) string {
+	if len(ap.more) == 0 {
+		return ""
+	}
+	return st.Dim("space: " + plural(len(ap.more), "more line", "more lines") + " of the diff")
+}
+
+func (ap *approval) editor() *editor { return &ap.ed }
+
+func (ap *approval) layout(r *REPL) inputLayout {
+	return r.answerLayout(ap.question, r.o.Style.Yellow, &ap.ed)
+}
+
+func (ap *approval) key(r *REPL, ev uv.KeyPressEvent) {
+	st := r.o.Style
+	finish := func(res askResult) {
+		r.scr.Commit(r.answerEcho(ap.question, st.Yellow, &ap.ed))
+		ap.a.reply <- res
+		r.ia, r.hint = nil, ""
+	}
+	switch ev.String() {
+	case "esc":
+		finish(askResult{err: context.Canceled})
+		if r.run != nil {
+			r.cancelRun()
+		}
+	case "ctrl+c":
+		finish(askResult{err: context.Canceled})
+		if r.run != nil {
+			r.interrupt()
+		}
+	case "space":
+		if ap.ed.empty() && len(ap.more) > 0 {
+			page := r.page()
+			rows := ap.more[:min(page, len(ap.more))]
+			ap.more = ap.more[len(rows):]
+			r.o.Renderer.Println(strings.Join(rows, "\n"))
+			r.hint = ap.moreHint(st)
+			return
+		}
+		editKey(&ap.ed, ev)
+	case "enter":
+		if reply, ok := parseApproval(ap.ed.text(), ap.always); ok {
+			finish(askResult{reply: reply})
+			return
+		}
+		accepted := "y or n"
+		if ap.always {
+			accepted = "y, n or always"
+		}
+		r.hint = st.Yellow("answer " + accepted + " (\"n <why>\" tells the model why); esc stops the run")
+		ap.ed.reset()
+	default:
+		editKey(&ap.ed, ev)
+	}
 }
 
 // parseApproval reads an answer; ok is false for anything it does not accept.

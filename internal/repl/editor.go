@@ -6,14 +6,15 @@ import (
 	"unicode"
 )
 
-// editor is the input line: text with a cursor, an optional multi-line
-// paste, and this process's submitted-input history. It knows
-// nothing about terminals, so every key rule is unit-tested.
+// editor is the input line: text with a cursor (it may hold newlines,
+// typed with Ctrl+J or \ then Enter), an optional multi-line paste, and
+// this process's submitted-input history. It knows nothing about
+// terminals, so every key rule is unit-tested.
 type editor struct {
 	buf    []rune
 	cursor int
-	// paste holds a multi-line paste; the line then shows [copy N lines]
-	// and Enter sends the paste.
+	// paste holds a multi-line paste, or a multi-line entry recalled from
+	// history; the line then shows [copy N lines] and Enter sends it.
 	paste string
 
 	history []string
@@ -31,13 +32,18 @@ func (e *editor) text() string {
 
 func (e *editor) empty() bool { return len(e.buf) == 0 && e.paste == "" }
 
-// display is the line as shown and the cursor's rune offset in it.
-func (e *editor) display() (string, int) {
+// display is the input as shown and the cursor's rune offset in it.
+func (e *editor) display() ([]rune, int) {
 	if e.paste != "" {
-		s := "[copy " + strconv.Itoa(strings.Count(e.paste, "\n")+1) + " lines]"
-		return s, len([]rune(s))
+		s := []rune(copyLabel(e.paste))
+		return s, len(s)
 	}
-	return string(e.buf), e.cursor
+	return e.buf, e.cursor
+}
+
+// copyLabel is how a multi-line text shows on one line.
+func copyLabel(s string) string {
+	return "[copy " + strconv.Itoa(strings.Count(s, "\n")+1) + " lines]"
 }
 
 func (e *editor) reset() {
@@ -55,17 +61,29 @@ func (e *editor) submit() string {
 	return t
 }
 
+// set replaces the input; several lines become a pending paste.
 func (e *editor) set(s string) {
-	e.paste = ""
+	e.paste, e.buf, e.cursor = "", e.buf[:0], 0
+	if strings.Contains(s, "\n") {
+		e.paste = s
+		return
+	}
 	e.buf = []rune(s)
 	e.cursor = len(e.buf)
 }
 
+// insert types s at the cursor. Control characters other than tab and
+// newline are dropped: they would move the terminal's cursor.
 func (e *editor) insert(s string) {
 	if e.paste != "" {
 		return // a pending paste is sent or cleared, not edited
 	}
-	r := []rune(s)
+	r := []rune(strings.Map(func(r rune) rune {
+		if (r < ' ' && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s))
 	e.buf = append(e.buf[:e.cursor], append(r, e.buf[e.cursor:]...)...)
 	e.cursor += len(r)
 }
@@ -83,6 +101,12 @@ func (e *editor) pasted(s string) {
 		s = string(e.buf) + s
 	}
 	e.buf, e.cursor, e.paste = e.buf[:0], 0, s
+}
+
+// backslashBeforeCursor: Enter after a backslash at the end of the input
+// inserts a newline instead of sending.
+func (e *editor) backslashBeforeCursor() bool {
+	return e.paste == "" && e.cursor == len(e.buf) && e.cursor > 0 && e.buf[e.cursor-1] == '\\'
 }
 
 func (e *editor) backspace() {
@@ -114,8 +138,18 @@ func (e *editor) right() {
 	}
 }
 
-func (e *editor) home() { e.cursor = 0 }
-func (e *editor) end()  { e.cursor = len(e.buf) }
+// home and end move within the current line of a multi-line input.
+func (e *editor) home() {
+	for e.cursor > 0 && e.buf[e.cursor-1] != '\n' {
+		e.cursor--
+	}
+}
+
+func (e *editor) end() {
+	for e.cursor < len(e.buf) && e.buf[e.cursor] != '\n' {
+		e.cursor++
+	}
+}
 
 func (e *editor) wordLeft() {
 	for e.cursor > 0 && unicode.IsSpace(e.buf[e.cursor-1]) {
@@ -145,7 +179,8 @@ func (e *editor) deleteWordLeft() {
 func (e *editor) killToEnd()   { e.buf = e.buf[:e.cursor] }
 func (e *editor) killToStart() { e.buf, e.cursor = e.buf[e.cursor:], 0 }
 
-// up walks back through history and stops at the oldest entry.
+// up walks back through history and stops at the oldest entry; an entry
+// of several lines shows as [copy N lines], like a paste.
 func (e *editor) up() {
 	if len(e.history) == 0 {
 		return
@@ -168,4 +203,20 @@ func (e *editor) down() {
 		return
 	}
 	e.set(e.history[e.hist])
+}
+
+// word is the word the cursor ends (for completion): its start and text.
+func (e *editor) word() (start int, w string) {
+	start = e.cursor
+	for start > 0 && !unicode.IsSpace(e.buf[start-1]) {
+		start--
+	}
+	return start, string(e.buf[start:e.cursor])
+}
+
+// replaceWord replaces the text between start and the cursor.
+func (e *editor) replaceWord(start int, with string) {
+	rest := append([]rune(nil), e.buf[e.cursor:]...)
+	e.buf = append(append(e.buf[:start], []rune(with)...), rest...)
+	e.cursor = start + len([]rune(with))
 }

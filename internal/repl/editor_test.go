@@ -28,7 +28,7 @@ func TestEditorKeys(t *testing.T) {
 		t.Fatalf("ctrl+k: %q", e.text())
 	}
 	e.insert("中文")
-	if s, c := e.display(); s != "ello中文" || c != 6 {
+	if s, c := e.display(); string(s) != "ello中文" || c != 6 {
 		t.Fatalf("display %q %d", s, c)
 	}
 }
@@ -36,7 +36,7 @@ func TestEditorKeys(t *testing.T) {
 func TestEditorPaste(t *testing.T) {
 	var e editor
 	e.pasted("a\r\nb\rc\nd\ne\n")
-	if s, _ := e.display(); s != "[copy 5 lines]" {
+	if s, _ := e.display(); string(s) != "[copy 5 lines]" {
 		t.Fatalf("display %q", s)
 	}
 	e.insert("typing is ignored")
@@ -86,5 +86,53 @@ func TestEditorHistory(t *testing.T) {
 	e.submit()
 	if len(e.history) != 3 {
 		t.Fatal("blank input entered history")
+	}
+}
+
+func TestEditorNewlinesAndMultiLineHistory(t *testing.T) {
+	var e editor
+	e.insert("one\\")
+	if !e.backslashBeforeCursor() {
+		t.Fatal("a trailing backslash not seen")
+	}
+	e.backspace()
+	e.insert("\ntwo")
+	e.home()
+	if e.cursor != 4 {
+		t.Fatalf("home went to %d, want the start of the second line", e.cursor)
+	}
+	e.end()
+	if got := e.submit(); got != "one\ntwo" {
+		t.Fatalf("sent %q", got)
+	}
+	e.insert("single")
+	e.submit()
+	e.up()
+	e.up()
+	if s, _ := e.display(); string(s) != "[copy 2 lines]" || e.text() != "one\ntwo" {
+		t.Fatalf("a multi-line entry shows %q", string(s))
+	}
+	e.insert("\x1b[31m\x07x")
+	if e.text() != "one\ntwo" {
+		t.Fatal("typing changed a recalled multi-line entry")
+	}
+	e.reset()
+	e.insert("\x1b[31mred\x07")
+	if e.text() != "[31mred" {
+		t.Fatalf("control characters typed in: %q", e.text())
+	}
+}
+
+func TestEditorWord(t *testing.T) {
+	var e editor
+	e.insert("read @no and")
+	e.cursor = 8
+	start, w := e.word()
+	if start != 5 || w != "@no" {
+		t.Fatalf("word %d %q", start, w)
+	}
+	e.replaceWord(start, "@notes.txt ")
+	if e.text() != "read @notes.txt  and" || e.cursor != 16 {
+		t.Fatalf("%q %d", e.text(), e.cursor)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // input through the same dispatcher, until EOF. No raw mode and
 // no prompt; output is whatever the renderer writes. It returns 0, or 1 when
 // an input failed, or 130 when ctx was cancelled.
-func RunLines(ctx context.Context, in io.Reader, o Runner) int {
+func RunLines(ctx context.Context, in io.Reader, o Runner, r *Renderer) int {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 10<<20)
 	code := 0
@@ -21,6 +21,10 @@ func RunLines(ctx context.Context, in io.Reader, o Runner) int {
 		if line == "" {
 			continue
 		}
+		if line == "/exit" || line == "/quit" {
+			return code
+		}
+		r.beginInput(line)
 		_, err := o.RunInput(ctx, line)
 		switch {
 		case errors.Is(err, context.Canceled) && ctx.Err() != nil:

@@ -42,23 +42,21 @@ func (r *REPL) Ask(ctx context.Context, qs []orchestrator.Question) ([]string, e
 // questions asks one question at a time: a number picks that
 // option's label, other text is a free answer, an empty Enter waits, Esc
 // dismisses them all (answers so far discarded), Ctrl+C exits.
-func (r *REPL) questions(q *qask) answerKind {
-	answers := make([]string, 0, len(q.qs))
-	for i, question := range q.qs {
-		r.o.Renderer.Println(r.questionText(question, i, len(q.qs)))
-		answer, kind := r.readAnswer(question)
-		switch kind {
-		case answerCancel:
-			q.reply <- qresult{err: orchestrator.ErrQuestionsCancelled}
-			return answered // the run goes on; the model is told
-		case answerInterrupt:
-			q.reply <- qresult{err: context.Canceled}
-			return answerInterrupt
-		}
-		answers = append(answers, answer)
+type questions struct {
+	q       *qask
+	answers []string
+	ed      editor
+}
+
+const answerPrompt = "> "
+
+func (r *REPL) beginQuestions(q *qask) {
+	if len(q.qs) == 0 {
+		q.reply <- qresult{}
+		return
 	}
-	q.reply <- qresult{answers: answers}
-	return answered
+	r.o.Renderer.Println(r.questionText(q.qs[0], 0, len(q.qs)))
+	r.ia = &questions{q: q}
 }
 
 // questionText renders "[Question M/N] text" and the numbered options.
@@ -68,60 +66,60 @@ func (r *REPL) questionText(q orchestrator.Question, i, n int) string {
 	if n > 1 {
 		head = fmt.Sprintf("[Question %d/%d]", i+1, n)
 	}
-	b.WriteString(r.o.Style.Yellow(head) + " " + q.Question)
+	b.WriteString(r.o.Style.Yellow(head) + " " + sanitize(q.Question))
 	for j, opt := range q.Options {
-		fmt.Fprintf(&b, "\n  %d. %s", j+1, opt.Label)
+		fmt.Fprintf(&b, "\n  %d. %s", j+1, sanitize(opt.Label))
 		if j == 0 {
 			b.WriteString(" (Recommended)")
 		}
 		if opt.Description != "" {
-			b.WriteString(" — " + opt.Description)
+			b.WriteString(" — " + sanitize(opt.Description))
 		}
 	}
 	b.WriteString("\n")
 	return b.String()
 }
 
-func (r *REPL) readAnswer(q orchestrator.Question) (string, answerKind) {
-	const prompt = "> "
-	var ed editor
-	draw := func() {
-		text, cur := ed.display()
-		r.pv.draw("", r.o.Style.Green(prompt), prompt, text, cur, r.term.cols())
-	}
-	draw()
-	for ev := range r.events {
-		switch ev := ev.(type) {
-		case uv.PasteEvent:
-			ed.pasted(ev.Content)
-		case uv.KeyPressEvent:
-			switch ev.String() {
-			case "esc":
-				r.finishArea(prompt, &ed)
-				return "", answerCancel
-			case "ctrl+c":
-				r.finishArea(prompt, &ed)
-				return "", answerInterrupt
-			case "enter":
-				text := strings.TrimSpace(ed.text())
-				if text == "" {
-					continue // an empty Enter waits
-				}
-				r.finishArea(prompt, &ed)
-				if n, err := strconv.Atoi(text); err == nil && n >= 1 && n <= len(q.Options) {
-					return q.Options[n-1].Label, answered
-				}
-				return text, answered
-			default:
-				editKey(&ed, ev)
-			}
-		}
-		draw()
-	}
-	return "", answerCancel
+func (qs *questions) editor() *editor { return &qs.ed }
+
+func (qs *questions) layout(r *REPL) inputLayout {
+	return r.answerLayout(answerPrompt, r.o.Style.Green, &qs.ed)
 }
 
-func (r *REPL) finishArea(prefix string, ed *editor) {
-	text, _ := ed.display()
-	r.pv.finish(prefix, text, r.term.cols())
+func (qs *questions) key(r *REPL, ev uv.KeyPressEvent) {
+	echo := func() { r.scr.Commit(r.answerEcho(answerPrompt, r.o.Style.Green, &qs.ed)) }
+	switch ev.String() {
+	case "esc":
+		echo()
+		qs.q.reply <- qresult{err: orchestrator.ErrQuestionsCancelled}
+		r.ia = nil // the run goes on; the model is told
+	case "ctrl+c":
+		echo()
+		qs.q.reply <- qresult{err: context.Canceled}
+		r.ia = nil
+		if r.run != nil {
+			r.interrupt()
+		}
+	case "enter":
+		text := strings.TrimSpace(qs.ed.text())
+		if text == "" {
+			return // an empty Enter waits
+		}
+		echo()
+		q := qs.q.qs[len(qs.answers)]
+		if n, err := strconv.Atoi(text); err == nil && n >= 1 && n <= len(q.Options) {
+			text = q.Options[n-1].Label
+		}
+		qs.answers = append(qs.answers, text)
+		qs.ed.reset()
+		if len(qs.answers) == len(qs.q.qs) {
+			qs.q.reply <- qresult{answers: qs.answers}
+			r.ia = nil
+			return
+		}
+		i := len(qs.answers)
+		r.o.Renderer.Println(r.questionText(qs.q.qs[i], i, len(qs.q.qs)))
+	default:
+		editKey(&qs.ed, ev)
+	}
 }

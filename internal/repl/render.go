@@ -1,14 +1,12 @@
 package repl
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
-	"github.com/coder-agent/coder/internal/session"
 )
 
 // CancelLines is what Esc during a run prints, exactly: people and scripts
@@ -17,25 +15,88 @@ const CancelLines = "Cancelled by ESC\nStopped model stream and tool execution; 
 
 // Renderer is the REPL's event sink: one chronological stream in the normal
 // scrollback. It also remembers what the prompt shows, from the events.
+//
+// With a width (a terminal) answers are rendered as they stream: Markdown
+// line by line, word-wrapped, the incomplete line shown in the live region
+// until it completes. Without one (a pipe) text is written as it arrives.
 type Renderer struct {
-	mu    sync.Mutex
-	w     io.Writer
-	st    Style
+	mu sync.Mutex
+	w  io.Writer
+	st Style
+	o  RenderOptions
+	// scr, when set, takes every line (the REPL's screen); live parts
+	// (the streamed partial line, a command's tail) are drawn there.
+	scr    *screen
+	status *status
+
 	block string // "answer", "thinking" or "" — the block being streamed
-	bol   bool   // the cursor is at the beginning of a line
+	bol   bool   // raw text: the cursor is at the beginning of a line
+	sm    *streamer
+
+	// pending is what the current call wrote for the screen: the lines to
+	// commit and the live parts to replace, drawn at once by flush.
+	pending strings.Builder
+	live    map[int][]string
 
 	prompt PromptState
+	calls  map[string]*toolRun // running tool calls by id
+	last   *finishedCall       // the latest finished call, for /output
+	bang   bool                // the input being run is a ! command
+	usage  usageBook
+}
+
+// RenderOptions shape the rendering.
+type RenderOptions struct {
+	// Markdown renders answers for the terminal; false writes them raw
+	// (still wrapped at word boundaries on a terminal).
+	Markdown bool
+	// Width is the terminal's width; nil (or 0) means not a terminal: no
+	// wrapping, no rendering, text as it came.
+	Width func() int
+	// Prices, when set, prices the usage of models whose prices it knows.
+	Prices Pricer
 }
 
 // PromptState is what the prompt shows, as the events last told it.
 type PromptState struct {
 	Agent, Model, Cwd string
 	Tokens, Limit     int
+	SessionID         string
+	// Used: the session holds messages (so it is worth resuming).
+	Used bool
 }
 
 // NewRenderer writes to w.
 func NewRenderer(w io.Writer, st Style) *Renderer {
-	return &Renderer{w: w, st: st, bol: true}
+	return &Renderer{w: w, st: st, bol: true, o: RenderOptions{Markdown: true}, calls: map[string]*toolRun{}}
+}
+
+// Configure sets the rendering options.
+func (r *Renderer) Configure(o RenderOptions) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.o = o
+}
+
+// attach routes the output through the REPL's screen, laid out at the
+// terminal's width; nil detaches it.
+func (r *Renderer) attach(s *screen, st *status, cols func() int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.endBlock()
+	r.flush()
+	r.scr, r.status = s, st
+	r.o.Width = cols
+}
+
+// refresh redraws the live parts after a resize.
+func (r *Renderer) refresh() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer r.flush()
+	if r.sm != nil {
+		r.setLive(partStream, r.sm.live(r.cols()))
+	}
 }
 
 // Prompt is what the prompt shows now.
@@ -49,11 +110,15 @@ func (r *Renderer) Prompt() PromptState {
 func (r *Renderer) Emit(e event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer r.flush()
+	if r.status != nil {
+		r.status.event(e)
+	}
 	switch e := e.(type) {
 	case event.TextDelta:
-		r.stream("answer", "[ANSWER]", e.Text, e.Text)
+		r.stream("answer", "[ANSWER]", e.Text)
 	case event.ReasoningDelta:
-		r.stream("thinking", r.st.Dim("[THINKING]"), e.Text, r.st.Dim(e.Text))
+		r.stream("thinking", r.st.Dim("[THINKING]"), e.Text)
 	case event.StreamReset:
 		r.line(r.st.Yellow("(the model call was retried; the partial answer above is void)"))
 	case event.AssistantMessage:
@@ -61,34 +126,46 @@ func (r *Renderer) Emit(e event.Event) {
 			r.line(r.st.Yellow("[interrupted]"))
 		}
 		r.endBlock()
+		r.usage.call(e.Usage, r.prompt.Model, r.o.Prices)
+		r.prompt.Used = true
+	case event.UserMessage:
+		r.line("[USER]")
+		r.text(sanitize(e.Text))
+		r.prompt.Used = true
 	case event.ToolStarted:
-		r.line(r.st.Blue("[tool] "+e.Name) + " " + e.Summary)
+		r.toolStarted(e)
+	case event.ToolOutput:
+		r.toolOutput(e)
 	case event.ToolFinished:
-		r.toolDone(e)
+		r.toolFinished(e)
 	case event.CommandOutput:
-		if e.Block != "" {
-			r.line(r.st.Blue("[" + e.Block + "]"))
-		}
-		r.line(e.Text)
+		r.command(e)
 	case event.Notice:
-		r.line(r.st.Yellow(e.Text))
+		r.line(r.st.Yellow(sanitize(e.Text)))
 	case event.Error:
-		r.line(r.errorText(e.Message))
+		r.line(r.errorText(sanitize(e.Message)))
 	case event.SessionStarted:
 		r.prompt.Agent, r.prompt.Model, r.prompt.Cwd = e.Agent, e.Model, e.Cwd
-		if e.Resumed {
-			r.line(r.st.Yellow("resumed session " + e.SessionID))
-		}
+		r.prompt.SessionID, r.prompt.Used = e.SessionID, e.Messages > 0
+		r.usage = usageBook{}
+	case event.Replay:
+		r.replay(e)
 	case event.ModeChanged:
 		r.prompt.Agent = e.Agent
 	case event.ModelChanged:
 		r.prompt.Model = e.Model
 	case event.ContextUpdated:
 		r.prompt.Tokens, r.prompt.Limit = e.Tokens, e.Limit
+	case event.UsageUpdated:
+		r.usage.total = e.Total
+	case event.Compacted:
+		r.compacted(e)
 	case event.TurnFinished:
 		r.turnDone(e)
+		r.prompt.Used = true
 	case event.TodoUpdated:
-		r.todos(e.Todos)
+		r.line(r.st.Blue("[todos]"))
+		r.todoLines(e.Todos)
 	case event.Subagent:
 		r.subagent(e)
 	}
@@ -98,22 +175,25 @@ func (r *Renderer) Emit(e event.Event) {
 func (r *Renderer) Cancelled() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer r.flush()
 	r.endBlock()
-	r.write(r.st.Yellow(strings.TrimSuffix(CancelLines, "\n")) + "\n")
-}
-
-// EnsureNewline ends a partly written line, so a prompt starts at column 0.
-func (r *Renderer) EnsureNewline() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.endBlock()
+	r.out(r.st.Yellow(strings.TrimSuffix(CancelLines, "\n")) + "\n")
 }
 
 // Println writes a line of REPL chatter (command output, prompts' echoes).
 func (r *Renderer) Println(s string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer r.flush()
 	r.line(s)
+}
+
+// beginInput is told which input runs next (a ! command shows one block).
+func (r *Renderer) beginInput(input string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bang = strings.HasPrefix(strings.TrimSpace(input), "!")
+	r.usage.beginTurn()
 }
 
 func (r *Renderer) errorText(msg string) string {
@@ -123,20 +203,56 @@ func (r *Renderer) errorText(msg string) string {
 	return "ERROR: " + msg
 }
 
-func (r *Renderer) stream(block, header, raw, styled string) {
-	if raw == "" {
+// cols is the width to lay text out at; 0 when not a terminal.
+func (r *Renderer) cols() int {
+	if r.o.Width == nil {
+		return 0
+	}
+	return r.o.Width()
+}
+
+// stream shows a chunk of the block being streamed.
+func (r *Renderer) stream(block, header, text string) {
+	if text == "" {
 		return
 	}
+	text = sanitize(text)
+	r.usage.streamed += len(text)
 	if r.block != block {
 		r.endBlock()
-		r.write(header + "\n")
+		r.out(header + "\n")
 		r.block = block
+		if cols := r.cols(); cols > 0 {
+			var lr lineRenderer = plainRenderer{st: r.st}
+			switch {
+			case block == "thinking":
+				lr = plainRenderer{st: r.st, a: attrDim}
+			case r.o.Markdown:
+				lr = &mdRenderer{st: r.st}
+			}
+			r.sm = &streamer{r: lr}
+		}
 	}
-	r.write(styled)
-	r.bol = strings.HasSuffix(raw, "\n")
+	if r.sm == nil {
+		if block == "thinking" {
+			r.write(r.st.Dim(text))
+		} else {
+			r.write(text)
+		}
+		r.bol = strings.HasSuffix(text, "\n")
+		return
+	}
+	cols := r.cols()
+	r.commitRows(r.sm.write(text, cols))
+	r.setLive(partStream, r.sm.live(cols))
 }
 
 func (r *Renderer) endBlock() {
+	if r.sm != nil {
+		r.commitRows(r.sm.finish(r.cols()))
+		r.setLive(partStream, nil)
+		r.sm = nil
+	}
 	if !r.bol {
 		r.write("\n")
 	}
@@ -145,28 +261,91 @@ func (r *Renderer) endBlock() {
 
 func (r *Renderer) line(s string) {
 	r.endBlock()
-	r.write(s + "\n")
+	r.out(s + "\n")
 }
 
+// text writes plain text, word-wrapped on a terminal.
+func (r *Renderer) text(s string) {
+	if cols := r.cols(); cols > 0 {
+		var rows []string
+		for l := range strings.SplitSeq(s, "\n") {
+			rows = append(rows, plainRenderer{st: r.st}.line(l, cols)...)
+		}
+		r.commitRows(rows)
+		return
+	}
+	r.out(s + "\n")
+}
+
+func (r *Renderer) commitRows(rows []string) {
+	if len(rows) > 0 {
+		r.out(strings.Join(rows, "\n") + "\n")
+	}
+}
+
+// out writes complete lines.
+func (r *Renderer) out(s string) {
+	if r.scr != nil {
+		r.pending.WriteString(s)
+		r.bol = true
+		return
+	}
+	r.write(s)
+}
+
+// write writes text as it is (raw streaming, no screen).
 func (r *Renderer) write(s string) {
-	_, _ = io.WriteString(r.w, s)
-	if s != "" {
-		r.bol = strings.HasSuffix(s, "\n")
+	if s == "" {
+		return
 	}
+	if r.scr != nil {
+		r.pending.WriteString(s)
+		return
+	}
+	_, _ = io.WriteString(r.w, s)
+	r.bol = strings.HasSuffix(s, "\n")
 }
 
-func (r *Renderer) toolDone(e event.ToolFinished) {
-	summary := e.Summary
-	if summary == "" {
-		summary = "done"
+// setLive replaces a live part (drawn by flush).
+func (r *Renderer) setLive(part int, rows []string) {
+	if r.scr == nil {
+		return
 	}
-	if e.OK {
-		r.line(r.st.Green("  ✓ "+e.Name) + " " + summary)
-	} else {
-		r.line(r.errorText(e.Name + ": " + summary))
+	if r.live == nil {
+		r.live = map[int][]string{}
 	}
-	if e.Diff != "" {
-		r.write(r.diff(e.Diff))
+	r.live[part] = rows
+}
+
+// flush draws what the call wrote: one redraw of the screen.
+func (r *Renderer) flush() {
+	if r.scr == nil || (r.pending.Len() == 0 && len(r.live) == 0) {
+		return
+	}
+	r.scr.Update(r.pending.String(), r.live)
+	r.pending.Reset()
+	r.live = nil
+}
+
+// command shows a / or ! command's output: /diff and /todos coloured like
+// the stream.
+func (r *Renderer) command(e event.CommandOutput) {
+	if e.Block != "" {
+		r.line(r.st.Blue("[" + e.Block + "]"))
+	}
+	if e.Block == "COMMAND" {
+		r.prompt.Used = true
+	}
+	text := sanitize(e.Text)
+	switch name, _, _ := strings.Cut(strings.TrimSpace(e.Command), " "); name {
+	case "/diff":
+		r.endBlock()
+		r.out(r.diff(text + "\n"))
+	case "/todos":
+		r.endBlock()
+		r.todoText(text)
+	default:
+		r.line(text)
 	}
 }
 
@@ -177,18 +356,22 @@ func (r *Renderer) diff(d string) string {
 		if l == "" {
 			continue
 		}
-		body := strings.TrimSuffix(l, "\n")
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "@@"):
-			body = r.st.Dim(body)
-		case strings.HasPrefix(l, "+"):
-			body = r.st.Green(body)
-		case strings.HasPrefix(l, "-"):
-			body = r.st.Red(body)
-		}
-		b.WriteString(body + "\n")
+		b.WriteString(diffLine(r.st, strings.TrimSuffix(l, "\n")) + "\n")
 	}
 	return b.String()
+}
+
+func diffLine(st Style, l string) string {
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "@@"),
+		strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
+		return st.Dim(l)
+	case strings.HasPrefix(l, "+"):
+		return st.Green(l)
+	case strings.HasPrefix(l, "-"):
+		return st.Red(l)
+	}
+	return l
 }
 
 // subagent shows a subagent's tool calls and end, prefixed with its id; its
@@ -197,41 +380,15 @@ func (r *Renderer) subagent(e event.Subagent) {
 	tag := r.st.Blue("[task " + e.ID + "]")
 	switch in := e.Event.(type) {
 	case event.ToolStarted:
-		r.line(tag + " " + in.Name + " " + in.Summary)
+		r.line(tag + " " + in.Name + " " + sanitize(in.Summary))
 	case event.ToolFinished:
 		if !in.OK {
-			r.line(tag + " " + r.errorText(in.Name+": "+in.Summary))
+			r.line(tag + " " + r.errorText(in.Name+": "+sanitize(in.Summary)))
 		}
 	case event.TurnFinished:
-		r.line(tag + " " + r.st.Dim(fmt.Sprintf("%s after %d steps", in.State, in.Steps)))
+		r.line(tag + " " + r.st.Dim(string(in.State)+" after "+plural(in.Steps, "step", "steps")))
 	}
 }
 
-// todos lists the todo items by status: done cyan, in progress yellow,
-// pending dim.
-func (r *Renderer) todos(items []session.Todo) {
-	r.line(r.st.Blue("[todos]"))
-	for _, td := range items {
-		switch td.Status {
-		case "done":
-			r.line(r.st.Cyan("  [x] " + td.Content))
-		case "in_progress":
-			r.line(r.st.Yellow("  [~] " + td.Content))
-		default:
-			r.line(r.st.Dim("  [ ] " + td.Content))
-		}
-	}
-}
-
-func (r *Renderer) turnDone(e event.TurnFinished) {
-	r.endBlock()
-	if e.Verification != "" {
-		r.line(r.st.Yellow(e.Verification))
-	}
-	u := e.Usage
-	figures := fmt.Sprintf("%d steps · %s · tokens in %d out %d", e.Steps, e.Duration.Round(10*time.Millisecond), u.PromptTokens(), u.OutputTokens)
-	if u.CacheReadTokens > 0 {
-		figures += fmt.Sprintf(" (cached %d)", u.CacheReadTokens)
-	}
-	r.line(r.st.Dim(figures))
-}
+// usageOf is the tokens a usage counts, in and out.
+func usageOf(u chat.Usage) int { return u.PromptTokens() + u.OutputTokens }

@@ -3,8 +3,10 @@ package repl
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,51 +17,118 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// everyEvent is a turn that touches every event kind the renderer draws.
+// answerMD is an answer with every Markdown construct the renderer draws.
+const answerMD = "# Fixing the sign\n\nThe bug is in **Add**: it *subtracts* instead of adding. See `calc.go` and " +
+	"[the docs](https://go.dev/doc). This sentence is long enough that it has to wrap at sixty columns, at word boundaries only.\n\n" +
+	"- first item with `code`\n  - a nested item that is long enough to wrap around the terminal's edge when it is narrow\n" +
+	"1. one\n2. two\n\n> a quoted remark\n\n| name | result |\n|------|-------:|\n| Add  | 3      |\n| Sub  | -1     |\n\n" +
+	"```go\nfunc Add(a, b int) int {\n\treturn a + b // fixed \"ok\"\n}\n```\n\n```diff\n-\treturn a - b\n+\treturn a + b\n```\n---\n" +
+	"Done, ~~not~~ really 中文 works too.\n"
+
+// prices is a Pricer that knows one model.
+type prices struct{}
+
+func (prices) Cost(model string, u chat.Usage) (float64, bool) {
+	if model != "m2" {
+		return 0, false
+	}
+	return float64(u.PromptTokens())*2e-6 + float64(u.OutputTokens)*8e-6, true
+}
+
+// everyEvent is a session that touches every event kind the renderer draws.
 func everyEvent(r *Renderer) {
-	r.Emit(event.SessionStarted{SessionID: "20261122-083000-abcdef", Resumed: true})
 	r.Emit(event.SessionStarted{SessionID: "s1", Model: "m1", Agent: "build", Mode: "build", Cwd: "/ws"})
+	r.Emit(event.Replay{SessionID: "20261122-083000-abcdef", Title: "fix the sign", Messages: 9, Omitted: 2, Entries: []event.ReplayEntry{
+		{Role: event.ReplayUser, Text: "fix the failing test\nin calc.go"},
+		{Role: event.ReplayTool, Tool: "read", Text: "calc.go", OK: true},
+		{Role: event.ReplayTool, Tool: "bash", Text: "go test ./...", OK: false},
+		{Role: event.ReplayAnswer, Text: "Fixed **Add**.\n\nOne\nTwo\nThree\nFour\nFive\nSix"},
+	}})
+	r.Emit(event.Notice{Text: "resumed session 20261122-083000-abcdef (9 messages)"})
 	r.Emit(event.ModelChanged{Model: "m2"})
 	r.Emit(event.ModeChanged{Agent: "plan", Mode: "plan"})
+	r.beginInput("fix it")
 	r.Emit(event.StateChanged{From: event.StateIdle, To: event.StatePreparing})
 	r.Emit(event.ContextUpdated{Tokens: 1234, Limit: 128000})
 	r.Emit(event.ReasoningDelta{Text: "The user wants "})
-	r.Emit(event.ReasoningDelta{Text: "a fix."})
+	r.Emit(event.ReasoningDelta{Text: "a fix, and the thinking is long enough to be wrapped at the narrower width."})
 	r.Emit(event.TextDelta{Text: "Let me look "})
 	r.Emit(event.TextDelta{Text: "at 中文 files."})
-	r.Emit(event.AssistantMessage{Message: chat.Message{Content: "Let me look at 中文 files."}})
+	r.Emit(event.AssistantMessage{Message: chat.Message{Content: "Let me look at 中文 files."}, Usage: chat.Usage{InputTokens: 1000, OutputTokens: 20}})
+	r.Emit(event.UsageUpdated{Total: chat.Usage{InputTokens: 1000, OutputTokens: 20}})
 	r.Emit(event.ToolStarted{CallID: "1", Name: "read", Summary: "calc.go"})
 	r.Emit(event.ToolFinished{CallID: "1", Name: "read", OK: true, Summary: "6 lines"})
+	r.Emit(event.ToolStarted{CallID: "g", Name: "grep", Summary: `"Add" in .`})
+	r.Emit(event.ToolFinished{CallID: "g", Name: "grep", OK: true, Summary: "5 matches",
+		Result: "calc.go:3: func Add(a, b int) int {\ncalc.go:9: x := Add(1, 2)\ncalc_test.go:5: if Add(1, 2) != 3 {\nmain.go:7: Add(3, 4)\nmain.go:8: Add(5, 6)\n"})
 	r.Emit(event.ToolStarted{CallID: "2", Name: "edit", Summary: "calc.go"})
 	r.Emit(event.ToolFinished{CallID: "2", Name: "edit", OK: true, Summary: "+1 -1",
 		Diff: "--- a/calc.go\n+++ b/calc.go\n@@ -4,3 +4,3 @@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n"})
-	r.Emit(event.ToolStarted{CallID: "3", Name: "read", Summary: "missing.go"})
-	r.Emit(event.ToolFinished{CallID: "3", Name: "read", OK: false, Summary: "missing.go: no such file"})
+	r.Emit(event.ToolStarted{CallID: "3", Name: "bash", Summary: "go test ./..."})
+	for i := 1; i <= 12; i++ {
+		r.Emit(event.ToolOutput{CallID: "3", Name: "bash", Stream: event.Stdout, Text: fmt.Sprintf("ok line %d\n", i)})
+	}
+	r.Emit(event.ToolOutput{CallID: "3", Name: "bash", Stream: event.Stdout, Text: "--- FAIL: TestAdd\n    calc_test.go:8: Add(1, 2) = -1, want 3\n"})
+	r.Emit(event.ToolOutput{CallID: "3", Name: "bash", Stream: event.Stderr, Text: "exit status 1\n\x1b[31mFAIL\x1b[0m"})
+	r.Emit(event.ToolFinished{CallID: "3", Name: "bash", OK: false, Summary: "exit 1 · 2.1s"})
+	r.Emit(event.ToolStarted{CallID: "4", Name: "read", Summary: "missing.go"})
+	r.Emit(event.ToolFinished{CallID: "4", Name: "read", OK: false, Summary: "missing.go: no such file"})
 	r.Emit(event.TodoUpdated{Todos: []session.Todo{{ID: "1", Content: "read the code", Status: "done"},
 		{ID: "2", Content: "fix Add", Status: "in_progress"}, {ID: "3", Content: "run the tests", Status: "pending"}}})
+	r.Emit(event.UserMessage{Text: "also check Sub"})
+	r.Emit(event.Progress{Phase: event.PhaseCompacting})
+	r.Emit(event.Compacted{TokensBefore: 102400, TokensAfter: 12345, Summarized: true})
 	r.Emit(event.Notice{Text: "retrying model call in 1s (attempt 1)"})
 	r.Emit(event.TextDelta{Text: "partial"})
 	r.Emit(event.StreamReset{ModelCallIndex: 2})
-	r.Emit(event.TextDelta{Text: "Fixed."})
-	r.Emit(event.AssistantMessage{Message: chat.Message{Content: "Fixed.", Interrupted: true}})
+	for i := 0; i < len(answerMD); i += 7 {
+		r.Emit(event.TextDelta{Text: answerMD[i:min(i+7, len(answerMD))]})
+	}
+	r.Emit(event.AssistantMessage{Message: chat.Message{Content: answerMD, Interrupted: true}, Usage: chat.Usage{InputTokens: 1900, OutputTokens: 400}})
+	r.Emit(event.UsageUpdated{Total: chat.Usage{InputTokens: 2900, OutputTokens: 420}})
 	r.Emit(event.CommandOutput{Command: "! ls", Block: "COMMAND", Text: "$ ls\nexit=0 duration=3ms\nstdout:\ncalc.go"})
+	r.Emit(event.CommandOutput{Command: "/diff", Text: " calc.go | 2 +-\n\n--- a/calc.go\n+++ b/calc.go\n@@ -1 +1 @@\n-a\n+b"})
+	r.Emit(event.CommandOutput{Command: "/todos", Text: "[x] 1. read the code\n[~] 2. fix Add\n[ ] 3. run the tests"})
 	r.Emit(event.CommandOutput{Command: "/model", Text: "model: fake"})
 	r.Emit(event.Error{Message: "openai: HTTP 401: invalid key"})
 	r.Emit(event.TurnFinished{State: event.StateCompleted, Steps: 3, Duration: 1234 * time.Millisecond,
-		Usage: chat.Usage{InputTokens: 900, CacheReadTokens: 100, OutputTokens: 42}, Verification: "verified: go test ./... (exit 0)"})
+		Usage: chat.Usage{InputTokens: 2800, CacheReadTokens: 100, OutputTokens: 420}, Verification: "verified: go test ./... (exit 0)"})
 	r.Cancelled()
 }
 
 func TestRendererGolden(t *testing.T) {
-	for _, color := range []bool{true, false} {
-		name := map[bool]string{true: "color.golden", false: "plain.golden"}[color]
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		color    bool
+		width    int
+		markdown bool
+	}{
+		{"raw-color", true, 0, true}, {"raw-plain", false, 0, true},
+		{"color-60", true, 60, true}, {"plain-60", false, 60, true},
+		{"color-120", true, 120, true}, {"plain-120", false, 120, true},
+		{"nomarkdown-60", true, 60, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			r := NewRenderer(&b, Style{Color: color})
+			r := NewRenderer(&b, Style{Color: tc.color})
+			o := RenderOptions{Markdown: tc.markdown, Prices: prices{}}
+			if tc.width > 0 {
+				o.Width = func() int { return tc.width }
+			}
+			r.Configure(o)
 			everyEvent(r)
-			golden(t, filepath.Join("testdata", name), b.Bytes())
-			if p := r.Prompt(); p.Tokens != 1234 || p.Limit != 128000 || p.Agent != "plan" || p.Model != "m2" || p.Cwd != "/ws" {
+			golden(t, filepath.Join("testdata", tc.name+".golden"), b.Bytes())
+			if p := r.Prompt(); p.Tokens != 1234 || p.Limit != 128000 || p.Agent != "plan" || p.Model != "m2" || p.Cwd != "/ws" || !p.Used {
 				t.Errorf("prompt state from the events: %+v", p)
+			}
+			if tc.width > 0 {
+				// The answer is wrapped to the width (code lines are kept whole).
+				answer := b.String()[strings.LastIndex(b.String(), "[ANSWER]"):strings.Index(b.String(), "[COMMAND]")]
+				for _, l := range strings.Split(answer, "\n") {
+					if w := width(l); w > tc.width {
+						t.Errorf("a row of %d cells at width %d: %q", w, tc.width, l)
+					}
+				}
 			}
 		})
 	}
@@ -109,5 +178,19 @@ func TestColorEnabled(t *testing.T) {
 		if got := ColorEnabled(c.setting, c.tty, c.env); got != c.want {
 			t.Errorf("%+v: got %v", c, got)
 		}
+	}
+}
+
+// A turn stopped mid-stream has no usage from the provider: the end line
+// estimates what streamed instead of saying "out 0".
+func TestInterruptedTurnEstimatesOutput(t *testing.T) {
+	var b bytes.Buffer
+	r := NewRenderer(&b, Style{})
+	r.beginInput("talk")
+	r.Emit(event.TextDelta{Text: strings.Repeat("word ", 80)})
+	r.Emit(event.AssistantMessage{Message: chat.Message{Interrupted: true}})
+	r.Emit(event.TurnFinished{State: event.StateAborted, Steps: 1, Duration: time.Second})
+	if !strings.Contains(b.String(), "1 step · 1s · out ~100 (interrupted, estimated)") {
+		t.Fatalf("%s", b.String())
 	}
 }

@@ -3,11 +3,11 @@ package repl
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
 
@@ -34,31 +34,67 @@ type Runner interface {
 	RunInput(ctx context.Context, input string) (orchestrator.Outcome, error)
 	// ToggleMode switches build ↔ plan (Tab on an empty input).
 	ToggleMode()
+	// Names lists the / commands, built-in and custom, without the slash.
+	Names() []string
+	// Arguments lists what a command's argument may be (the models for
+	// /model, the modes for /mode, …), for completion; nil when unknown.
+	Arguments(ctx context.Context, command string) []string
 }
 
 // REPL is an interactive session on a terminal. It is created before the
-// core, which it serves as approver and questioner; Run gets the runner.
+// core, which it serves as approver, questioner and inbox; Run gets the
+// runner.
+//
+// One goroutine owns the keyboard and the input area: it reads keys, runs
+// each input in a goroutine of its own and, while it runs, keeps the input
+// line live (typed text is echoed and editable; Enter queues it), answers
+// approvals and questions, and redraws on resize.
 type REPL struct {
 	o      Options
 	runner Runner
 	term   *terminal
+	scr    *screen
+	status *status
 	ed     editor
-	ahead  editor // typed while a run is active
-	queue  []string
-	pv     promptView
+	inbox  inbox
 	events chan uv.Event
 	winch  chan os.Signal
 	asks   chan *ask
 	qasks  chan *qask
+
+	run    *activeRun  // the input running, nil when idle
+	ia     interaction // an approval or questions being answered
+	search *search     // Ctrl+R
+	hint   string      // a line under the prompt (completions, a refused answer)
+
+	exiting  bool
+	exitCode int
+	args     map[string][]string // command arguments for completion, by command
+	before   func()
+}
+
+type activeRun struct {
+	cancel               context.CancelFunc
+	done                 chan error
+	escaped, interrupted bool
 }
 
 // New prepares a REPL; Run starts it.
 func New(o Options) *REPL {
-	return &REPL{o: o, pv: promptView{out: o.Out}, events: make(chan uv.Event, 64),
-		winch: make(chan os.Signal, 1), asks: make(chan *ask), qasks: make(chan *qask)}
+	return &REPL{o: o, events: make(chan uv.Event, 64), winch: make(chan os.Signal, 1),
+		asks: make(chan *ask), qasks: make(chan *qask), args: map[string][]string{}}
 }
 
-// Run reads inputs until Ctrl+D on an empty line (0) or Ctrl+C (130).
+// Before sets what runs once the terminal is set up, before the first
+// prompt (showing a resumed session).
+func (r *REPL) Before(f func()) { r.before = f }
+
+// Take implements orchestrator.Inbox: the messages queued while a turn
+// runs join it before its next model call.
+func (r *REPL) Take() []string { return r.inbox.take() }
+
+// Run reads inputs until Ctrl+D on an empty line, /exit or /quit (0), or
+// Ctrl+C (130).
 func (r *REPL) Run(ctx context.Context, runner Runner) int {
 	r.runner = runner
 	t, err := enterRaw(r.o.In, r.o.Out)
@@ -68,203 +104,250 @@ func (r *REPL) Run(ctx context.Context, runner Runner) int {
 	}
 	r.term = t
 	defer t.restore()
+	r.scr = newScreen(r.o.Out, t.size)
+	r.status = newStatus(r.o.Style, time.Now)
+	r.inbox.onChange = r.showQueue
+	r.o.Renderer.attach(r.scr, r.status, t.cols)
+	defer r.o.Renderer.attach(nil, nil, nil)
 	signal.Notify(r.winch, syscall.SIGWINCH)
 	defer signal.Stop(r.winch)
 	readCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() { _ = uv.NewTerminalReader(r.o.In, r.o.Term).StreamEvents(readCtx, r.events) }()
+	go r.tick(readCtx)
 
-	for {
-		var input string
-		if len(r.queue) > 0 {
-			input, r.queue = r.queue[0], r.queue[1:]
-			r.ed.set(input)
-			r.drawPrompt()
-			r.finishPrompt()
-			r.ed.submit()
-		} else {
-			in, code, done := r.readInput(ctx)
-			if done {
-				return code
-			}
-			input = in
-		}
-		if code, done := r.run(ctx, input); done {
-			return code
-		}
-	}
-}
-
-// readInput edits one input. done reports the REPL should exit with code.
-func (r *REPL) readInput(ctx context.Context) (input string, code int, done bool) {
-	if !r.ahead.empty() {
-		r.ed.set(r.ahead.text())
-		r.ahead.reset()
+	r.scr.Start()
+	if r.before != nil {
+		r.before()
 	}
 	r.drawPrompt()
+	code := r.loop(ctx)
+	r.scr.Close()
+	if p := r.o.Renderer.Prompt(); p.Used && p.SessionID != "" {
+		r.o.Renderer.Println(r.o.Style.Dim("resume this session with: coder --resume " + p.SessionID))
+	}
+	return code
+}
+
+func (r *REPL) loop(ctx context.Context) int {
+	for !r.exiting || r.run != nil {
+		var done chan error
+		if r.run != nil {
+			done = r.run.done
+		}
+		select {
+		case <-ctx.Done():
+			if r.run == nil {
+				return exitInterrupt
+			}
+			r.interrupt()
+		case <-r.winch:
+			r.scr.Resized()
+			r.o.Renderer.refresh()
+		case ev := <-r.events:
+			r.handle(ctx, ev)
+		case a := <-r.asks:
+			r.search = nil // the answer takes the input area
+			r.beginApproval(a)
+		case q := <-r.qasks:
+			r.search = nil
+			r.beginQuestions(q)
+		case err := <-done:
+			r.runEnded(ctx, err)
+		}
+		r.drawPrompt()
+	}
+	return r.exitCode
+}
+
+// tick redraws the status line while a turn runs, ten times a second.
+func (r *REPL) tick(ctx context.Context) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return "", exitInterrupt, true
-		case <-r.winch:
-			r.pv.drawn = false // the terminal reflowed; draw afresh below
-			r.drawPrompt()
-		case ev := <-r.events:
-			switch ev := ev.(type) {
-			case uv.PasteEvent:
-				r.ed.pasted(ev.Content)
-			case uv.KeyPressEvent:
-				switch k := ev.String(); {
-				case k == "enter":
-					r.finishPrompt()
-					text := r.ed.submit()
-					if strings.TrimSpace(text) == "" {
-						r.drawPrompt()
-						continue
-					}
-					return text, 0, false
-				case k == "ctrl+d" && r.ed.empty():
-					r.finishPrompt()
-					return "", exitOK, true
-				case k == "ctrl+c":
-					r.finishPrompt()
-					return "", exitInterrupt, true
-				case k == "tab" && r.ed.empty():
-					r.runner.ToggleMode()
-				default:
-					editKey(&r.ed, ev)
-				}
+			return
+		case <-t.C:
+			var rows []string
+			if line := r.status.line(r.term.cols()); line != "" {
+				rows = []string{line}
 			}
-			r.drawPrompt()
+			r.scr.Set(partStatus, rows)
 		}
 	}
 }
 
-// editKey applies an editing key; keys it does not know are ignored.
-func editKey(e *editor, ev uv.KeyPressEvent) {
-	switch ev.String() {
-	case "esc":
-		e.reset()
-	case "backspace", "ctrl+h":
-		e.backspace()
-	case "delete", "ctrl+d":
-		e.del()
-	case "left", "ctrl+b":
-		e.left()
-	case "right", "ctrl+f":
-		e.right()
-	case "home", "ctrl+a":
-		e.home()
-	case "end", "ctrl+e":
-		e.end()
-	case "ctrl+left", "alt+left", "alt+b":
-		e.wordLeft()
-	case "ctrl+right", "alt+right", "alt+f":
-		e.wordRight()
-	case "ctrl+w", "alt+backspace":
-		e.deleteWordLeft()
-	case "ctrl+k":
-		e.killToEnd()
-	case "ctrl+u":
-		e.killToStart()
-	case "up":
-		e.up()
-	case "down":
-		e.down()
+func (r *REPL) handle(ctx context.Context, ev uv.Event) {
+	switch ev := ev.(type) {
+	case uv.PasteEvent:
+		switch {
+		case r.ia != nil:
+			r.ia.editor().pasted(ev.Content)
+		case r.search == nil:
+			r.ed.pasted(ev.Content)
+		}
+	case uv.KeyPressEvent:
+		switch {
+		case r.search != nil:
+			r.searchKey(ev)
+		case r.ia != nil:
+			r.ia.key(r, ev)
+		default:
+			r.key(ctx, ev)
+		}
+	}
+}
+
+// key handles a key on the input line.
+func (r *REPL) key(ctx context.Context, ev uv.KeyPressEvent) {
+	k := ev.String()
+	if k != "tab" {
+		r.hint = ""
+	}
+	switch k {
+	case "enter":
+		if r.ed.backslashBeforeCursor() {
+			r.ed.backspace()
+			r.ed.insert("\n")
+			return
+		}
+		r.submit(ctx)
+	case "ctrl+j", "shift+enter", "alt+enter":
+		r.ed.insert("\n")
 	case "tab":
-		e.insert("\t")
-	default:
-		if ev.Text != "" && ev.Mod&(uv.ModCtrl|uv.ModAlt) == 0 {
-			e.insert(ev.Text)
+		if r.ed.empty() {
+			r.runner.ToggleMode()
+			return
 		}
+		r.complete(ctx)
+	case "ctrl+r":
+		r.startSearch()
+	case "ctrl+l":
+		r.scr.Clear()
+	case "esc":
+		if r.run != nil {
+			r.cancelRun()
+			return
+		}
+		r.ed.reset()
+	case "ctrl+c":
+		if r.run != nil {
+			r.interrupt()
+			return
+		}
+		r.exiting, r.exitCode = true, exitInterrupt
+	case "ctrl+d":
+		if r.ed.empty() {
+			if r.run == nil {
+				r.exiting, r.exitCode = true, exitOK
+			}
+			return
+		}
+		r.ed.del()
+	default:
+		editKey(&r.ed, ev)
 	}
 }
 
-// prefix is the prompt's second line: [mode] /abs/cwd>
-func (r *REPL) prefix() (styled, plain string) {
-	st := r.o.Renderer.Prompt()
-	plain = fmt.Sprintf("[%s] %s> ", st.Agent, st.Cwd)
-	return r.o.Style.Green(plain), plain
-}
-
-func (r *REPL) infoLine() string {
-	st := r.o.Renderer.Prompt()
-	return r.o.Style.Dim(fmt.Sprintf("context: %d tokens · model: %s", st.Tokens, st.Model))
-}
-
-// drawPrompt (re)draws the two prompt lines with the input in place.
-func (r *REPL) drawPrompt() {
-	if !r.pv.drawn {
-		r.o.Renderer.EnsureNewline()
+// submit sends the input: it runs now, or, while a turn runs, it is queued
+// (and joins the turn before its next model call, or runs after it).
+func (r *REPL) submit(ctx context.Context) {
+	if strings.TrimSpace(r.ed.text()) == "" {
+		r.ed.reset()
+		return
 	}
-	styled, plain := r.prefix()
-	text, cur := r.ed.display()
-	r.pv.draw(r.infoLine(), styled, plain, text, cur, r.term.cols())
+	if r.run != nil {
+		r.inbox.push(r.ed.submit())
+		return
+	}
+	r.scr.Commit(r.echo())
+	r.start(ctx, r.ed.submit())
 }
 
-// finishPrompt leaves the prompt and its input in the scrollback as shown.
-func (r *REPL) finishPrompt() {
-	_, plain := r.prefix()
-	text, _ := r.ed.display()
-	r.pv.finish(plain, text, r.term.cols())
+// echo is the prompt as it stands, for the scrollback.
+func (r *REPL) echo() string {
+	rows := r.inputRows(false)
+	return strings.Join(rows.rows, "\n") + "\n"
 }
 
-// run executes one input while watching the keyboard: Esc cancels the run,
-// Ctrl+C cancels it and exits, other typing is kept for the next prompt.
-func (r *REPL) run(ctx context.Context, input string) (code int, exit bool) {
+// start runs one input in a goroutine of its own; the REPL's own commands
+// run here.
+func (r *REPL) start(ctx context.Context, input string) {
+	switch strings.TrimSpace(input) {
+	case "/exit", "/quit":
+		r.exiting, r.exitCode = true, exitOK
+		return
+	case "/clear":
+		r.scr.Clear()
+		return
+	case "/output":
+		r.o.Renderer.showLastOutput()
+		return
+	}
 	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
+	run := &activeRun{cancel: cancel, done: make(chan error, 1)}
+	r.run = run
+	r.o.Renderer.beginInput(input)
+	r.status.begin()
 	go func() {
 		_, err := r.runner.RunInput(runCtx, input)
-		done <- err
+		run.done <- err
 	}()
-	escaped, interrupted := false, false
-	for {
-		select {
-		case err := <-done:
-			if escaped && errors.Is(err, context.Canceled) {
-				r.o.Renderer.Cancelled()
-			}
-			if interrupted {
-				return exitInterrupt, true
-			}
-			return 0, false
-		case a := <-r.asks:
-			if res := r.answer(a); res == answerCancel {
-				escaped = true
-				cancel()
-			} else if res == answerInterrupt {
-				interrupted = true
-				cancel()
-			}
-		case q := <-r.qasks:
-			if r.questions(q) == answerInterrupt {
-				interrupted = true
-				cancel()
-			}
-		case <-r.winch:
-		case ev := <-r.events:
-			switch ev := ev.(type) {
-			case uv.KeyPressEvent:
-				switch ev.String() {
-				case "esc":
-					escaped = true
-					cancel()
-				case "ctrl+c":
-					interrupted = true
-					cancel()
-				case "enter":
-					if t := strings.TrimSpace(r.ahead.submit()); t != "" {
-						r.queue = append(r.queue, t)
-						r.o.Renderer.Println(r.o.Style.Yellow("queued: " + t))
-					}
-				default:
-					editKey(&r.ahead, ev)
-				}
-			case uv.PasteEvent:
-				r.ahead.pasted(ev.Content)
-			}
-		}
+}
+
+// runEnded follows an input's end: the cancel notice after Esc, the exit
+// after Ctrl+C, else the next queued input.
+func (r *REPL) runEnded(ctx context.Context, err error) {
+	run := r.run
+	r.run = nil
+	run.cancel()
+	r.status.end()
+	r.scr.Set(partStatus, nil)
+	r.ia = nil
+	if run.escaped && errors.Is(err, context.Canceled) {
+		r.o.Renderer.Cancelled()
 	}
+	if run.interrupted {
+		r.exiting, r.exitCode = true, exitInterrupt
+		return
+	}
+	if next, ok := r.inbox.pop(); ok && !r.exiting {
+		var e editor
+		e.set(next)
+		r.scr.Commit(strings.Join(r.layout(&e, false).rows, "\n") + "\n")
+		r.start(ctx, next)
+	}
+}
+
+// cancelRun is Esc while a turn runs: everything stops, the queue too.
+func (r *REPL) cancelRun() {
+	r.run.escaped = true
+	r.run.cancel()
+	r.inbox.clear()
+}
+
+// interrupt is Ctrl+C while a turn runs: it stops, then the REPL exits.
+func (r *REPL) interrupt() {
+	r.run.interrupted = true
+	r.run.cancel()
+	r.inbox.clear()
+}
+
+// showQueue draws the queued messages between the status line and the
+// prompt.
+func (r *REPL) showQueue(items []string) {
+	var rows []string
+	for _, q := range items {
+		rows = append(rows, r.o.Style.Dim("queued: ")+displayLine(q))
+	}
+	r.scr.Set(partQueue, rows)
+}
+
+// displayLine shows a message on one line: several lines as [copy N lines].
+func displayLine(s string) string {
+	if strings.Contains(s, "\n") {
+		return copyLabel(s)
+	}
+	return s
 }

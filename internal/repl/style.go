@@ -13,13 +13,16 @@ import "strings"
 type Style struct{ Color bool }
 
 const (
-	ansiReset  = "\x1b[0m"
-	ansiDim    = "\x1b[2m"
-	ansiRed    = "\x1b[31m"
-	ansiGreen  = "\x1b[32m"
-	ansiYellow = "\x1b[33m"
-	ansiBlue   = "\x1b[34m"
-	ansiCyan   = "\x1b[36m"
+	ansiReset   = "\x1b[0m"
+	ansiDim     = "\x1b[2m"
+	ansiRed     = "\x1b[31m"
+	ansiGreen   = "\x1b[32m"
+	ansiYellow  = "\x1b[33m"
+	ansiBlue    = "\x1b[34m"
+	ansiCyan    = "\x1b[36m"
+	ansiMagenta = "\x1b[35m"
+	ansiBold    = "\x1b[1m"
+	ansiItalic  = "\x1b[3m"
 )
 
 func (s Style) wrap(code, text string) string {
@@ -46,6 +49,7 @@ func (s Style) Green(t string) string  { return s.wrap(ansiGreen, t) }
 func (s Style) Yellow(t string) string { return s.wrap(ansiYellow, t) }
 func (s Style) Blue(t string) string   { return s.wrap(ansiBlue, t) }
 func (s Style) Cyan(t string) string   { return s.wrap(ansiCyan, t) }
+func (s Style) Bold(t string) string   { return s.wrap(ansiBold, t) }
 
 // ColorEnabled applies ui.color ("auto", "always", "never"), NO_COLOR and
 // TERM=dumb to whether the output is a terminal.

@@ -31,20 +31,28 @@ func enterRaw(in, out *os.File) (*terminal, error) {
 		return nil, err
 	}
 	t := &terminal{in: in, out: out, saved: old}
-	_, _ = out.WriteString("\x1b[?2004h") // bracketed paste on
+	// Bracketed paste on; the kitty keyboard protocol's first level where
+	// the terminal has it (Shift+Enter is told apart from Enter, Esc from
+	// the start of a sequence); terminals without it ignore the request.
+	_, _ = out.WriteString("\x1b[?2004h\x1b[>1u")
 	return t, nil
 }
 
 func (t *terminal) restore() {
-	_, _ = t.out.WriteString("\x1b[?2004l")
+	_, _ = t.out.WriteString("\x1b[<u\x1b[?2004l")
 	_ = unix.IoctlSetTermios(int(t.in.Fd()), unix.TCSETS, t.saved)
 }
 
-// cols is the terminal's width, 80 when unknown.
-func (t *terminal) cols() int {
+// size is the terminal's columns and rows, 80×24 when unknown.
+func (t *terminal) size() (cols, rows int) {
 	ws, err := unix.IoctlGetWinsize(int(t.out.Fd()), unix.TIOCGWINSZ)
 	if err != nil || ws.Col == 0 {
-		return 80
+		return 80, 24
 	}
-	return int(ws.Col)
+	return int(ws.Col), max(int(ws.Row), 1)
+}
+
+func (t *terminal) cols() int {
+	c, _ := t.size()
+	return c
 }

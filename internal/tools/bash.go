@@ -116,6 +116,7 @@ func (t bashTool) Run(ctx context.Context, c *Call) (Result, error) {
 		return t.background(ctx, c, a.Command)
 	}
 	stdout, stderr := &capWriter{limit: t.outputLimit}, &capWriter{limit: t.outputLimit}
+	stdout.live, stderr.live = liveOutput(ctx, "stdout"), liveOutput(ctx, "stderr")
 	start := time.Now()
 	proc, err := t.launch.Launch(ctx, c, t.argv(a.Command), t.env(), stdout, stderr, false)
 	if err != nil {
@@ -228,17 +229,22 @@ func formatDuration(ms int64) string {
 	return fmt.Sprintf("%.1fs", float64(ms)/1000)
 }
 
-// capWriter keeps the first limit bytes written to it (all when limit is 0).
+// capWriter keeps the first limit bytes written to it (all when limit is 0)
+// and passes everything on to live, when set, as it arrives.
 type capWriter struct {
 	mu        sync.Mutex
 	limit     int
 	buf       bytes.Buffer
 	truncated bool
+	live      func([]byte)
 }
 
 func (w *capWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.live != nil {
+		w.live(p)
+	}
 	room := len(p)
 	if w.limit > 0 {
 		room = min(room, w.limit-w.buf.Len())

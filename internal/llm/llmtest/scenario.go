@@ -46,6 +46,8 @@ type Scenario struct {
 	// Lean keeps no request bodies or headers in Requests(): long benchmarks
 	// would otherwise hold every request ever sent.
 	Lean bool
+	// Models is what GET /v1/models lists; empty means DefaultModels.
+	Models []string
 }
 
 // Step is one scripted model response, delivered in the protocol of whichever

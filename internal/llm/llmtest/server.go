@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -28,6 +29,7 @@ type Server struct {
 	attempts []int // attempts per step
 	reqs     []Request
 	changed  chan struct{} // closed and replaced whenever reqs changes
+	listings atomic.Int64  // GET /v1/models answered
 }
 
 // Start starts a server for sc on 127.0.0.1 without a testing.TB, for use
@@ -141,6 +143,10 @@ func protocolOf(path string) (string, wire) {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if isModelsList(r) {
+		s.serveModels(w)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Start: time.Now()}
 	var wr wire

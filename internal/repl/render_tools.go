@@ -1,0 +1,265 @@
+package repl
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/session"
+)
+
+const (
+	// tailLines is how many lines of a command's output show, live and
+	// when it ends.
+	tailLines = 10
+	// keptOutput caps what /output can show of one call.
+	keptOutput = 4 << 20
+	// firstMatches is how many of a search's results show.
+	firstMatches = 3
+)
+
+// toolRun is a running tool call and the output it wrote so far.
+type toolRun struct {
+	name, summary string
+	out           outputLog
+}
+
+// outputLog is a command's output as lines, stdout and stderr interleaved
+// as they arrived, stderr lines marked.
+type outputLog struct {
+	lines   []outLine
+	partial [2]string // the unfinished last line of stdout and stderr
+	kept    int       // bytes kept
+	cut     bool      // more arrived than is kept
+}
+
+type outLine struct {
+	text   string
+	stderr bool
+}
+
+func (l *outputLog) add(stream, text string) {
+	i := 0
+	if stream == event.Stderr {
+		i = 1
+	}
+	if l.kept += len(text); l.kept > keptOutput {
+		l.cut = true
+		return
+	}
+	s := l.partial[i] + text
+	for {
+		j := strings.IndexByte(s, '\n')
+		if j < 0 {
+			break
+		}
+		l.lines = append(l.lines, outLine{text: sanitize(s[:j]), stderr: i == 1})
+		s = s[j+1:]
+	}
+	l.partial[i] = s
+}
+
+// all is every line, the unfinished ones included.
+func (l *outputLog) all() []outLine {
+	lines := l.lines
+	for i, p := range l.partial {
+		if p != "" {
+			lines = append(lines[:len(lines):len(lines)], outLine{text: sanitize(p), stderr: i == 1})
+		}
+	}
+	return lines
+}
+
+// finishedCall is the latest finished call, for /output.
+type finishedCall struct {
+	name, summary string
+	lines         []outLine
+	result        string
+	cut           bool
+}
+
+func (r *Renderer) toolStarted(e event.ToolStarted) {
+	r.calls[e.CallID] = &toolRun{name: e.Name, summary: sanitize(e.Summary)}
+	if r.bang {
+		return // the [COMMAND] block shows it
+	}
+	r.line(r.st.Blue("[tool] "+e.Name) + " " + sanitize(e.Summary))
+}
+
+func (r *Renderer) toolOutput(e event.ToolOutput) {
+	c := r.calls[e.CallID]
+	if c == nil {
+		return
+	}
+	c.out.add(e.Stream, e.Text)
+	if r.scr != nil {
+		r.setLive(partTail, r.tailRows(c.out.all(), "", r.cols()))
+	}
+}
+
+// tailRows are the last lines of an output, indented, stderr marked with
+// "! " and red; more says how to see the rest.
+func (r *Renderer) tailRows(lines []outLine, more string, cols int) []string {
+	var rows []string
+	if n := len(lines) - tailLines; n > 0 {
+		rows = append(rows, r.st.Dim("    … "+plural(n, "earlier line", "earlier lines")+more))
+		lines = lines[n:]
+	}
+	for _, l := range lines {
+		text := expandTabs(l.text)
+		if cols > 0 {
+			text = truncate(text, cols-4)
+		}
+		if l.stderr {
+			rows = append(rows, r.st.Red("  ! "+text))
+		} else {
+			rows = append(rows, r.st.Dim("    "+text))
+		}
+	}
+	return rows
+}
+
+func (r *Renderer) toolFinished(e event.ToolFinished) {
+	c := r.calls[e.CallID]
+	delete(r.calls, e.CallID)
+	if c == nil {
+		c = &toolRun{name: e.Name}
+	}
+	r.setLive(partTail, nil)
+	lines := c.out.all()
+	r.last = &finishedCall{name: e.Name, summary: c.summary, lines: lines, result: e.Result, cut: c.out.cut}
+	if r.bang {
+		return
+	}
+	if len(lines) > 0 {
+		r.endBlock()
+		r.commitRows(r.tailRows(lines, " (/output shows them)", r.cols()))
+	}
+	summary := sanitize(e.Summary)
+	if summary == "" {
+		summary = "done"
+	}
+	if !e.OK {
+		r.line(r.errorText(e.Name + ": " + summary))
+		return
+	}
+	detail := summary
+	if c.summary != "" && e.Name != "bash" && !strings.Contains(summary, c.summary) {
+		detail = c.summary + " · " + summary
+	}
+	r.line(r.st.Green("  ✓ "+e.Name) + " " + detail)
+	if e.Name == "grep" || e.Name == "glob" {
+		r.firstResults(e.Result)
+	}
+	if e.Diff != "" {
+		r.out(r.diff(sanitize(e.Diff)))
+	}
+}
+
+// firstResults shows the first lines of a search's result.
+func (r *Renderer) firstResults(result string) {
+	var rows []string
+	lines := strings.Split(strings.TrimRight(sanitize(result), "\n"), "\n")
+	shown := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "[") || strings.HasPrefix(l, "No ") {
+			continue
+		}
+		if shown == firstMatches {
+			rows = append(rows, r.st.Dim("    …"))
+			break
+		}
+		text := expandTabs(l)
+		if cols := r.cols(); cols > 0 {
+			text = truncate(text, cols-4)
+		}
+		rows = append(rows, r.st.Dim("    "+text))
+		shown++
+	}
+	r.commitRows(rows)
+}
+
+// lastOutput is the full output of the latest tool call (/output).
+func (r *Renderer) lastOutput() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.last
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(r.st.Blue("[output] "+c.name) + " " + c.summary + "\n")
+	if len(c.lines) == 0 {
+		b.WriteString(strings.TrimRight(sanitize(c.result), "\n") + "\n")
+		return b.String()
+	}
+	for _, l := range c.lines {
+		if l.stderr {
+			b.WriteString(r.st.Red("! "+l.text) + "\n")
+		} else {
+			b.WriteString(l.text + "\n")
+		}
+	}
+	if c.cut {
+		b.WriteString(r.st.Dim("(only the first 4 MiB were kept)") + "\n")
+	}
+	return b.String()
+}
+
+// showLastOutput prints the latest call's full output (/output).
+func (r *Renderer) showLastOutput() {
+	text := r.lastOutput()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer r.flush()
+	if text == "" {
+		r.line("no tool call yet in this session")
+		return
+	}
+	r.endBlock()
+	r.out(text)
+}
+
+// todoLines lists the todo items by status: done cyan, in progress yellow,
+// pending dim.
+func (r *Renderer) todoLines(items []session.Todo) {
+	for _, td := range items {
+		switch td.Status {
+		case session.TodoDone:
+			r.line(r.st.Cyan("  [x] " + td.Content))
+		case session.TodoInProgress:
+			r.line(r.st.Yellow("  [~] " + td.Content))
+		default:
+			r.line(r.st.Dim("  [ ] " + td.Content))
+		}
+	}
+}
+
+// todoText colours a formatted todo list (/todos) by its marks.
+func (r *Renderer) todoText(text string) {
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "[x]"):
+			r.line(r.st.Cyan(l))
+		case strings.HasPrefix(l, "[~]"):
+			r.line(r.st.Yellow(l))
+		case strings.HasPrefix(l, "[ ]"):
+			r.line(r.st.Dim(l))
+		default:
+			r.line(l)
+		}
+	}
+}
+
+// elapsed is a duration for people: 850ms, 4.2s, 2m 05s.
+func elapsed(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%dm %02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+}

@@ -1,0 +1,340 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The live region's parts, top to bottom.
+const (
+	partStream = iota // the partial line of the answer being streamed
+	partTail          // the last lines of a running command's output
+	partStatus        // what is happening, elapsed time, tokens, esc to stop
+	partQueue         // messages queued while a turn runs
+	partPrompt        // the prompt: context line and input, or a question
+	partHint          // a line under the prompt: completions, a refused answer
+	numParts
+)
+
+// screen owns the terminal's output while the REPL runs. Output goes to
+// the normal scrollback (Commit), and under it sits the live region: rows
+// redrawn in place (the streamed partial line, a command's tail, the status
+// line, the queue and the prompt), never entering the scrollback.
+//
+// Redrawing never clears the screen: the cursor goes back to the top of the
+// region, every row is rewritten and erased to its end, rows the region no
+// longer needs are erased one by one. Erase-below (ED) is not used: at the
+// top-left cell some terminals (tmux) treat it as a screen clear and push the
+// old region into the scrollback, where it would stay as a stale copy.
+type screen struct {
+	mu  sync.Mutex
+	out io.Writer
+	// size reports the terminal's columns and rows.
+	size func() (cols, rows int)
+
+	parts [numParts][]string
+	// cursor is where the input cursor is within partPrompt; hideCursor
+	// hides it (no input is being edited).
+	cursorRow, cursorCol int
+	hideCursor           bool
+
+	// What is on screen: the region's rows as drawn, their widths, and the
+	// cursor's row and column within it, at cols columns.
+	drawn          int
+	widths         []int
+	curRow, curCol int
+	cols           int
+	closed         bool
+}
+
+func newScreen(out io.Writer, size func() (int, int)) *screen {
+	s := &screen{out: out, size: size, hideCursor: true}
+	s.cols, _ = s.dims()
+	return s
+}
+
+func (s *screen) dims() (cols, rows int) {
+	cols, rows = s.size()
+	return max(cols, 10), max(rows, 4)
+}
+
+// Commit writes text (complete lines) into the scrollback, above the live
+// region.
+func (s *screen) Commit(text string) {
+	if text == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.redraw(text)
+}
+
+// Update commits text and replaces the live parts in set, in one redraw.
+func (s *screen) Update(text string, set map[int][]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed := text != ""
+	for part, rows := range set {
+		if !equalRows(s.parts[part], rows) {
+			s.parts[part] = rows
+			changed = true
+		}
+	}
+	if changed {
+		s.redraw(text)
+	}
+}
+
+// Set replaces one part of the live region and redraws it.
+func (s *screen) Set(part int, rows []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if equalRows(s.parts[part], rows) {
+		return
+	}
+	s.parts[part] = rows
+	s.redraw("")
+}
+
+// SetPrompt replaces the prompt part and places the cursor in it.
+func (s *screen) SetPrompt(rows []string, curRow, curCol int, hint []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.parts[partPrompt], s.parts[partHint] = rows, hint
+	s.cursorRow, s.cursorCol, s.hideCursor = curRow, curCol, false
+	s.redraw("")
+}
+
+// Resized redraws after the terminal changed size (SIGWINCH). Every redraw
+// checks the size anyway; the signal only makes it happen at once.
+func (s *screen) Resized() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.redraw("")
+}
+
+// reflowed accounts for a change of width since the region was drawn. A
+// reflowing terminal (tmux, VTE, kitty, iTerm2) has re-wrapped the drawn
+// rows at the new width: a row of w cells now takes ⌈w/cols⌉ rows, and the
+// cursor moved with its cell. The region's top is found from that, and all
+// those rows are redrawn.
+func (s *screen) reflowed(cols int) {
+	up, total := 0, 0
+	for i, w := range s.widths {
+		n := max(1, (w+cols-1)/cols)
+		if i < s.curRow {
+			up += n
+		}
+		total += n
+	}
+	up += s.curCol / cols
+	s.curRow, s.curCol, s.drawn = up, 0, total
+	s.cols = cols
+}
+
+// Start moves to the bottom of the screen, where the region is drawn
+// first. A terminal that reflows on a narrower width pushes as many rows
+// into its scrollback, from the top of the screen, as the reflow added;
+// with the region low on the screen those rows are older output (or
+// blank), never a copy of the prompt no program could erase.
+func (s *screen) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, rows := s.dims()
+	_, _ = io.WriteString(s.out, "\r"+strings.Repeat("\n", rows-1))
+	s.redraw("")
+}
+
+// Clear clears the visible screen (Ctrl+L, /clear) and draws the region at
+// its bottom. The region is erased first, so the copy a terminal keeps of
+// the cleared screen holds no prompt.
+func (s *screen) Clear() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.erase()
+	_, rows := s.dims()
+	fmt.Fprintf(s.out, "\x1b[H\x1b[2J\x1b[%d;1H", rows)
+	s.drawn, s.curRow, s.curCol = 0, 0, 0
+	s.redraw("")
+}
+
+// Close erases the live region for good: what follows is plain output.
+func (s *screen) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.erase()
+	s.closed = true
+}
+
+// erase removes the region and leaves the cursor where it began.
+func (s *screen) erase() {
+	var b strings.Builder
+	s.toTop(&b)
+	for i := range s.drawn {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString("\x1b[2K")
+	}
+	if s.drawn > 1 {
+		fmt.Fprintf(&b, "\x1b[%dA", s.drawn-1)
+	}
+	b.WriteString("\r\x1b[?25h")
+	_, _ = io.WriteString(s.out, b.String())
+	s.drawn, s.widths, s.curRow, s.curCol = 0, nil, 0, 0
+}
+
+func (s *screen) toTop(b *strings.Builder) {
+	b.WriteString("\x1b[?25l")
+	if s.curRow > 0 {
+		fmt.Fprintf(b, "\x1b[%dA", s.curRow)
+	}
+	b.WriteString("\r")
+}
+
+// redraw writes commit (complete lines) where the region was, then the
+// region under it.
+func (s *screen) redraw(commit string) {
+	if s.closed {
+		_, _ = io.WriteString(s.out, expandTabs(commit))
+		return
+	}
+	cols, height := s.dims()
+	if cols != s.cols {
+		s.reflowed(cols)
+	}
+	var b strings.Builder
+	s.toTop(&b)
+	used := 0 // rows written from the region's top
+	for _, line := range strings.SplitAfter(commit, "\n") {
+		if line == "" {
+			continue
+		}
+		text := expandTabs(strings.TrimSuffix(line, "\n"))
+		n, full := terminalRows(text, cols)
+		if k := min(n, height) - 1; k > 0 {
+			// Clear the rows the line will wrap over first: a wide
+			// character that does not fit leaves a cell it never writes.
+			// (Past the screen's height the rows are new ones anyway.)
+			b.WriteString(strings.Repeat("\x1b[2K\n", k))
+			fmt.Fprintf(&b, "\x1b[%dA", k)
+		}
+		b.WriteString("\x1b[2K" + text)
+		if !full {
+			b.WriteString("\x1b[K")
+		}
+		b.WriteString("\r\n")
+		used += n
+	}
+	rows, curRow, curCol := s.compose(cols)
+	if len(rows) == 0 {
+		b.WriteString("\x1b[2K")
+	}
+	widths := make([]int, len(rows))
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString("\x1b[2K" + r)
+		widths[i] = width(r)
+	}
+	last := used + max(len(rows), 1) - 1 // the row the cursor is on now
+	if extra := s.drawn - (last + 1); extra > 0 {
+		// A newline, not a cursor move: where the rows are gone (the
+		// terminal shrank) it scrolls instead of stopping at the bottom.
+		for range extra {
+			b.WriteString("\r\n\x1b[2K")
+		}
+		fmt.Fprintf(&b, "\x1b[%dA", extra)
+	}
+	if len(rows) > 0 {
+		if up := len(rows) - 1 - curRow; up > 0 {
+			fmt.Fprintf(&b, "\x1b[%dA", up)
+		}
+		b.WriteString("\r")
+		if curCol > 0 {
+			fmt.Fprintf(&b, "\x1b[%dC", curCol)
+		}
+	}
+	if !s.hideCursor {
+		b.WriteString("\x1b[?25h")
+	}
+	_, _ = io.WriteString(s.out, b.String())
+	s.drawn, s.widths, s.curRow, s.curCol = len(rows), widths, curRow, curCol
+}
+
+// compose stacks the parts into the rows to draw, each cut to cols, at
+// most the terminal's height less one: the stream's and the tail's oldest
+// rows go first, then the prompt's rows farthest from the cursor. It
+// returns the cursor's row and column (the last row's end when hidden).
+func (s *screen) compose(cols int) (rows []string, curRow, curCol int) {
+	_, height := s.dims()
+	budget := max(height-1, 3)
+	parts := s.parts
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	for _, i := range []int{partStream, partTail, partQueue, partHint} {
+		if over := n - budget; over > 0 {
+			cut := min(over, len(parts[i]))
+			parts[i] = parts[i][cut:]
+			n -= cut
+		}
+	}
+	prompt, cursorRow := parts[partPrompt], s.cursorRow
+	if over := n - budget; over > 0 && len(prompt) > 1 {
+		// Keep the rows around the cursor.
+		keep := max(len(prompt)-over, 1)
+		start := min(max(cursorRow-keep+1, 0), len(prompt)-keep)
+		prompt, cursorRow = prompt[start:start+keep], cursorRow-start
+	}
+	parts[partPrompt] = prompt
+	curRow, curCol = -1, 0
+	for i, p := range parts {
+		if i == partPrompt && !s.hideCursor && len(p) > 0 {
+			curRow, curCol = len(rows)+min(cursorRow, len(p)-1), min(s.cursorCol, cols-1)
+		}
+		for _, r := range p {
+			rows = append(rows, truncate(expandTabs(r), cols))
+		}
+	}
+	if curRow < 0 {
+		curRow, curCol = max(len(rows)-1, 0), 0
+	}
+	return rows, curRow, curCol
+}
+
+// terminalRows is how many rows a terminal takes to print s at cols
+// columns, wrapping at the margin (a wide character that does not fit goes
+// to the next row); full reports the last row is filled to the margin.
+func terminalRows(s string, cols int) (rows int, full bool) {
+	rows, x := 1, 0
+	for _, r := range ansi.Strip(s) {
+		w := runeWidth(r)
+		if w == 0 {
+			continue
+		}
+		if x+w > cols {
+			rows, x = rows+1, 0
+		}
+		x += w
+	}
+	return rows, x == cols
+}
+
+func equalRows(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
