@@ -1105,6 +1105,9 @@ func TestFaultProcessRandomKill(t *testing.T) {
 				if r := results[c.ID]; strings.Contains(r, `"ok":true`) && !ran[tok] {
 					t.Errorf("iteration %d: history says %s completed, but it never ran", it, tok)
 				}
+				if r := results[c.ID]; strings.Contains(r, "was not executed") && ran[tok] {
+					t.Errorf("iteration %d: history says %s was not executed, but it ran", it, tok)
+				}
 			}
 		}
 		for tok := range ran {

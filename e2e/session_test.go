@@ -341,3 +341,40 @@ func TestTwoProcessesShareAWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// TestKilledDuringACallSaysOutcomeUnknown: coder is killed while a bash
+// call runs (it has already written its mark); --continue tells the model
+// the call started and its outcome is unknown, never that it did not run.
+// A call the kill cut off before it started is still "not executed".
+func TestKilledDuringACallSaysOutcomeUnknown(t *testing.T) {
+	dir := t.TempDir()
+	m := marker()
+	t.Cleanup(func() { killMarked(m) })
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(
+			llmtest.Call("bash", fmt.Sprintf(`{"command":"echo ran >> mark.txt; sleep %s"}`, m)),
+			llmtest.Call("bash", `{"command":"echo second >> mark.txt"}`),
+		),
+	}})
+	p := run{args: []string{"-p", "go"}, env: providerEnv(t, srv, "openai"), dir: dir}.start(t)
+	waitFor(t, "the call to run", func() bool { b, _ := os.ReadFile(filepath.Join(dir, "mark.txt")); return len(b) > 0 })
+	p.kill(t)
+
+	srv2 := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{{Text: "checked", Check: validHistory}}})
+	res := run{args: []string{"--continue", "-p", "go on"}, env: providerEnv(t, srv2, "openai"), dir: dir}.exec(t)
+	if res.code != 0 || !strings.Contains(res.stderr, "outcome unknown") {
+		t.Fatalf("continue: exit %d, stderr %q", res.code, res.stderr)
+	}
+	var got []string
+	for _, m := range srv2.Requests()[0].Messages() {
+		if m.Role == "tool" {
+			got = append(got, m.Text)
+		}
+	}
+	if len(got) != 2 || !strings.Contains(got[0], "outcome is unknown") || !strings.Contains(got[1], "was not executed") {
+		t.Fatalf("results after the kill: %q", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "mark.txt")); string(b) != "ran\n" {
+		t.Fatalf("mark.txt = %q", b)
+	}
+}

@@ -150,6 +150,25 @@ func (c *conversation) save(ctx context.Context) error {
 	return nil
 }
 
+// startRecorder is a store that records a tool call's start before it
+// runs (session.Store.MarkStarted).
+type startRecorder interface {
+	MarkStarted(ctx context.Context, sessionID, callID string) error
+}
+
+// markStarted records that call id is about to run, so a crash before its
+// result is stored is told apart from a call that never ran.
+func (c *conversation) markStarted(ctx context.Context, callID string) error {
+	sr, ok := c.store.(startRecorder)
+	if !ok {
+		return nil
+	}
+	if err := sr.MarkStarted(context.WithoutCancel(ctx), c.sess.ID, callID); err != nil {
+		return &StorageError{Err: err}
+	}
+	return nil
+}
+
 // saveIfChanged saves what changed besides appended messages (usage,
 // todos, mode, model), which are saved as they are appended.
 func (c *conversation) saveIfChanged(ctx context.Context) error {

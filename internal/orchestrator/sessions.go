@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
@@ -20,11 +21,12 @@ func (o *Orchestrator) NewSession() *session.Session {
 }
 
 // Resume continues s (/resume, --resume, --continue). Tool calls that never
-// got a result — the process died between a model call and its tools — are
-// recorded as interrupted, never run, so the next model call gets a valid
-// history; the repaired session is saved before anything else happens.
+// got a result — the process died between a model call and its tools, or
+// during one — get a result saying so (never run, or started with an
+// unknown outcome), so the next model call gets a valid and true history;
+// the repaired session is saved before anything else happens.
 func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
-	repaired := session.RepairInterrupted(s)
+	repaired, started := session.RepairInterrupted(s)
 	o.conv.switchTo(s)
 	o.conv.setModel(o.model)
 	o.conv.setMode(o.agent.Name)
@@ -32,7 +34,7 @@ func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
 		if err := o.conv.save(ctx); err != nil {
 			return err
 		}
-		o.emit(event.Notice{Text: plural(repaired, "tool call", "tool calls") + " interrupted by the last exit did not run; the model is told so"})
+		o.emit(event.Notice{Text: interruptedNotice(repaired, started)})
 	}
 	o.AnnounceSession(true)
 	return nil
@@ -63,4 +65,16 @@ func (o *Orchestrator) recordUsage(ctx context.Context, ts *turnState, u session
 		return &StorageError{Err: err}
 	}
 	return nil
+}
+
+// interruptedNotice tells the person what the last exit cut short.
+func interruptedNotice(repaired, started int) string {
+	switch {
+	case started == 0:
+		return plural(repaired, "tool call", "tool calls") + " interrupted by the last exit did not run; the model is told so"
+	case started == repaired:
+		return plural(started, "tool call", "tool calls") + " had started when the last run ended; the outcome is unknown and the model is told to check before re-running"
+	}
+	return fmt.Sprintf("the last exit interrupted %s: %d had started (outcome unknown), %d did not run; the model is told so",
+		plural(repaired, "tool call", "tool calls"), started, repaired-started)
 }

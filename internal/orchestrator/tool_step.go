@@ -217,6 +217,9 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 	o.emit(event.ToolStarted{CallID: c.ID, Name: c.Name, ToolKind: string(c.Kind), Summary: c.Summary,
 		Args: c.Raw, Paths: relPaths(c)})
 	start := time.Now()
+	if err := o.conv.markStarted(ctx, c.ID); err != nil {
+		return err
+	}
 	after, uerr := o.beforeBash(ctx, c)
 	if uerr != nil {
 		return uerr

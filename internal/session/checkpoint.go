@@ -160,6 +160,12 @@ func (st *Store) insertMessages(ctx context.Context, tx *sql.Tx, id string, msgs
 			calls, m.ToolCallID, m.ToolName, m.IsError, m.Interrupted, at, blocks); err != nil {
 			return fmt.Errorf("insert message %d: %w", i, err)
 		}
+		if m.Role == chat.RoleTool && m.ToolCallID != "" {
+			// Its result is stored: the call no longer counts as started.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM tool_starts WHERE session_id = ? AND call_id = ?`, id, m.ToolCallID); err != nil {
+				return fmt.Errorf("message %d: clear its start: %w", i, err)
+			}
+		}
 	}
 	return nil
 }

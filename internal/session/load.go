@@ -78,6 +78,9 @@ func (st *Store) loadRows(ctx context.Context, id string) (*Session, error) {
 	if s.Todos, err = st.loadTodos(ctx, id); err != nil {
 		return nil, fmt.Errorf("todos: %w", err)
 	}
+	if s.Started, err = st.loadStarts(ctx, id); err != nil {
+		return nil, fmt.Errorf("started tool calls: %w", err)
+	}
 	return s, nil
 }
 

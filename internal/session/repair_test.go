@@ -47,7 +47,7 @@ func TestRepairInterrupted(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &Session{Messages: append([]chat.Message(nil), tc.in...)}
-			if got := RepairInterrupted(s); got != tc.repaired {
+			if got, _ := RepairInterrupted(s); got != tc.repaired {
 				t.Errorf("repaired = %d, want %d", got, tc.repaired)
 			}
 			want := tc.want
@@ -60,9 +60,26 @@ func TestRepairInterrupted(t *testing.T) {
 			if (s.Generation == 1) != tc.generated {
 				t.Errorf("generation = %d", s.Generation)
 			}
-			if RepairInterrupted(s) != 0 {
+			if again, _ := RepairInterrupted(s); again != 0 {
 				t.Error("second repair changed something")
 			}
 		})
+	}
+}
+
+// A call recorded as started gets "outcome unknown", the others "not
+// executed"; the record is used once.
+func TestRepairTellsStartedFromNotRun(t *testing.T) {
+	t.Parallel()
+	s := &Session{Messages: []chat.Message{
+		{Role: chat.RoleUser, Content: "go"},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "1", Name: "bash"}, {ID: "2", Name: "bash"}}},
+	}, Started: map[string]bool{"1": true}}
+	repaired, started := RepairInterrupted(s)
+	if repaired != 2 || started != 1 || s.Started != nil {
+		t.Fatalf("repaired %d, started %d, %v", repaired, started, s.Started)
+	}
+	if s.Messages[2].Content != StartedResult || s.Messages[3].Content != InterruptedResult {
+		t.Fatalf("results %q / %q", s.Messages[2].Content, s.Messages[3].Content)
 	}
 }

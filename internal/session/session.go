@@ -31,6 +31,10 @@ type Session struct {
 	// row instead of appending the new ones.
 	Generation int    `json:"generation,omitempty"`
 	Todos      []Todo `json:"todos,omitempty"`
+	// Started are the tool calls recorded as started (Store.MarkStarted)
+	// whose result was not stored: RepairInterrupted tells the model their
+	// outcome is unknown.
+	Started map[string]bool `json:"-"`
 }
 
 // Todo is one item of the session's plan (the todowrite/todoread tools).
