@@ -378,3 +378,72 @@ func TestKilledDuringACallSaysOutcomeUnknown(t *testing.T) {
 		t.Fatalf("mark.txt = %q", b)
 	}
 }
+
+// TestKilledDuringA300FilePatchIsAllOrNone: coder is SIGKILLed at random
+// moments while a patch changes 300 files; after the next start every file
+// is old or every file is new, and no temporary file is left.
+func TestKilledDuringA300FilePatchIsAllOrNone(t *testing.T) {
+	const files = 300
+	body := strings.Repeat("filler line to make the write take a while\n", 200)
+	var patch strings.Builder
+	patch.WriteString("*** Begin Patch\n")
+	for i := range files {
+		fmt.Fprintf(&patch, "*** Update File: f%03d.txt\n@@\n-old %d\n+new %d\n", i, i, i)
+	}
+	patch.WriteString("*** End Patch")
+	args, _ := json.Marshal(map[string]string{"patch": patch.String()})
+	outcomes := map[string]int{}
+	// Calibration: how long the patch takes here (the first request after
+	// it asks for the answer), so the kills spread over it.
+	var took time.Duration
+	for it := -1; it < 10; it++ {
+		dir := t.TempDir()
+		for i := range files {
+			writeFile(t, dir, fmt.Sprintf("f%03d.txt", i), fmt.Sprintf("old %d\n", i)+body)
+		}
+		// The files are read first, as the patch needs.
+		var reads []llmtest.ToolCall
+		for i := range files {
+			reads = append(reads, llmtest.Call("read", fmt.Sprintf(`{"path":"f%03d.txt","limit":1}`, i)))
+		}
+		srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+			llmtest.Calls(reads...),
+			llmtest.Calls(llmtest.Call("patch", string(args))),
+			llmtest.Text("patched"),
+		}})
+		p := run{args: []string{"-p", "patch them"}, env: providerEnv(t, srv, "openai"), dir: dir}.start(t)
+		waitRequests(t, srv, 2) // the patch call is on its way
+		if it < 0 {
+			start := time.Now()
+			waitRequests(t, srv, 3)
+			took = time.Since(start)
+			p.kill(t)
+			t.Logf("the patch takes about %v", took)
+			continue
+		}
+		time.Sleep(took * time.Duration(it) / 8)
+		p.kill(t)
+
+		srv2 := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("ok")}})
+		res := run{args: []string{"--continue", "-p", "go on"}, env: providerEnv(t, srv2, "openai"), dir: dir}.exec(t)
+		if res.code != 0 {
+			t.Fatalf("iteration %d: continue: %+v", it, res)
+		}
+		newCount := 0
+		for i := range files {
+			b := readFile(t, dir, fmt.Sprintf("f%03d.txt", i))
+			if strings.HasPrefix(b, "new ") {
+				newCount++
+			}
+		}
+		if newCount != 0 && newCount != files {
+			t.Fatalf("iteration %d: %d of %d files patched", it, newCount, files)
+		}
+		left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+		if len(left) > 0 {
+			t.Fatalf("iteration %d: temporary files left: %v", it, left)
+		}
+		outcomes[fmt.Sprint(newCount == files)]++
+	}
+	t.Logf("all patched / none patched: %v", outcomes)
+}

@@ -173,6 +173,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	}
 	servers := mcp.NewManager(cfg.MCP.Servers, mcp.Options{Cwd: ws.Root, MaxOutputBytes: cfg.Safety.OutputLimitBytes,
 		Environ: func(keep map[string]bool) []string { return redactor.ScrubEnv(os.Environ(), keep) }})
+	rules, ruleProblems := contextmgr.LoadRules(ws.Root, b.loaded.UserDir)
 	orch, err := orchestrator.New(orchestrator.Options{
 		Model:     orchestrator.Model{Provider: newProvider(rp, sink), Name: rp.Model, MaxTokens: rp.MaxTokens},
 		Front:     front,
@@ -193,7 +194,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 			Auto: cfg.Compaction.Auto, Prune: cfg.Compaction.Prune,
 			Threshold: cfg.Compaction.Threshold, RecentMessages: cfg.Compaction.RecentMessages,
 		},
-		Prompt: orchestrator.PromptParts{Rules: contextmgr.LoadRules(ws.Root, b.loaded.UserDir),
+		Prompt: orchestrator.PromptParts{Rules: rules,
 			Skills: skillInfos(skillList), GitSummary: startGitSummary(ws.Root, redactor.Values())},
 		Persistence: orchestrator.Persistence{Store: b.store, Undo: rec},
 		Subagents: orchestrator.SubagentOptions{
@@ -210,6 +211,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks,
 	})
+	warnings = append(warnings, ruleProblems...)
 	if n := b.loaded.UntrustedNotice(); n != "" {
 		warnings = append([]error{errors.New(n)}, warnings...)
 	}

@@ -1,8 +1,10 @@
 package contextmgr
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,15 +36,18 @@ var (
 )
 
 // LoadRules reads the rules files of the user config dir, then of the
-// workspace root, so project rules come last and win a conflict. Missing,
-// empty and unreadable files are skipped; a file with the same content as
-// one already loaded (CLAUDE.md as a symlink to AGENTS.md) is loaded once.
-// Either directory may be empty.
-func LoadRules(workspace, userConfigDir string) []RulesFile {
-	var out []RulesFile
+// workspace root, so project rules come last and win a conflict. Missing
+// and empty files are skipped; one that exists but cannot be read (not a
+// regular file: a FIFO would block) is skipped and reported in problems; a
+// file with the same content as one already loaded (CLAUDE.md as a symlink
+// to AGENTS.md) is loaded once. Either directory may be empty.
+func LoadRules(workspace, userConfigDir string) (out []RulesFile, problems []error) {
 	seen := map[string]bool{}
 	add := func(dir, name, display string) {
-		f, ok := readRules(filepath.Join(dir, name), display)
+		f, ok, err := readRules(filepath.Join(dir, name), display)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("rules file %s skipped: %w", display, err))
+		}
 		if ok && !seen[f.Content] {
 			seen[f.Content] = true
 			out = append(out, f)
@@ -58,7 +63,7 @@ func LoadRules(workspace, userConfigDir string) []RulesFile {
 			add(workspace, n, filepath.ToSlash(n))
 		}
 	}
-	return out
+	return out, problems
 }
 
 func sameDir(a, b string) bool {
@@ -70,23 +75,27 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
-// readRules reads at most MaxRulesBytes of path, cut at a line end.
-func readRules(path, display string) (RulesFile, bool) {
+// readRules reads at most MaxRulesBytes of path, cut at a line end. A
+// missing file is no error.
+func readRules(path, display string) (RulesFile, bool, error) {
 	f, st, err := regfile.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return RulesFile{}, false, nil
+	}
 	if err != nil {
-		return RulesFile{}, false
+		return RulesFile{}, false, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxRulesBytes+1))
 	if err != nil {
-		return RulesFile{}, false
+		return RulesFile{}, false, err
 	}
 	r := RulesFile{Name: display, Size: st.Size()}
 	if len(data) > MaxRulesBytes {
 		data, r.Truncated = cutAtLine(data, MaxRulesBytes), true
 	}
 	r.Content = strings.TrimSpace(strings.ToValidUTF8(string(data), "\uFFFD"))
-	return r, r.Content != ""
+	return r, r.Content != "", nil
 }
 
 // rulesSection formats the rules files, each under a header naming it.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -26,7 +27,7 @@ func TestLoadRulesBothDirs(t *testing.T) {
 	writeFile(t, filepath.Join(ws, "CLAUDE.md"), "  \n") // blank: skipped
 	writeFile(t, filepath.Join(ws, ".coder", "rules.md"), "project rules")
 
-	got := LoadRules(ws, user)
+	got, _ := LoadRules(ws, user)
 	want := []RulesFile{
 		{Name: filepath.Join(user, "AGENTS.md"), Content: "user agents", Size: 12},
 		{Name: filepath.Join(user, "rules.md"), Content: "user rules", Size: 10},
@@ -51,7 +52,7 @@ func TestLoadRulesDedup(t *testing.T) {
 		t.Skip(err)
 	}
 	// The workspace is also the user config dir: each file is read once.
-	got := LoadRules(ws, ws)
+	got, _ := LoadRules(ws, ws)
 	if len(got) != 1 || got[0].Name != "AGENTS.md" {
 		t.Errorf("got %+v, want only AGENTS.md", got)
 	}
@@ -63,7 +64,7 @@ func TestLoadRulesTruncates(t *testing.T) {
 	line := strings.Repeat("x", 99) + "\n"
 	big := strings.Repeat(line, 1000) // 100 000 bytes
 	writeFile(t, filepath.Join(ws, "AGENTS.md"), big)
-	got := LoadRules(ws, "")
+	got, _ := LoadRules(ws, "")
 	if len(got) != 1 {
 		t.Fatalf("got %d files", len(got))
 	}
@@ -81,10 +82,26 @@ func TestLoadRulesTruncates(t *testing.T) {
 
 func TestLoadRulesNone(t *testing.T) {
 	t.Parallel()
-	if got := LoadRules(t.TempDir(), ""); len(got) != 0 {
+	if got, _ := LoadRules(t.TempDir(), ""); len(got) != 0 {
 		t.Errorf("got %+v", got)
 	}
-	if got := LoadRules("", ""); len(got) != 0 {
+	if got, _ := LoadRules("", ""); len(got) != 0 {
 		t.Errorf("got %+v", got)
+	}
+}
+
+// A rules file that is not a regular file (a FIFO would block start-up) is
+// skipped and reported; the others load.
+func TestLoadRulesReportsAnUnreadableFile(t *testing.T) {
+	ws := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(ws, "AGENTS.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "CLAUDE.md"), []byte("be brief\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, problems := LoadRules(ws, "")
+	if len(got) != 1 || got[0].Name != "CLAUDE.md" || len(problems) != 1 || !strings.Contains(problems[0].Error(), "AGENTS.md") {
+		t.Fatalf("rules %+v, problems %v", got, problems)
 	}
 }
