@@ -39,6 +39,16 @@ func (w *sandboxWorld) allowDanger(t *testing.T, extra string) {
 // the given steps, and returns the run and the model's server.
 func (w *sandboxWorld) headless(t *testing.T, steps ...llmtest.Step) (result, *llmtest.Server) {
 	t.Helper()
+	res, srv := w.headlessArgs(t, nil, steps...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	return res, srv
+}
+
+// headlessArgs is headless with extra flags (--trust), whatever the exit.
+func (w *sandboxWorld) headlessArgs(t *testing.T, args []string, steps ...llmtest.Step) (result, *llmtest.Server) {
+	t.Helper()
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: append(steps, llmtest.Text("done"))})
 	env := map[string]string{}
 	for k, v := range w.env {
@@ -49,11 +59,7 @@ func (w *sandboxWorld) headless(t *testing.T, steps ...llmtest.Step) (result, *l
 			env[k] = v
 		}
 	}
-	res := run{args: []string{"-p", "go"}, env: env, dir: w.ws}.exec(t)
-	if res.code != 0 {
-		t.Fatalf("exit %d: %s", res.code, res.stderr)
-	}
-	return res, srv
+	return run{args: append(args, "-p", "go"), env: env, dir: w.ws}.exec(t), srv
 }
 
 // results are the tool results the model received after step i (0-based).

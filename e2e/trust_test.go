@@ -27,22 +27,6 @@ func (w *sandboxWorld) untrust(t *testing.T) {
 	writeFile(t, filepath.Join(w.env["XDG_CONFIG_HOME"], "coder"), "config.json", "{}\n")
 }
 
-// headlessArgs is headless with extra flags (--trust).
-func (w *sandboxWorld) headlessArgs(t *testing.T, args []string, steps ...llmtest.Step) (result, *llmtest.Server) {
-	t.Helper()
-	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: append(steps, llmtest.Text("done"))})
-	env := map[string]string{}
-	for k, v := range w.env {
-		env[k] = v
-	}
-	for k, v := range providerEnv(t, srv, "openai") {
-		if strings.HasPrefix(k, "CODER_") {
-			env[k] = v
-		}
-	}
-	return run{args: append(args, "-p", "go"), env: env, dir: w.ws}.exec(t), srv
-}
-
 // TestTrustProjectSettingsThatWidenNeedTrust: a project config planted by a
 // model (danger allowed, yolo preset) and a .mcp.json that would start a
 // program are ignored in an untrusted workspace, with one notice naming
