@@ -1055,6 +1055,12 @@ func TestFaultProcessRandomKill(t *testing.T) {
 		}
 		p.kill(t)
 		srv.Close()
+		// The killed run's sandbox ends with it, but a command already
+		// running may finish its echo a moment after coder is gone: wait
+		// for the tree to be gone before taking the count.
+		waitFor(t, "the killed run's commands to end", func() bool {
+			return len(markerPIDs("count.txt", fmt.Sprintf("echo it%d-", it))) == 0
+		})
 		countBefore, _ := os.ReadFile(filepath.Join(dir, "count.txt"))
 
 		srv2 := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{{Text: fmt.Sprintf("resumed %d", it), Check: validHistory}}})
