@@ -68,3 +68,44 @@ func TestUndoAfterRestartIsByteIdentical(t *testing.T) {
 		t.Fatalf("second /undo: %d %q %q", again.code, again.stdout, again.stderr)
 	}
 }
+
+// TestUndoNeverRestoresThroughAPlantedSymlink: the model writes files in a
+// git-ignored directory, then swaps that directory for a symlink to a
+// directory outside; /undo puts the normal file back and writes nothing
+// outside through the link.
+func TestUndoNeverRestoresThroughAPlantedSymlink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	writeFile(t, dir, ".gitignore", "build/\n")
+	writeFile(t, dir, "main.txt", "original\n")
+	writeFile(t, dir, "build/out.txt", "old build\n")
+	writeFile(t, outside, "out.txt", "precious\n")
+	writeFile(t, outside, "new.txt", "also precious\n")
+	writeFile(t, dir, ".coder/config.json", `{"approval": {"allow_danger": true}}`)
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("read", `{"path":"main.txt"}`), llmtest.Call("read", `{"path":"build/out.txt"}`)),
+		llmtest.Calls(
+			llmtest.Call("write", `{"path":"main.txt","content":"changed\n"}`),
+			llmtest.Call("write", `{"path":"build/out.txt","content":"new build\n"}`),
+			llmtest.Call("write", `{"path":"build/new.txt","content":"created\n"}`),
+		),
+		llmtest.Calls(llmtest.Call("bash", `{"command":"rm -rf build && ln -s `+outside+` build"}`)),
+		llmtest.Text("done"),
+	}})
+	env := providerEnv(t, srv, "openai")
+	if res := (run{args: []string{"--trust", "-p", "build"}, env: env, dir: dir}.exec(t)); res.code != 0 {
+		t.Fatalf("run: %+v", res)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "build")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symlink was not planted: %v %v", fi, err)
+	}
+	res := run{args: []string{"--trust", "--continue", "-p", "/undo"}, env: env, dir: dir}.exec(t)
+	if got := readFile(t, outside, "out.txt"); got != "precious\n" {
+		t.Fatalf("/undo wrote outside through the symlink: out.txt = %q (%s)", got, res.stdout)
+	}
+	if got := readFile(t, outside, "new.txt"); got != "also precious\n" {
+		t.Fatalf("/undo removed or changed a file outside: new.txt = %q", got)
+	}
+	if got := readFile(t, dir, "main.txt"); got != "original\n" {
+		t.Fatalf("positive control: main.txt after /undo = %q (%s %s)", got, res.stdout, res.stderr)
+	}
+}
