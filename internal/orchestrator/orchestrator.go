@@ -125,6 +125,8 @@ type Options struct {
 	// Secrets are redacted from every tool result before the model, the
 	// session or any front end sees it; nil redacts nothing.
 	Secrets *secrets.Redactor
+	// Hooks runs the person's hooks at each event; nil runs none.
+	Hooks Hooks
 	// Now is the clock (injected in tests).
 	Now func() time.Time
 }
@@ -146,6 +148,12 @@ type Orchestrator struct {
 	git         string
 	lazyOnce    sync.Once
 	rebuild     string // an approved plan to restart the context with
+
+	// parentSession is set in a subagent: hooks are told the parent's
+	// session, and its end is SubagentStop.
+	parentSession string
+	// pendingContext is what SessionStart hooks added, for the next input.
+	pendingContext []string
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.
