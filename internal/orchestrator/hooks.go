@@ -191,7 +191,12 @@ func (o *Orchestrator) EndSession(reason string) {
 	o.runHooks(context.Background(), hooks.Input{Event: hooks.SessionEnd, Reason: reason})
 }
 
-// notifyHooks runs Notification hooks (a person is asked to approve).
+// notifyHooks runs Notification hooks when a person is asked to approve.
+// Without a person (headless: no questioner) the approver answers by
+// itself, and there is nobody to notify.
 func (o *Orchestrator) notifyHooks(ctx context.Context, message string) {
+	if !o.attended {
+		return
+	}
 	o.runHooks(ctx, hooks.Input{Event: hooks.Notification, Message: message})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/hooks"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
+	"github.com/coder-agent/coder/internal/permission"
 )
 
 // procLauncher runs hooks as real processes in their own group, killed as
@@ -206,5 +207,42 @@ func TestHookSubagentStop(t *testing.T) {
 	}
 	if !sub || !stop {
 		t.Errorf("SubagentStop ran %v, Stop ran %v", sub, stop)
+	}
+}
+
+// yes approves every request, as a person would.
+type yes struct{}
+
+func (yes) Approve(context.Context, permission.Request) (permission.Reply, error) {
+	return permission.Reply{Approved: true}, nil
+}
+
+// A person asked to approve is a Notification; without one (headless)
+// there is nobody to notify.
+func TestHookNotificationWhenAPersonIsAsked(t *testing.T) {
+	for _, attended := range []bool{true, false} {
+		sc := llmtest.Scenario{Steps: []llmtest.Step{llmtest.Calls(llmtest.Call("read", `{"path":"a.txt"}`)), llmtest.Text("done")}}
+		h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{
+			hooks.PreToolUse:   `cat >/dev/null; echo '{"hookSpecificOutput":{"permissionDecision":"ask"}}'`,
+			hooks.Notification: `grep -q '"message":"coder needs your permission to use read"'`,
+		}), func(o *Options) {
+			o.Front.Approver = yes{}
+			if attended {
+				o.Front.Questioner = &person{}
+			}
+		})
+		h.write("a.txt", "alpha\n")
+		if _, err := h.run("read"); err != nil {
+			t.Fatal(err)
+		}
+		var notified []string
+		for _, r := range hookRuns(h.sink.all()) {
+			if r.Event == "Notification" {
+				notified = append(notified, r.Outcome)
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[attended]; len(notified) != want || (want == 1 && notified[0] != "ok") {
+			t.Errorf("attended %v: notifications %v", attended, notified)
+		}
 	}
 }

@@ -154,6 +154,9 @@ type Orchestrator struct {
 	parentSession string
 	// pendingContext is what SessionStart hooks added, for the next input.
 	pendingContext []string
+	// attended: a person is there (a questioner), so approvals are
+	// theirs and Notification hooks run; a subagent takes its parent's.
+	attended bool
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.
@@ -189,7 +192,7 @@ func New(o Options) (*Orchestrator, error) {
 		s = session.New(o.Now(), o.Model.Name, o.Agent.Name)
 	}
 	orch := &Orchestrator{opts: o, agent: o.Agent, model: o.Model.Name,
-		conv: newConversation(s, o.Persistence.Store, o.Now)}
+		conv: newConversation(s, o.Persistence.Store, o.Now), attended: o.Front.Questioner != nil}
 	own := []tools.Tool{todoRead{orch}, todoWrite{orch}, questionTool{orch}, exitPlanTool{orch}}
 	if o.Subagents.MaxPerTurn > 0 {
 		own = append(own, taskTool{orch})

@@ -165,7 +165,7 @@ func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
 	opts.Front.Sink = event.SinkFunc(func(e event.Event) { o.emit(event.Subagent{ID: id, Agent: kind, Event: e}) })
 	c, err := New(opts)
 	if err == nil {
-		c.parentSession = o.hookSession()
+		c.parentSession, c.attended = o.hookSession(), o.attended
 	}
 	return c, err
 }
