@@ -100,7 +100,7 @@ func (o *Orchestrator) preToolHooks(ctx context.Context, a *admitted) (c *tools.
 		a.refuse(tools.Failure("not run: a hook stopped the turn: %s", out.StopReason))
 		return c, "", "", true
 	case out.Permission == "deny":
-		a.refuse(tools.Failure("blocked by a PreToolUse hook: %s", orDefault(out.PermissionReason, "denied")))
+		a.refuse(tools.Failure("blocked by a PreToolUse hook: %s", o.redactText(orDefault(out.PermissionReason, "denied"))))
 		return c, "", "", true
 	}
 	if out.UpdatedInput != nil {
