@@ -337,3 +337,33 @@ echo ran >> "$CODER_PROJECT_DIR/probe.txt"`)
 		t.Error("the hook wrote outside the workspace")
 	}
 }
+
+// Line mode (the REPL's renderer without a terminal): /hooks lists the
+// active hooks with the file each came from, and a turn shows its hook
+// runs as [hook] lines.
+func TestHookListAndLinesInTheREPL(t *testing.T) {
+	w := newHookWorld(t)
+	user := w.script(t, "user.sh", `cat >/dev/null; echo "formatted 2 files"`)
+	project := w.script(t, "project.sh", `cat >/dev/null; echo "not in this repo" >&2; exit 2`)
+	w.userHooks(t, group("PostToolUse", "", user, 0))
+	writeFile(t, w.ws, ".claude/settings.local.json", `{"hooks": `+group("PreToolUse", "Write", project, 7)+`}`)
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("write", `{"path":"x.txt","content":"x\n"}`), bashCall("echo hi")), llmtest.Text("ok")}})
+	env := providerEnv(t, srv, "openai")
+	env["HOME"], env["XDG_CONFIG_HOME"] = w.env["HOME"], w.env["XDG_CONFIG_HOME"]
+	res := run{args: []string{"--trust"}, stdin: "/hooks\ngo\n", env: env, dir: w.ws}.exec(t)
+	mustExit0(t, res)
+	for _, want := range []string{
+		"PreToolUse\n  [Write] " + project + "  (timeout 7s; " + filepath.Join(w.ws, ".claude", "settings.local.json") + ")",
+		"PostToolUse\n  [*] " + user + "  (timeout 1m0s; " + filepath.Join(w.env["XDG_CONFIG_HOME"], "coder", "config.json") + ")",
+		"[hook] PreToolUse write: blocked — not in this repo",
+		"[hook] PostToolUse bash: ok\nformatted 2 files",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if exists(w.ws, "x.txt") {
+		t.Error("the blocked write ran")
+	}
+}
