@@ -176,8 +176,10 @@ func (o *Orchestrator) stopHooks(ctx context.Context, ts *turnState) (again bool
 }
 
 // sessionStartHooks runs SessionStart (source: startup, resume, clear);
-// their context joins the next input.
+// their context joins the next input. A front end that never announces the
+// session (an editor's new session) gets them before its first turn.
 func (o *Orchestrator) sessionStartHooks(source string) {
+	o.hookStarted = true
 	if o.parentSession != "" {
 		return
 	}

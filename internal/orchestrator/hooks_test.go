@@ -246,3 +246,36 @@ func TestHookNotificationWhenAPersonIsAsked(t *testing.T) {
 		}
 	}
 }
+
+// A session nobody announced (an editor's new session) runs its
+// SessionStart hooks before its first turn, once; their output and the
+// prompt hook's both join the input.
+func TestHookSessionStartBeforeTheFirstTurn(t *testing.T) {
+	sc := llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("one"), llmtest.Text("two")}}
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{
+		hooks.SessionStart:     `grep -q '"source":"startup"' && echo start-notes`,
+		hooks.UserPromptSubmit: `cat >/dev/null; echo prompt-notes`,
+	}))
+	for _, in := range []string{"first", "second"} {
+		if _, err := h.run(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := h.srv.Requests()
+	first, second := reqs[0].Messages(), reqs[1].Messages()
+	if u := first[len(first)-1].Text; !strings.Contains(u, "first") || !strings.Contains(u, "start-notes") || !strings.Contains(u, "prompt-notes") {
+		t.Errorf("first input: %q", u)
+	}
+	if u := second[len(second)-1].Text; strings.Contains(u, "start-notes") || !strings.Contains(u, "prompt-notes") {
+		t.Errorf("second input: %q", u)
+	}
+	var starts int
+	for _, r := range hookRuns(h.sink.all()) {
+		if r.Event == "SessionStart" {
+			starts++
+		}
+	}
+	if starts != 1 {
+		t.Errorf("SessionStart ran %d times", starts)
+	}
+}

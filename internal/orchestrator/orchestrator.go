@@ -152,8 +152,10 @@ type Orchestrator struct {
 	// parentSession is set in a subagent: hooks are told the parent's
 	// session, and its end is SubagentStop.
 	parentSession string
-	// pendingContext is what SessionStart hooks added, for the next input.
+	// pendingContext is what SessionStart hooks added, for the next input;
+	// hookStarted: they ran for this session.
 	pendingContext []string
+	hookStarted    bool
 	// attended: a person is there (a questioner), so approvals are
 	// theirs and Notification hooks run; a subagent takes its parent's.
 	attended bool

@@ -75,6 +75,9 @@ func (o *Orchestrator) newTurnState(input string) *turnState {
 func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
 	o.setState(ts, event.StatePreparing)
 	o.LoadLazyTools(ctx)
+	if !o.hookStarted {
+		o.sessionStartHooks("startup")
+	}
 	extra, err := o.promptHooks(ctx, ts.input)
 	if err != nil {
 		return err
