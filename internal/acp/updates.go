@@ -82,6 +82,10 @@ func (m *mapper) updates(e event.Event) []sdk.SessionUpdate {
 		return one(sdk.UpdateAgentMessageText(m.commandText(e)))
 	case event.Notice:
 		return one(sdk.UpdateAgentMessageText(notice(e.Text)))
+	case event.HookRan:
+		// A thought: the editor shows it with the agent's work, apart
+		// from the answer.
+		return one(sdk.UpdateAgentThoughtText(hookText(e)))
 	case event.Compacted:
 		return one(sdk.UpdateAgentMessageText(notice(fmt.Sprintf("context compacted: %d → %d tokens", e.TokensBefore, e.TokensAfter))))
 	case event.TurnFinished:
@@ -125,6 +129,14 @@ func (m *mapper) commandText(e event.CommandOutput) string {
 }
 
 // notice is a Markdown quote: set apart from the model's own words.
+func hookText(e event.HookRan) string {
+	s := e.Line() + "\n"
+	if out := strings.TrimSpace(e.Output); out != "" {
+		s += out + "\n"
+	}
+	return s
+}
+
 func notice(text string) string {
 	return "\n\n> " + strings.ReplaceAll(strings.TrimSpace(text), "\n", "\n> ") + "\n\n"
 }

@@ -84,6 +84,11 @@ func TestEventsToUpdates(t *testing.T) {
 		}, `[{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\n\n> retrying\n> soon\n\n"}},
 			 {"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"no todos\n"}},
 			 {"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\n` + "```\\n$ ls\\nexit=0\\n```" + `\n"}}]`},
+		{"hook runs as thoughts", []event.Event{
+			event.HookRan{Event: "PreToolUse", Tool: "bash", Command: "check.sh", Outcome: "blocked", Reason: "no rm"},
+			event.HookRan{Event: "PostToolUse", Tool: "write", Command: "fmt.sh", Outcome: "ok", Output: "formatted 1 file\n"},
+		}, `[{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"[hook] PreToolUse bash: blocked — no rm\n"}},
+			 {"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"[hook] PostToolUse write: ok\nformatted 1 file\n"}}]`},
 		{"a subagent's calls, titled and kept apart", []event.Event{
 			event.ToolStarted{CallID: "task1", Name: "task", ToolKind: "other", Summary: "explore", Args: `{}`},
 			event.Subagent{ID: "s1", Agent: "explore", Event: event.ToolStarted{CallID: "task1", Name: "grep", ToolKind: "search", Summary: "foo", Args: `{}`}},

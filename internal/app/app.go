@@ -91,6 +91,7 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 		return fail(stdio, err)
 	}
 	out, runErr := rt.input.RunInput(ctx, prompt)
+	rt.end("other") // its hooks' reports come before the result
 	p.Finish(out, runErr)
 	if runErr != nil && format == headless.Text {
 		fmt.Fprintln(stdio.Err, "coder: "+oneLine(out.Reason))
@@ -149,12 +150,16 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 		if resumed {
 			rt.showResumed()
 		}
-		return repl.RunLines(ctx, stdio.In, rt.input, rend)
+		code := repl.RunLines(ctx, stdio.In, rt.input, rend)
+		rt.end("prompt_input_exit")
+		return code
 	}
 	if resumed {
 		r.Before(rt.showResumed) // laid out at the terminal's width
 	}
-	return r.Run(ctx, rt.input)
+	code := r.Run(ctx, rt.input)
+	rt.end("prompt_input_exit")
+	return code
 }
 
 // listSessions is `coder sessions`.

@@ -19,6 +19,7 @@ import (
 	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/gitcmd"
+	"github.com/coder-agent/coder/internal/hooks"
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/anthropic"
 	"github.com/coder-agent/coder/internal/llm/catalog"
@@ -113,6 +114,8 @@ type runtime struct {
 	// session's background commands.
 	launch *launcher
 	tasks  *tools.Tasks
+	// ended: the SessionEnd hooks ran.
+	ended bool
 	// warnings are shown once the session starts (bad skills, commands).
 	warnings []error
 }
@@ -171,6 +174,12 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	if err != nil {
 		return nil, err
 	}
+	// A matcher that does not compile (coder's own files are checked when
+	// loaded; .claude settings are another tool's) drops its group, said.
+	hookRunner, err := newHooks(cfg, launch, inside(ws.Root, cfg.Storage.Dir))
+	if err != nil {
+		warnings = append(warnings, err)
+	}
 	servers := mcp.NewManager(cfg.MCP.Servers, mcp.Options{Cwd: ws.Root, MaxOutputBytes: cfg.Safety.OutputLimitBytes,
 		Environ: func(keep map[string]bool) []string { return redactor.ScrubEnv(os.Environ(), keep) }})
 	rules, ruleProblems := contextmgr.LoadRules(ws.Root, b.loaded.UserDir)
@@ -202,6 +211,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 			TokenBudget: cfg.Agents.Subagents.TokenBudget, MaxSteps: cfg.Agents.Subagents.MaxSteps,
 		},
 		Secrets: redactor,
+		Hooks:   hookRunner,
 	})
 	if err != nil {
 		return nil, err
@@ -209,7 +219,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	input := commands.New(orch, commands.Deps{
 		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
-		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks,
+		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks, Hooks: hookRunner.Groups(),
 	})
 	warnings = append(warnings, ruleProblems...)
 	if n := b.loaded.UntrustedNotice(); n != "" {
@@ -312,9 +322,37 @@ func (rt *runtime) startSession(ctx context.Context, f flags) error {
 // Close ends what the session started: its background tasks, its temp
 // dir, its MCP servers.
 func (rt *runtime) Close() {
+	rt.end("other")
 	rt.tasks.StopAll()
 	rt.launch.Close()
 	rt.mcp.Close()
+}
+
+// end runs the SessionEnd hooks once (reason: Claude Code's, e.g.
+// prompt_input_exit when the person left the REPL).
+func (rt *runtime) end(reason string) {
+	if !rt.ended {
+		rt.ended = true
+		rt.orch.EndSession(reason)
+	}
+}
+
+// newHooks builds the hook runner from the configured hooks (already
+// filtered by trust), each run through the launcher's sandbox.
+func newHooks(cfg config.Config, l *launcher, storeDir string) (*hooks.Runner, error) {
+	var groups []hooks.Group
+	for _, ev := range hooks.Events {
+		for _, g := range cfg.Hooks[string(ev)] {
+			hg := hooks.Group{Event: ev, Matcher: g.Matcher, Source: g.Source}
+			for _, h := range g.Hooks {
+				hg.Commands = append(hg.Commands, hooks.Command{Command: h.Command,
+					Timeout: time.Duration(h.Timeout) * time.Second})
+			}
+			groups = append(groups, hg)
+		}
+	}
+	return hooks.New(hooks.Options{Groups: groups, Launcher: l, OutputLimit: cfg.Safety.OutputLimitBytes,
+		Transcript: func(id string) string { return filepath.Join(storeDir, "sessions", id+".json") }})
 }
 
 // showResumed shows where a resumed session stands (the REPL only: a

@@ -16,6 +16,7 @@ import (
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/hooks"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
@@ -82,6 +83,8 @@ type Deps struct {
 	Custom []customcmd.Command
 	// Tasks are the session's background commands, behind /tasks.
 	Tasks *tools.Tasks
+	// Hooks are the active hooks, behind /hooks.
+	Hooks []hooks.Group
 }
 
 // handler runs one command and returns its output.
@@ -120,6 +123,7 @@ func New(core Core, d Deps) *Dispatcher {
 		"skills":      {"list the skills the model can load", x.listSkills},
 		"diff":        {"show the workspace's changes (git, or this session's snapshots)", x.diff},
 		"tasks":       {"list background tasks, or stop one: /tasks stop <id>", x.tasks},
+		"hooks":       {"list the active hooks and where each came from", x.listHooks},
 		"output":      {"show the full output of the latest tool call", frontOnly},
 		"clear":       {"clear the screen (the session goes on)", frontOnly},
 		"exit":        {"leave coder (the session is saved)", frontOnly},

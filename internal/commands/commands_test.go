@@ -15,6 +15,7 @@ import (
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/hooks"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/orchestrator"
@@ -259,5 +260,22 @@ func TestInfosListBuiltinAndCustomCommands(t *testing.T) {
 	}
 	if u := byName["undo"]; u.Custom || u.Summary == "" {
 		t.Fatalf("built-in command: %+v", u)
+	}
+}
+
+func TestHooksListsActiveHooksAndTheirFiles(t *testing.T) {
+	e := newEnv(t)
+	if out, err := e.do(t, "/hooks"); err != nil || !strings.HasPrefix(out, "no hooks are active") {
+		t.Fatalf("/hooks without hooks: %q %v", out, err)
+	}
+	e.cmds.deps.Hooks = []hooks.Group{
+		{Event: hooks.Stop, Commands: []hooks.Command{{Command: "stop.sh", Timeout: time.Minute}}, Source: "/u/config.json"},
+		{Event: hooks.PreToolUse, Matcher: "Bash", Commands: []hooks.Command{{Command: "check.sh", Timeout: 5 * time.Second}},
+			Source: "/p/.claude/settings.json"},
+	}
+	out, err := e.do(t, "/hooks")
+	want := "PreToolUse\n  [Bash] check.sh  (timeout 5s; /p/.claude/settings.json)\nStop\n  [*] stop.sh  (timeout 1m0s; /u/config.json)"
+	if err != nil || out != want {
+		t.Fatalf("/hooks:\n%s\nwant:\n%s", out, want)
 	}
 }

@@ -19,6 +19,7 @@ type Config struct {
 	UI         UI         `json:"ui"`
 	Sandbox    Sandbox    `json:"sandbox"`
 	Fetch      Fetch      `json:"fetch"`
+	Hooks      Hooks      `json:"hooks,omitempty"`
 	// TrustedWorkspaces are the directories whose project settings may widen
 	// what coder does (see trust.go); only the user config's list counts.
 	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`

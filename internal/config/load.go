@@ -75,7 +75,8 @@ type origin struct{ file, other string }
 
 // Load merges defaults, the user file, the project's .mcp.json and
 // .coder/config.json, environment variables and flags (later wins), then
-// validates the result. A later layer that picks a different
+// validates the result. Hooks add up instead, the project's (also those of
+// .claude/settings.json and settings.local.json) only in a trusted workspace. A later layer that picks a different
 // provider type or profile drops the earlier layers' endpoint, key and model
 // (resetOnSwitch). runtime.workspace_root comes back absolute (default: Cwd).
 func Load(opts Options) (*Loaded, error) {
@@ -107,6 +108,8 @@ func Load(opts Options) (*Loaded, error) {
 		userErr,
 		l.mergeMCPJSON(filepath.Join(cwd, ".mcp.json")),
 		l.mergeFile(l.ProjectFile, !l.Trusted),
+		l.mergeClaudeHooks(filepath.Join(cwd, ".claude", "settings.json")),
+		l.mergeClaudeHooks(filepath.Join(cwd, ".claude", "settings.local.json")),
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -184,9 +187,12 @@ func (l *Loaded) mergeFile(path string, untrusted bool) error {
 	var keys []string
 	(&checker{file: path, strict: true, root: c.root, seen: func(k string) { keys = append(keys, k) }}).walk("", raw, c.root)
 	resetOnSwitch(&l.Config.Provider, raw)
+	prevHooks := l.Config.Hooks
+	l.Config.Hooks = nil
 	if err := decodeInto(path, data, raw, &l.Config); err != nil {
 		return err
 	}
+	l.addHooks(prevHooks, path)
 	for _, k := range keys {
 		l.origins[k] = origin{file: path}
 	}

@@ -5,6 +5,7 @@ package event
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -197,6 +198,19 @@ type Compacted struct {
 	Summarized   bool `json:"summarized"`
 }
 
+// HookRan: one of the person's hook commands ran at Event (for a tool
+// event, on the call of Tool). Outcome is what it decided (ok, context
+// added, blocked, denied, ask, allowed, stopped, error, timed out); Reason
+// why; Output what it printed for the person.
+type HookRan struct {
+	Event   string `json:"event"`
+	Tool    string `json:"tool,omitempty"`
+	Command string `json:"command"`
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+	Output  string `json:"output,omitempty"`
+}
+
 // TurnFinished: a turn ended, successfully or not.
 type TurnFinished struct {
 	RunID    string        `json:"run_id"`
@@ -232,6 +246,21 @@ func (TurnFinished) Kind() string      { return "turn_done" }
 func (TodoUpdated) Kind() string       { return "todos" }
 func (Subagent) Kind() string          { return "subagent" }
 func (Compacted) Kind() string         { return "compacted" }
+func (HookRan) Kind() string           { return "hook" }
+
+// Line is how every front end shows a hook run in one line:
+// "[hook] PreToolUse bash: blocked — reason".
+func (h HookRan) Line() string {
+	s := "[hook] " + h.Event
+	if h.Tool != "" {
+		s += " " + h.Tool
+	}
+	s += ": " + h.Outcome
+	if h.Reason != "" {
+		s += " — " + strings.ReplaceAll(strings.TrimSpace(h.Reason), "\n", " / ")
+	}
+	return s
+}
 
 // MarshalJSON keeps the wrapped event's kind as its "type".
 func (s Subagent) MarshalJSON() ([]byte, error) {

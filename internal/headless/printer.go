@@ -75,8 +75,15 @@ func (p *Printer) Emit(e event.Event) {
 		// Errors end the run and are reported once, by the caller, as its
 		// one-line reason; notices (retries, a weaker sandbox) are worth
 		// seeing as they happen, on stderr, since stdout holds the result.
-		if n, ok := e.(event.Notice); ok {
+		switch n := e.(type) {
+		case event.Notice:
 			fmt.Fprintln(p.Err, "coder: "+n.Text)
+		case event.HookRan:
+			// Like a notice: a hook's decision and what it printed.
+			fmt.Fprintln(p.Err, "coder: "+n.Line())
+			if out := strings.TrimSpace(n.Output); out != "" {
+				fmt.Fprintln(p.Err, out)
+			}
 		}
 	}
 }

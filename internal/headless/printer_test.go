@@ -114,3 +114,23 @@ func TestResultSubtypes(t *testing.T) {
 		t.Error("yaml accepted as an output format")
 	}
 }
+
+// Hook runs are shown like notices in text mode (stderr), and are events
+// of their own in stream-json.
+func TestHookRunsAreShown(t *testing.T) {
+	hook := event.HookRan{Event: "PreToolUse", Tool: "bash", Command: "check.sh", Outcome: "blocked", Reason: "no rm\nin here",
+		Output: "see policy.md"}
+	var out, errb bytes.Buffer
+	p := &Printer{Format: Text, Out: &out, Err: &errb}
+	p.Emit(hook)
+	if want := "coder: [hook] PreToolUse bash: blocked — no rm / in here\nsee policy.md\n"; errb.String() != want || out.Len() != 0 {
+		t.Errorf("stderr %q, stdout %q", errb.String(), out.String())
+	}
+	out.Reset()
+	p = &Printer{Format: StreamJSON, Out: &out, Err: &errb}
+	p.Emit(hook)
+	want := `{"type":"hook","event":"PreToolUse","tool":"bash","command":"check.sh","outcome":"blocked","reason":"no rm\nin here","output":"see policy.md"}` + "\n"
+	if out.String() != want {
+		t.Errorf("stream-json %s", out.String())
+	}
+}

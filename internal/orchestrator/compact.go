@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/hooks"
 	"github.com/coder-agent/coder/internal/llm"
 )
 
@@ -77,6 +78,7 @@ func (o *Orchestrator) Compact(ctx context.Context) (Compaction, error) {
 
 // applyCompaction replaces the history with the compacted one and saves it.
 func (o *Orchestrator) applyCompaction(ctx context.Context, force bool) error {
+	o.runHooks(ctx, hooks.Input{Event: hooks.PreCompact, Trigger: map[bool]string{false: "auto", true: "manual"}[force]})
 	o.emit(event.Progress{Phase: event.PhaseCompacting})
 	comp := o.compactor()
 	var (

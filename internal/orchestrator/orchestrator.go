@@ -125,6 +125,8 @@ type Options struct {
 	// Secrets are redacted from every tool result before the model, the
 	// session or any front end sees it; nil redacts nothing.
 	Secrets *secrets.Redactor
+	// Hooks runs the person's hooks at each event; nil runs none.
+	Hooks Hooks
 	// Now is the clock (injected in tests).
 	Now func() time.Time
 }
@@ -146,6 +148,17 @@ type Orchestrator struct {
 	git         string
 	lazyOnce    sync.Once
 	rebuild     string // an approved plan to restart the context with
+
+	// parentSession is set in a subagent: hooks are told the parent's
+	// session, and its end is SubagentStop.
+	parentSession string
+	// pendingContext is what SessionStart hooks added, for the next input;
+	// hookStarted: they ran for this session.
+	pendingContext []string
+	hookStarted    bool
+	// attended: a person is there (a questioner), so approvals are
+	// theirs and Notification hooks run; a subagent takes its parent's.
+	attended bool
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.
@@ -181,7 +194,7 @@ func New(o Options) (*Orchestrator, error) {
 		s = session.New(o.Now(), o.Model.Name, o.Agent.Name)
 	}
 	orch := &Orchestrator{opts: o, agent: o.Agent, model: o.Model.Name,
-		conv: newConversation(s, o.Persistence.Store, o.Now)}
+		conv: newConversation(s, o.Persistence.Store, o.Now), attended: o.Front.Questioner != nil}
 	own := []tools.Tool{todoRead{orch}, todoWrite{orch}, questionTool{orch}, exitPlanTool{orch}}
 	if o.Subagents.MaxPerTurn > 0 {
 		own = append(own, taskTool{orch})

@@ -15,8 +15,11 @@ type UsageRecorder interface {
 
 // NewSession starts an empty session (/new). It is saved with its first message.
 func (o *Orchestrator) NewSession() *session.Session {
+	o.EndSession("clear")
 	o.conv.switchTo(session.New(o.opts.Now(), o.model, o.agent.Name))
-	o.AnnounceSession(false)
+	o.pendingContext = nil
+	o.announce(false)
+	o.sessionStartHooks("clear")
 	return o.conv.sess
 }
 
@@ -36,13 +39,20 @@ func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
 		}
 		o.emit(event.Notice{Text: interruptedNotice(repaired, started)})
 	}
-	o.AnnounceSession(true)
+	o.announce(true)
+	o.sessionStartHooks("resume")
 	return nil
 }
 
 // AnnounceSession emits the session the following events belong to, and the
-// context figures the prompt shows.
+// context figures the prompt shows, and runs the SessionStart hooks
+// (source startup, or resume).
 func (o *Orchestrator) AnnounceSession(resumed bool) {
+	o.announce(resumed)
+	o.sessionStartHooks(map[bool]string{false: "startup", true: "resume"}[resumed])
+}
+
+func (o *Orchestrator) announce(resumed bool) {
 	var names []string
 	for _, t := range o.ToolSpecs() {
 		names = append(names, t.Name)

@@ -163,5 +163,9 @@ func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
 	opts.Front.Questioner = nil
 	opts.Front.Inbox = nil // a person steers the main agent only
 	opts.Front.Sink = event.SinkFunc(func(e event.Event) { o.emit(event.Subagent{ID: id, Agent: kind, Event: e}) })
-	return New(opts)
+	c, err := New(opts)
+	if err == nil {
+		c.parentSession, c.attended = o.hookSession(), o.attended
+	}
+	return c, err
 }

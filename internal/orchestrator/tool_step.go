@@ -23,6 +23,9 @@ type admitted struct {
 	call    *tools.Call
 	refused *tools.Result
 	result  *tools.Result
+	// hookStop is a hook's "continue": false on this call: the turn ends
+	// once the step's results are in.
+	hookStop string
 }
 
 // toolLoopStep runs one assistant message's tool calls. When every call is
@@ -44,7 +47,16 @@ func (o *Orchestrator) toolLoopStep(ctx context.Context, ts *turnState, msgCalls
 	if len(calls) > 1 && allReadOnly(calls) {
 		return o.runConcurrently(ctx, ts, calls)
 	}
+	var stop string
 	for _, c := range calls {
+		if stop != "" {
+			// A hook stopped the turn: the rest get a result, never run.
+			a := (&admitted{call: c}).refuse(tools.Failure("not run: a hook stopped the turn: %s", stop))
+			if err := o.appendResult(ctx, a); err != nil {
+				return err
+			}
+			continue
+		}
 		a := o.admit(ctx, ts, c)
 		if ctx.Err() == nil && a.refused == nil {
 			if err := o.execute(ctx, a, ts); err != nil {
@@ -55,19 +67,31 @@ func (o *Orchestrator) toolLoopStep(ctx context.Context, ts *turnState, msgCalls
 		if err := o.appendResult(ctx, a); err != nil {
 			return err
 		}
+		stop = orDefault(stop, a.hookStop)
+	}
+	if stop != "" {
+		return &hookStop{reason: stop}
 	}
 	return ctx.Err()
 }
 
 func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls []*tools.Call) error {
 	batch := make([]*admitted, len(calls))
+	admittedCalls := make([]*tools.Call, len(calls))
 	for i, c := range calls {
 		batch[i] = o.admit(ctx, ts, c)
+		admittedCalls[i] = batch[i].call
 	}
+	// A PreToolUse hook's updatedInput may have made a call a writing one.
+	serial := !allReadOnly(admittedCalls)
 	var wg sync.WaitGroup
 	errs := make([]error, len(batch))
 	for i, a := range batch {
 		if a.refused != nil || ctx.Err() != nil {
+			continue
+		}
+		if serial {
+			errs[i] = o.execute(ctx, a, ts)
 			continue
 		}
 		wg.Go(func() { errs[i] = o.execute(ctx, a, ts) })
@@ -82,6 +106,11 @@ func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
+	}
+	for _, a := range batch {
+		if a.hookStop != "" {
+			return &hookStop{reason: a.hookStop}
+		}
 	}
 	return ctx.Err()
 }
@@ -134,10 +163,23 @@ func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c *tools.Call) 
 	if !o.agent.Enabled(c.Name) {
 		return a.refuse(tools.Failure("tool %q is disabled in %s mode", c.Name, o.agent.Name))
 	}
+	c, hookPerm, hookReason, refused := o.preToolHooks(ctx, a)
+	if refused {
+		return a
+	}
 	c.ReadOnlyWorkspace = o.agent.Mode == agent.Plan
 	dec := o.opts.Policy.Decide(c, o.agent.Mode)
 	if dec.Action == permission.Deny {
 		return a.refuse(tools.Failure("permission denied by the policy: %s", orDefault(dec.Reason, "denied by policy")))
+	}
+	// A hook's allow spares only the policy's plain ask; a hook's ask adds
+	// one. Neither touches a deny, plan mode's floor or the call's own
+	// danger reasons below, and the sandbox is the launcher's.
+	switch {
+	case hookPerm == "allow" && dec.Action == permission.Ask && !dec.Danger:
+		dec.Action = permission.Allow
+	case hookPerm == "ask" && dec.Action != permission.Ask:
+		dec = permission.Decision{Action: permission.Ask, Reason: "a PreToolUse hook asks: " + orDefault(hookReason, c.Name)}
 	}
 	reasons := slices.Clone(c.Reasons)
 	if dec.Action != permission.Ask && len(reasons) == 0 {
@@ -180,6 +222,7 @@ func (o *Orchestrator) approval(ctx context.Context, ts *turnState, req permissi
 	c := req.Call
 	prev := ts.state
 	o.setState(ts, event.StateAwaitingHuman)
+	o.notifyHooks(ctx, "coder needs your permission to use "+c.Name)
 	o.emit(event.ApprovalRequested{CallID: c.ID, Tool: c.Name, Subject: c.Subject, Reasons: req.Reasons,
 		Danger: req.Danger, Preview: req.Preview})
 	reply, err := o.opts.Front.Approver.Approve(ctx, req)
@@ -236,6 +279,7 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 	if uerr := after(); uerr != nil && err == nil {
 		err = uerr
 	}
+	res = o.postToolHooks(ctx, a, res)
 	a.result = &res
 	if len(res.Changed) > 0 {
 		ts.addEdited(res.Changed)

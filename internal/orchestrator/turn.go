@@ -40,6 +40,8 @@ type turnState struct {
 	// turn ends with, written from what the orchestrator observed.
 	verifyAttempts int
 	verification   string
+	// stopHookActive: a Stop hook already made the model go on this turn.
+	stopHookActive bool
 }
 
 // RunTurn runs a normal turn: prepare, then model calls and tool calls until
@@ -73,13 +75,24 @@ func (o *Orchestrator) newTurnState(input string) *turnState {
 func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
 	o.setState(ts, event.StatePreparing)
 	o.LoadLazyTools(ctx)
+	if !o.hookStarted {
+		o.sessionStartHooks("startup")
+	}
+	extra, err := o.promptHooks(ctx, ts.input)
+	if err != nil {
+		return err
+	}
+	if len(o.pendingContext) > 0 {
+		extra = hookContext(o.pendingContext) + extra
+		o.pendingContext = nil
+	}
 	o.conv.setTitle(ts.input)
 	expanded, _, missing := contextmgr.ExpandAtRefs(ts.input, o.opts.Workspace, contextmgr.AtLimits{})
 	for _, m := range missing {
 		o.emit(event.Notice{Text: "not attached: @" + m})
 	}
 	o.conv.latestInput = ts.input
-	content := expanded + o.todoReminder(ts.input)
+	content := expanded + o.todoReminder(ts.input) + extra
 	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: content}); err != nil {
 		return err
 	}
@@ -152,6 +165,9 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 		}
 		if len(msg.ToolCalls) == 0 {
 			again, err := o.autoVerifyStep(ctx, ts)
+			if err == nil && !again {
+				again, err = o.stopHooks(ctx, ts)
+			}
 			if err != nil || !again {
 				return err
 			}
@@ -172,6 +188,11 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 // finishTurn is the persist step: it settles the final state, flushes the
 // session and reports the outcome.
 func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error) (Outcome, error) {
+	var stop *hookStop
+	if errors.As(err, &stop) {
+		o.emit(event.Notice{Text: stop.Error()})
+		err = nil
+	}
 	out := Outcome{Result: ts.last.Content, Steps: ts.modelCalls, Usage: ts.usage, Verification: ts.verification}
 	if isCancel(err) && ts.verifyAttempts > 0 && !verified(ts.verification) {
 		out.Verification = "not verified: cancelled"

@@ -142,6 +142,8 @@ func (r *Renderer) Emit(e event.Event) {
 		r.command(e)
 	case event.Notice:
 		r.line(r.st.Yellow(sanitize(e.Text)))
+	case event.HookRan:
+		r.hookRan("", e)
 	case event.Error:
 		r.line(r.errorText(sanitize(e.Message)))
 	case event.SessionStarted:
@@ -387,6 +389,24 @@ func (r *Renderer) subagent(e event.Subagent) {
 		}
 	case event.TurnFinished:
 		r.line(tag + " " + r.st.Dim(string(in.State)+" after "+plural(in.Steps, "step", "steps")))
+	case event.HookRan:
+		r.hookRan(tag+" ", in)
+	}
+}
+
+// hookRan shows a hook's run on one line (yellow when it changed what
+// happens or failed), then what it printed for the person.
+func (r *Renderer) hookRan(tag string, e event.HookRan) {
+	line := sanitize(e.Line())
+	switch e.Outcome {
+	case "ok", "context added", "allowed":
+		line = r.st.Dim(line)
+	default:
+		line = r.st.Yellow(line)
+	}
+	r.line(tag + line)
+	if out := strings.TrimSpace(e.Output); out != "" {
+		r.text(sanitize(out))
 	}
 }
 

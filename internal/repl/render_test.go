@@ -194,3 +194,18 @@ func TestInterruptedTurnEstimatesOutput(t *testing.T) {
 		t.Fatalf("%s", b.String())
 	}
 }
+
+func TestHookRunRendered(t *testing.T) {
+	var b bytes.Buffer
+	r := NewRenderer(&b, Style{})
+	r.Emit(event.HookRan{Event: "PreToolUse", Tool: "bash", Command: "check.sh", Outcome: "blocked", Reason: "no rm"})
+	r.Emit(event.HookRan{Event: "SessionStart", Command: "start.sh", Outcome: "ok", Output: "welcome\x1b[31m"})
+	r.Emit(event.Subagent{ID: "s1", Agent: "explore", Event: event.HookRan{Event: "SubagentStop", Command: "x", Outcome: "error", Reason: "exit 1"}})
+	want := "[hook] PreToolUse bash: blocked — no rm\n[hook] SessionStart: ok\nwelcome"
+	if got := b.String(); !strings.HasPrefix(got, want) || !strings.Contains(got, "[task s1] [hook] SubagentStop: error — exit 1") {
+		t.Errorf("rendered %q", got)
+	}
+	if strings.Contains(b.String(), "\x1b[31m") {
+		t.Error("a hook's output reached the terminal unsanitized")
+	}
+}

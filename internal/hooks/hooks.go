@@ -1,0 +1,137 @@
+// Package hooks runs the person's hook commands at points of a session, in
+// Claude Code's shape so its configurations work unchanged: an event's
+// matcher groups, a JSON object on the command's stdin, and the exit code
+// and JSON stdout read back as a decision. It knows nothing of how a
+// command is started (coder's launcher puts it in the OS sandbox) nor of
+// turns: the orchestrator asks, and acts on the Outcome.
+package hooks
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Event is a point of the session where hooks run.
+type Event string
+
+const (
+	PreToolUse       Event = "PreToolUse"
+	PostToolUse      Event = "PostToolUse"
+	UserPromptSubmit Event = "UserPromptSubmit"
+	Stop             Event = "Stop"
+	SubagentStop     Event = "SubagentStop"
+	SessionStart     Event = "SessionStart"
+	SessionEnd       Event = "SessionEnd"
+	PreCompact       Event = "PreCompact"
+	Notification     Event = "Notification"
+)
+
+// Events are the events coder runs hooks for, in the order a session meets
+// them.
+var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Notification, PreCompact,
+	Stop, SubagentStop, SessionEnd}
+
+// Known reports whether name is an event coder runs hooks for.
+func Known(name string) bool { return slices.Contains(Events, Event(name)) }
+
+// Command is one hook command.
+type Command struct {
+	Command string
+	// Timeout bounds the command; the caller fills in the default.
+	Timeout time.Duration
+}
+
+// Group is one matcher entry of an event: the commands that run when the
+// matcher matches, and the file the entry came from.
+type Group struct {
+	Event    Event
+	Matcher  string
+	Commands []Command
+	Source   string
+
+	re *regexp.Regexp // nil: matches everything
+}
+
+// toolAliases maps Claude Code's tool names to coder's, so a matcher
+// written for Claude Code ("Bash", "Edit|Write") selects the same calls.
+var toolAliases = map[string][]string{
+	"Bash":            {"bash"},
+	"Read":            {"read"},
+	"Write":           {"write"},
+	"Edit":            {"edit", "patch"},
+	"MultiEdit":       {"edit", "patch"},
+	"Grep":            {"grep"},
+	"Glob":            {"glob"},
+	"LS":              {"list"},
+	"WebFetch":        {"fetch"},
+	"Task":            {"task"},
+	"TodoWrite":       {"todowrite"},
+	"BashOutput":      {"bash_output"},
+	"KillShell":       {"bash_kill"},
+	"KillBash":        {"bash_kill"},
+	"ExitPlanMode":    {"exit_plan_mode"},
+	"AskUserQuestion": {"question"},
+	"Skill":           {"skill"},
+}
+
+// claudeNames is the reverse of toolAliases: coder's name → Claude's.
+var claudeNames = func() map[string][]string {
+	m := map[string][]string{}
+	for claude, ours := range toolAliases {
+		for _, n := range ours {
+			m[n] = append(m[n], claude)
+		}
+	}
+	for _, v := range m {
+		slices.Sort(v)
+	}
+	return m
+}()
+
+// compile makes a group's matcher: empty or "*" matches every name;
+// otherwise a regular expression that must match the whole name (Claude
+// Code's "Write" matches Write, not WriteFile).
+func (g *Group) compile() error {
+	m := strings.TrimSpace(g.Matcher)
+	if m == "" || m == "*" {
+		g.re = nil
+		return nil
+	}
+	re, err := regexp.Compile("^(?:" + m + ")$")
+	if err != nil {
+		return fmt.Errorf("hooks.%s: matcher %q: %v", g.Event, g.Matcher, err)
+	}
+	g.re = re
+	return nil
+}
+
+// Matches reports whether the group applies to name: a tool name for the
+// tool events (coder's name, or a Claude Code name that stands for it),
+// the source, trigger or reason for the session events.
+func (g *Group) Matches(name string) bool {
+	if g.re == nil {
+		return true
+	}
+	if g.re.MatchString(name) {
+		return true
+	}
+	for _, alias := range claudeNames[name] {
+		if g.re.MatchString(alias) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckMatcher reports whether matcher is a valid matcher.
+func CheckMatcher(matcher string) error {
+	if m := strings.TrimSpace(matcher); m != "" && m != "*" {
+		if _, err := regexp.Compile("^(?:" + m + ")$"); err != nil {
+			return fmt.Errorf("matcher %q is not a valid regular expression: %v", matcher, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,281 @@
+package orchestrator
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/hooks"
+	"github.com/coder-agent/coder/internal/llm/llmtest"
+	"github.com/coder-agent/coder/internal/permission"
+)
+
+// procLauncher runs hooks as real processes in their own group, killed as
+// a group when ctx ends (coder's own launcher adds the sandbox).
+type procLauncher struct{}
+
+func (procLauncher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Stdin = strings.NewReader(string(stdin))
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return -1, err
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		case <-done:
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), nil
+	}
+	return 0, err
+}
+
+// withHooks configures one command per event, matching every tool.
+func withHooks(t *testing.T, byEvent map[hooks.Event]string) harnessOpt {
+	t.Helper()
+	var groups []hooks.Group
+	for ev, cmd := range byEvent {
+		groups = append(groups, hooks.Group{Event: ev, Commands: []hooks.Command{{Command: cmd, Timeout: 20 * time.Second}}})
+	}
+	r, err := hooks.New(hooks.Options{Groups: groups, Launcher: procLauncher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(o *Options) { o.Hooks = r }
+}
+
+func hookRuns(events []event.Event) []event.HookRan {
+	var out []event.HookRan
+	for _, e := range events {
+		if h, ok := e.(event.HookRan); ok {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// updatedInput is decoded again through the registry: the call that runs
+// is the hook's, typed and checked; a change that breaks the schema is
+// refused like a malformed call.
+func TestHookUpdatedInputIsDecodedAgain(t *testing.T) {
+	sc := llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("read", `{"path":"a.txt"}`)),
+		llmtest.Calls(llmtest.Call("read", `{"path":"bad.txt"}`)),
+		llmtest.Text("done"),
+	}}
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{hooks.PreToolUse: `in=$(cat)
+case "$in" in
+*bad.txt*) echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"path":7}}}' ;;
+*) echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"path":"b.txt"}}}' ;;
+esac`}))
+	h.write("a.txt", "alpha\n")
+	h.write("b.txt", "bravo\n")
+	if _, err := h.run("read"); err != nil {
+		t.Fatal(err)
+	}
+	last := func(req int) string {
+		msgs := h.srv.Requests()[req].Messages()
+		return msgs[len(msgs)-1].Text
+	}
+	first, second := last(1), last(2)
+	if !strings.Contains(first, "bravo") || strings.Contains(first, "alpha") {
+		t.Errorf("the hook's input was not the one run: %s", first)
+	}
+	if msg := failure(t, second); !strings.Contains(msg, "path") {
+		t.Errorf("a schema-breaking updatedInput: %s", msg)
+	}
+}
+
+// Read-only calls run at once, and so do their PostToolUse hooks; each
+// hook's additional context joins its own call's result.
+func TestHookPostToolUseOnConcurrentCalls(t *testing.T) {
+	sc := llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("read", `{"path":"a.txt"}`), llmtest.Call("read", `{"path":"b.txt"}`),
+			llmtest.Call("read", `{"path":"c.txt"}`)),
+		llmtest.Text("done"),
+	}}
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{hooks.PostToolUse: `in=$(cat)
+f=$(printf '%s' "$in" | sed -n 's/.*"path":"\([a-z]\)\.txt".*/\1/p')
+echo "{\"hookSpecificOutput\":{\"additionalContext\":\"checked-$f\"}}"`}))
+	for _, f := range []string{"a", "b", "c"} {
+		h.write(f+".txt", f+"\n")
+	}
+	if _, err := h.run("read them"); err != nil {
+		t.Fatal(err)
+	}
+	res := h.toolResults(1)
+	if len(res) != 3 {
+		t.Fatalf("results: %v", res)
+	}
+	for _, r := range res {
+		var file string
+		for _, f := range []string{"a", "b", "c"} {
+			if strings.Contains(r, "checked-"+f) {
+				file = f
+			}
+		}
+		if file == "" || !strings.Contains(r, file+"\n") && !strings.Contains(r, file+`\n`) {
+			t.Errorf("result without its own hook context: %s", r)
+		}
+	}
+	if n := len(hookRuns(h.sink.all())); n != 3 {
+		t.Errorf("%d hook runs reported, want 3", n)
+	}
+}
+
+// A hook's "ask" puts the call to the approver even where the policy
+// allows it; nobody can approve here, so it is denied.
+func TestHookAskGoesToTheApprover(t *testing.T) {
+	sc := llmtest.Scenario{Steps: []llmtest.Step{llmtest.Calls(llmtest.Call("read", `{"path":"a.txt"}`)), llmtest.Text("done")}}
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{hooks.PreToolUse: `cat >/dev/null
+echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"reads are audited"}}'`}))
+	h.write("a.txt", "alpha\n")
+	if _, err := h.run("read"); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range h.toolResults(1) {
+		if msg := failure(t, v); !strings.Contains(msg, "reads are audited") {
+			t.Errorf("result: %s", msg)
+		}
+	}
+}
+
+// "continue": false ends the turn after the step, as a success, with the
+// reason shown to the person and not sent to the model.
+func TestHookContinueFalseEndsTheTurn(t *testing.T) {
+	sc := llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("read", `{"path":"a.txt"}`)), llmtest.Text("never asked"),
+	}}
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{hooks.PostToolUse: `cat >/dev/null
+echo '{"continue":false,"stopReason":"budget for today spent"}'`}))
+	h.write("a.txt", "alpha\n")
+	out, err := h.run("read")
+	if err != nil || out.State != event.StateCompleted {
+		t.Fatalf("state %s, err %v", out.State, err)
+	}
+	if n := len(h.srv.Requests()); n != 1 {
+		t.Errorf("%d model calls, want 1", n)
+	}
+	var said bool
+	for _, e := range h.sink.all() {
+		if n, ok := e.(event.Notice); ok && strings.Contains(n.Text, "budget for today spent") {
+			said = true
+		}
+	}
+	if !said {
+		t.Error("no notice with the stop reason")
+	}
+}
+
+// A subagent's end runs SubagentStop, told the parent's session.
+func TestHookSubagentStop(t *testing.T) {
+	sc := llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("task", `{"description":"look","prompt":"look around","subagent_type":"explore"}`)),
+		llmtest.Text("sub done"),
+		llmtest.Text("done"),
+	}}
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{
+		hooks.SubagentStop: `cat >/dev/null`,
+		hooks.Stop:         `cat >/dev/null`,
+	}), func(o *Options) { o.Subagents = SubagentOptions{MaxConcurrent: 1, MaxPerTurn: 2, MaxSteps: 5} })
+	if _, err := h.run("delegate"); err != nil {
+		t.Fatal(err)
+	}
+	var sub, stop bool
+	for _, e := range h.sink.all() {
+		switch e := e.(type) {
+		case event.Subagent:
+			if hr, ok := e.Event.(event.HookRan); ok && hr.Event == "SubagentStop" {
+				sub = true
+			}
+		case event.HookRan:
+			stop = stop || e.Event == "Stop"
+		}
+	}
+	if !sub || !stop {
+		t.Errorf("SubagentStop ran %v, Stop ran %v", sub, stop)
+	}
+}
+
+// yes approves every request, as a person would.
+type yes struct{}
+
+func (yes) Approve(context.Context, permission.Request) (permission.Reply, error) {
+	return permission.Reply{Approved: true}, nil
+}
+
+// A person asked to approve is a Notification; without one (headless)
+// there is nobody to notify.
+func TestHookNotificationWhenAPersonIsAsked(t *testing.T) {
+	for _, attended := range []bool{true, false} {
+		sc := llmtest.Scenario{Steps: []llmtest.Step{llmtest.Calls(llmtest.Call("read", `{"path":"a.txt"}`)), llmtest.Text("done")}}
+		h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{
+			hooks.PreToolUse:   `cat >/dev/null; echo '{"hookSpecificOutput":{"permissionDecision":"ask"}}'`,
+			hooks.Notification: `grep -q '"message":"coder needs your permission to use read"'`,
+		}), func(o *Options) {
+			o.Front.Approver = yes{}
+			if attended {
+				o.Front.Questioner = &person{}
+			}
+		})
+		h.write("a.txt", "alpha\n")
+		if _, err := h.run("read"); err != nil {
+			t.Fatal(err)
+		}
+		var notified []string
+		for _, r := range hookRuns(h.sink.all()) {
+			if r.Event == "Notification" {
+				notified = append(notified, r.Outcome)
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[attended]; len(notified) != want || (want == 1 && notified[0] != "ok") {
+			t.Errorf("attended %v: notifications %v", attended, notified)
+		}
+	}
+}
+
+// A session nobody announced (an editor's new session) runs its
+// SessionStart hooks before its first turn, once; their output and the
+// prompt hook's both join the input.
+func TestHookSessionStartBeforeTheFirstTurn(t *testing.T) {
+	sc := llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("one"), llmtest.Text("two")}}
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{
+		hooks.SessionStart:     `grep -q '"source":"startup"' && echo start-notes`,
+		hooks.UserPromptSubmit: `cat >/dev/null; echo prompt-notes`,
+	}))
+	for _, in := range []string{"first", "second"} {
+		if _, err := h.run(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := h.srv.Requests()
+	first, second := reqs[0].Messages(), reqs[1].Messages()
+	if u := first[len(first)-1].Text; !strings.Contains(u, "first") || !strings.Contains(u, "start-notes") || !strings.Contains(u, "prompt-notes") {
+		t.Errorf("first input: %q", u)
+	}
+	if u := second[len(second)-1].Text; strings.Contains(u, "start-notes") || !strings.Contains(u, "prompt-notes") {
+		t.Errorf("second input: %q", u)
+	}
+	var starts int
+	for _, r := range hookRuns(h.sink.all()) {
+		if r.Event == "SessionStart" {
+			starts++
+		}
+	}
+	if starts != 1 {
+		t.Errorf("SessionStart ran %d times", starts)
+	}
+}
