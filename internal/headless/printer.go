@@ -15,6 +15,7 @@ import (
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // Format is an --output-format value.
@@ -76,7 +77,7 @@ func (p *Printer) Emit(e event.Event) {
 		// one-line reason; notices (retries, a weaker sandbox) are worth
 		// seeing as they happen, on stderr, since stdout holds the result.
 		if n, ok := e.(event.Notice); ok {
-			fmt.Fprintln(p.Err, "coder: "+n.Text)
+			fmt.Fprintln(p.Err, "coder: "+termsafe.Visible(n.Text))
 		}
 	}
 }
@@ -88,11 +89,13 @@ func (p *Printer) Finish(out orchestrator.Outcome, runErr error) {
 	defer p.mu.Unlock()
 	switch p.Format {
 	case Text:
+		// Text goes to a terminal as often as to a pipe: the model's
+		// answer must not drive it (the JSON formats escape by themselves).
 		if out.Result != "" {
-			fmt.Fprintln(p.Out, strings.TrimRight(out.Result, "\n"))
+			fmt.Fprintln(p.Out, termsafe.Visible(strings.TrimRight(out.Result, "\n")))
 		}
 		if out.Verification != "" {
-			fmt.Fprintln(p.Out, out.Verification)
+			fmt.Fprintln(p.Out, termsafe.Visible(out.Verification))
 		}
 	default:
 		p.writeLine(p.result(out, runErr))
