@@ -31,6 +31,9 @@ type Session struct {
 	// row instead of appending the new ones.
 	Generation int    `json:"generation,omitempty"`
 	Todos      []Todo `json:"todos,omitempty"`
+	// Subagents are the task tool's runs, each with its own history; they
+	// are never part of Messages (see SubagentRun).
+	Subagents []SubagentRun `json:"subagents,omitempty"`
 }
 
 // Todo is one item of the session's plan (the todowrite/todoread tools).
