@@ -79,15 +79,15 @@ func TestSubagentRunsStoredApart(t *testing.T) {
 }
 
 // TestSubagentMigrationOnAnOldDatabase: a database from before migration
-// 004 keeps its sessions and gains the table.
+// 005 keeps its sessions and gains the table.
 func TestSubagentMigrationOnAnOldDatabase(t *testing.T) {
 	t.Parallel()
 	dir := tempDir(t)
 	st := openStore(t, dir, "/w", nil)
 	s := fullSession()
 	checkpoint(t, st, s)
-	// Back to version 3, as a database written by an older coder.
-	for _, q := range []string{`DROP TABLE subagent_messages`, `DELETE FROM schema_migrations WHERE version >= 4`} {
+	// Back to before 005, as a database written by an older coder.
+	for _, q := range []string{`DROP TABLE subagent_messages`, `DELETE FROM schema_migrations WHERE version >= 5`} {
 		if _, err := st.db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

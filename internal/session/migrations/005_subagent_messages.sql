@@ -1,3 +1,4 @@
+-- Version 005: 004 is tool_starts.
 -- A subagent's own history (the task tool's explore/general runs): its
 -- tool calls and results, tagged with the parent's task call and the kind.
 -- Kept apart from messages: the parent model never sees them, only the
