@@ -18,6 +18,7 @@ import (
 	"github.com/coder-agent/coder/internal/repl"
 	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // Version is set at build time with -ldflags "-X .../internal/app.Version=...".
@@ -217,7 +218,7 @@ func exitCode(err error) int {
 
 // fail reports an error that stopped coder before or outside a run.
 func fail(stdio IO, err error) int {
-	fmt.Fprintln(stdio.Err, "coder: "+err.Error())
+	fmt.Fprintln(stdio.Err, "coder: "+termsafe.Visible(err.Error()))
 	var se setupError
 	if errors.As(err, &se) {
 		return ExitUsage
@@ -225,7 +226,9 @@ func fail(stdio IO, err error) int {
 	return ExitFailure
 }
 
+// oneLine is the first line of s, made safe for a terminal: a reason may
+// quote a server's or the model's words.
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
+	return termsafe.Visible(s)
 }

@@ -386,13 +386,13 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 	case "anthropic":
 		p = anthropic.New(anthropic.Config{
 			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
-			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, MaxTokens: rp.MaxTokens, ThinkingBudget: rp.Reasoning.BudgetTokens,
+			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, MaxTokens: rp.MaxTokens, ThinkingBudget: rp.Reasoning.BudgetTokens,
 			Effort: rp.Reasoning.Effort, Label: label, Catalog: cat,
 		})
 	default:
 		cfg := openai.Config{
 			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
-			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort,
+			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort,
 			Label: label, Catalog: cat,
 		}
 		switch {

@@ -40,14 +40,17 @@ type Provider struct {
 	Type    string `json:"type,omitempty"`
 	BaseURL string `json:"base_url,omitempty"`
 	// APIKey is the key itself; prefer APIKeyEnv, the name of a variable holding it.
-	APIKey     string            `json:"api_key,omitempty"`
-	APIKeyEnv  string            `json:"api_key_env,omitempty"`
-	Model      string            `json:"model,omitempty"`
-	TimeoutMS  int               `json:"timeout_ms,omitempty"`
-	MaxRetries *int              `json:"max_retries,omitempty"`
-	MaxTokens  int               `json:"max_tokens,omitempty"`
-	Headers    map[string]string `json:"headers,omitempty"`
-	Reasoning  Reasoning         `json:"reasoning,omitempty"`
+	APIKey    string `json:"api_key,omitempty"`
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	Model     string `json:"model,omitempty"`
+	TimeoutMS int    `json:"timeout_ms,omitempty"`
+	// CallTimeoutMS bounds one whole model request, however steadily it
+	// streams; 0 means no bound. Running out fails the call, unretried.
+	CallTimeoutMS *int              `json:"call_timeout_ms,omitempty"`
+	MaxRetries    *int              `json:"max_retries,omitempty"`
+	MaxTokens     int               `json:"max_tokens,omitempty"`
+	Headers       map[string]string `json:"headers,omitempty"`
+	Reasoning     Reasoning         `json:"reasoning,omitempty"`
 	// Profile selects one of Profiles; its fields fill what this section leaves empty.
 	Profile  string              `json:"profile,omitempty"`
 	Profiles map[string]Provider `json:"profiles,omitempty"`
@@ -184,11 +187,14 @@ type UI struct {
 func Defaults() Config {
 	return Config{
 		Provider: Provider{
-			// Bounds both the wait for the first byte and any silence
-			// within a stream: a stalled server fails the call (and is
-			// retried) instead of hanging the turn.
-			TimeoutMS:  120_000,
-			MaxRetries: intPtr(4),
+			// Bounds both the wait for the first output and any gap
+			// without output (keep-alives are not output): a stalled
+			// server fails the call (and is retried) instead of hanging.
+			TimeoutMS: 120_000,
+			// Bounds one model request end to end, so a server that
+			// trickles forever cannot hold a turn; generous for long answers.
+			CallTimeoutMS: intPtr(600_000),
+			MaxRetries:    intPtr(4),
 		},
 		Runtime: Runtime{
 			MaxSteps:          50,

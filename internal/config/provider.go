@@ -15,16 +15,18 @@ import (
 type ResolvedProvider struct {
 	// Name is the known preset the endpoint belongs to ("deepseek", "ollama", …),
 	// or "" for a custom endpoint.
-	Name       string
-	Type       string // "openai", "openai-responses" or "anthropic": the wire protocol
-	BaseURL    string // normalised: OpenAI-style ends in /vN, Anthropic without /v1
-	APIKey     string // "" when the endpoint needs none
-	Model      string
-	Headers    map[string]string
-	Timeout    time.Duration // 0 = none
-	MaxRetries int
-	MaxTokens  int // 0 = the provider's default
-	Reasoning  Reasoning
+	Name    string
+	Type    string // "openai", "openai-responses" or "anthropic": the wire protocol
+	BaseURL string // normalised: OpenAI-style ends in /vN, Anthropic without /v1
+	APIKey  string // "" when the endpoint needs none
+	Model   string
+	Headers map[string]string
+	Timeout time.Duration // 0 = none
+	// CallTimeout bounds one whole model request; 0 = none.
+	CallTimeout time.Duration
+	MaxRetries  int
+	MaxTokens   int // 0 = the provider's default
+	Reasoning   Reasoning
 	// Source says where the provider came from, for messages: "env
 	// ANTHROPIC_API_KEY", "config", "config /path/config.json", "ollama", …
 	Source string
@@ -63,6 +65,9 @@ func ResolveProvider(ctx context.Context, c Config, env EnvFunc, probe ProbeFunc
 	}
 	rp.Headers = maps.Clone(p.Headers)
 	rp.Timeout = time.Duration(p.TimeoutMS) * time.Millisecond
+	if p.CallTimeoutMS != nil {
+		rp.CallTimeout = time.Duration(*p.CallTimeoutMS) * time.Millisecond
+	}
 	if p.MaxRetries != nil {
 		rp.MaxRetries = *p.MaxRetries
 	}
@@ -97,6 +102,9 @@ func withProfile(p Provider) (Provider, error) {
 	}
 	if (p.TimeoutMS == 0 || p.TimeoutMS == def.TimeoutMS) && prof.TimeoutMS != 0 {
 		p.TimeoutMS = prof.TimeoutMS
+	}
+	if (p.CallTimeoutMS == nil || *p.CallTimeoutMS == *def.CallTimeoutMS) && prof.CallTimeoutMS != nil {
+		p.CallTimeoutMS = prof.CallTimeoutMS
 	}
 	if (p.MaxRetries == nil || *p.MaxRetries == *def.MaxRetries) && prof.MaxRetries != nil {
 		p.MaxRetries = prof.MaxRetries

@@ -246,6 +246,27 @@ func TestProfiles(t *testing.T) {
 	}
 }
 
+// TestCallTimeout: the default bound, a file's own (0: none), a profile's.
+func TestCallTimeout(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.writeUser(`{"provider": {"type": "openai", "base_url": "http://127.0.0.1:8080", "model": "m"}}`)
+	rp, err := f.mustLoad().ResolveProvider(context.Background())
+	if err != nil || rp.CallTimeout != 10*time.Minute {
+		t.Fatalf("default: %v, %v", rp.CallTimeout, err)
+	}
+	f.writeProject(`{"provider": {"call_timeout_ms": 0}}`)
+	if rp, err = f.mustLoad().ResolveProvider(context.Background()); err != nil || rp.CallTimeout != 0 {
+		t.Fatalf("0 in a file: %v, %v", rp.CallTimeout, err)
+	}
+	c := Defaults()
+	c.Provider.Profiles = map[string]Provider{"slow": {Type: "openai", BaseURL: "http://127.0.0.1:8080", Model: "m", CallTimeoutMS: intPtr(1000)}}
+	c.Provider.Profile = "slow"
+	if rp := mustResolve(t, c, nil); rp.CallTimeout != time.Second {
+		t.Fatalf("profile: %v", rp.CallTimeout)
+	}
+}
+
 func TestProfileFromFiles(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -55,19 +55,20 @@ func (r ResolvedProvider) Format(f fmt.State, verb rune) {
 // MarshalJSON leaves the key out; api_key_set says whether there is one.
 func (r ResolvedProvider) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Name       string            `json:"name,omitempty"`
-		Type       string            `json:"type"`
-		BaseURL    string            `json:"base_url"`
-		APIKeySet  bool              `json:"api_key_set"`
-		Model      string            `json:"model"`
-		Headers    map[string]string `json:"headers,omitempty"`
-		TimeoutMS  int64             `json:"timeout_ms"`
-		MaxRetries int               `json:"max_retries"`
-		MaxTokens  int               `json:"max_tokens,omitempty"`
-		Reasoning  Reasoning         `json:"reasoning,omitzero"`
-		Source     string            `json:"source"`
+		Name          string            `json:"name,omitempty"`
+		Type          string            `json:"type"`
+		BaseURL       string            `json:"base_url"`
+		APIKeySet     bool              `json:"api_key_set"`
+		Model         string            `json:"model"`
+		Headers       map[string]string `json:"headers,omitempty"`
+		TimeoutMS     int64             `json:"timeout_ms"`
+		CallTimeoutMS int64             `json:"call_timeout_ms"`
+		MaxRetries    int               `json:"max_retries"`
+		MaxTokens     int               `json:"max_tokens,omitempty"`
+		Reasoning     Reasoning         `json:"reasoning,omitzero"`
+		Source        string            `json:"source"`
 	}{r.Name, r.Type, r.BaseURL, r.APIKey != "", r.Model, redactHeaders(r.Headers),
-		r.Timeout.Milliseconds(), r.MaxRetries, r.MaxTokens, r.Reasoning, r.Source})
+		r.Timeout.Milliseconds(), r.CallTimeout.Milliseconds(), r.MaxRetries, r.MaxTokens, r.Reasoning, r.Source})
 }
 
 func (r ResolvedProvider) redacted() ResolvedProvider {

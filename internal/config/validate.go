@@ -91,6 +91,9 @@ func validateProvider(ps *problems, key string, p Provider, top bool) {
 		}
 	}
 	ps.atLeast(key+".timeout_ms", p.TimeoutMS, 0)
+	if p.CallTimeoutMS != nil {
+		ps.atLeast(key+".call_timeout_ms", *p.CallTimeoutMS, 0)
+	}
 	if p.MaxRetries != nil {
 		ps.atLeast(key+".max_retries", *p.MaxRetries, 0)
 	}

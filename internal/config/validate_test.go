@@ -25,6 +25,7 @@ func TestValidate(t *testing.T) {
 		{"bad type", func(c *Config) { c.Provider.Type = "gemini" }, "provider.type", `got "gemini"`},
 		{"bad base url", func(c *Config) { c.Provider.BaseURL = "localhost:8080" }, "provider.base_url", "http:// or https://"},
 		{"negative timeout", func(c *Config) { c.Provider.TimeoutMS = -1 }, "provider.timeout_ms", "at least 0"},
+		{"negative call timeout", func(c *Config) { c.Provider.CallTimeoutMS = intPtr(-1) }, "provider.call_timeout_ms", "at least 0"},
 		{"negative retries", func(c *Config) { c.Provider.MaxRetries = intPtr(-1) }, "provider.max_retries", "at least 0"},
 		{"openai-responses type", func(c *Config) { c.Provider.Type = "openai-responses" }, "", ""},
 		{"effort", func(c *Config) { c.Provider.Reasoning.Effort = "maximal" }, "provider.reasoning.effort", `got "maximal"`},

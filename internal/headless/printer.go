@@ -15,6 +15,7 @@ import (
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // Format is an --output-format value.
@@ -77,12 +78,12 @@ func (p *Printer) Emit(e event.Event) {
 		// seeing as they happen, on stderr, since stdout holds the result.
 		switch n := e.(type) {
 		case event.Notice:
-			fmt.Fprintln(p.Err, "coder: "+n.Text)
+			fmt.Fprintln(p.Err, "coder: "+termsafe.Visible(n.Text))
 		case event.HookRan:
 			// Like a notice: a hook's decision and what it printed.
-			fmt.Fprintln(p.Err, "coder: "+n.Line())
+			fmt.Fprintln(p.Err, "coder: "+termsafe.Visible(n.Line()))
 			if out := strings.TrimSpace(n.Output); out != "" {
-				fmt.Fprintln(p.Err, out)
+				fmt.Fprintln(p.Err, termsafe.Visible(out))
 			}
 		}
 	}
@@ -95,11 +96,13 @@ func (p *Printer) Finish(out orchestrator.Outcome, runErr error) {
 	defer p.mu.Unlock()
 	switch p.Format {
 	case Text:
+		// Text goes to a terminal as often as to a pipe: the model's
+		// answer must not drive it (the JSON formats escape by themselves).
 		if out.Result != "" {
-			fmt.Fprintln(p.Out, strings.TrimRight(out.Result, "\n"))
+			fmt.Fprintln(p.Out, termsafe.Visible(strings.TrimRight(out.Result, "\n")))
 		}
 		if out.Verification != "" {
-			fmt.Fprintln(p.Out, out.Verification)
+			fmt.Fprintln(p.Out, termsafe.Visible(out.Verification))
 		}
 	default:
 		p.writeLine(p.result(out, runErr))

@@ -134,3 +134,26 @@ func TestHookRunsAreShown(t *testing.T) {
 		t.Errorf("stream-json %s", out.String())
 	}
 }
+
+// TestTextShowsControlCharacters: the answer, a notice and the verification
+// line reach a terminal with their escapes visible; JSON is left to its
+// encoder, which escapes them itself.
+func TestTextShowsControlCharacters(t *testing.T) {
+	var out, errb bytes.Buffer
+	p := &Printer{Format: Text, Out: &out, Err: &errb}
+	p.Emit(event.Notice{Text: "note\x1b]0;t\x07"})
+	p.Finish(orchestrator.Outcome{State: event.StateCompleted, Result: "line\r\nok\x1b[2K\rfake\n", Verification: "verified\u009b"}, nil)
+	if got, want := out.String(), "line\nok\\x1b[2K\\x0dfake\nverified\\u009b\n"; got != want {
+		t.Fatalf("stdout %q, want %q", got, want)
+	}
+	if got, want := errb.String(), "coder: note\\x1b]0;t\\x07\n"; got != want {
+		t.Fatalf("stderr %q, want %q", got, want)
+	}
+	out.Reset()
+	j := &Printer{Format: JSON, Out: &out, Err: &errb}
+	j.Finish(orchestrator.Outcome{State: event.StateCompleted, Result: "ok\x1b[2K"}, nil)
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil || m["result"] != "ok\x1b[2K" || strings.Contains(out.String(), "\x1b") {
+		t.Fatalf("json %q (%v)", out.String(), err)
+	}
+}

@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 // This file holds what both HTTP providers share about failures: turning a
@@ -296,9 +298,16 @@ type StreamRequest struct {
 	// KeyHint names where the key comes from, for 401/403 messages.
 	KeyHint string
 	// FirstByteTimeout bounds the wait for the response headers and the
-	// first byte of the body (a reasoning model may think a while before
-	// it); IdleTimeout bounds every later silence. <= 0 disables either.
+	// first progress (a reasoning model may think a while before it);
+	// IdleTimeout bounds every later gap between progress. Progress is a
+	// delta the provider decoded (see Stream.Watch): keep-alive comments,
+	// empty data and protocol pings are bytes, not progress, so a server
+	// that only pings still times out. <= 0 disables either.
 	FirstByteTimeout, IdleTimeout time.Duration
+	// CallTimeout bounds the whole request, however steadily it streams.
+	// Running out is not retryable: the same call would run as long
+	// again. <= 0 means no bound.
+	CallTimeout time.Duration
 }
 
 // defaultClient has no total timeout: a long answer is not a hung one (the
@@ -321,9 +330,17 @@ type Stream struct {
 	parent, ctx      context.Context
 	cancel           context.CancelCauseFunc
 	timer            *time.Timer // used only by the reading goroutine
+	callTimer        *time.Timer
 	first, idle      time.Duration
-	reading          atomic.Bool // a byte arrived: silences are now idle gaps
+	reading          atomic.Bool // progress came: silences are now idle gaps
 	provider, secret string
+}
+
+// callTimeoutError is why a stream's context was cancelled by CallTimeout.
+type callTimeoutError struct{ d time.Duration }
+
+func (e *callTimeoutError) Error() string {
+	return fmt.Sprintf("the model call took longer than %s and was stopped (provider.call_timeout_ms)", e.d)
 }
 
 // stallError is why a stream's context was cancelled by its own timer.
@@ -336,7 +353,7 @@ func (e *stallError) Error() string {
 	if e.first {
 		return fmt.Sprintf("no response from the server within %s", e.d)
 	}
-	return fmt.Sprintf("the stream stalled: no data for %s", e.d)
+	return fmt.Sprintf("the stream stalled: no progress for %s (keep-alives do not count)", e.d)
 }
 
 // OpenStream sends r and returns the response body when the status is 2xx;
@@ -356,6 +373,10 @@ func OpenStream(ctx context.Context, r StreamRequest) (*Stream, error) {
 		client = defaultClient
 	}
 	s.arm(s.first)
+	if r.CallTimeout > 0 {
+		d := r.CallTimeout
+		s.callTimer = time.AfterFunc(d, func() { s.cancel(&callTimeoutError{d: d}) })
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		s.stop()
@@ -395,6 +416,9 @@ func (s *Stream) openFailed(err error) error {
 	if s.parent.Err() == nil && errors.As(context.Cause(s.ctx), &stall) {
 		return &Error{Provider: s.provider, Message: stall.Error(), Retryable: true, Err: stall}
 	}
+	if e := s.callTimedOut(); e != nil {
+		return e
+	}
 	return TransportError(s.parent, s.provider, err, s.secret)
 }
 
@@ -408,14 +432,44 @@ func (s *Stream) notStreamed() error {
 	return &Error{Provider: s.provider, Message: "the server answered without streaming (expected text/event-stream)"}
 }
 
-// Read reads the body, re-arming the idle timer whenever data arrives.
+// Read reads the body. Bytes alone do not re-arm the idle timer: a server
+// sending keep-alives forever must not hold coder forever (see Watch).
 func (s *Stream) Read(p []byte) (int, error) {
-	n, err := s.body.Read(p)
-	if n > 0 {
-		s.reading.Store(true)
-		s.arm(s.idle)
+	return s.body.Read(p)
+}
+
+// Watch returns emit wrapped so that every delta that is progress re-arms
+// the idle timer. Call it from the goroutine that reads the stream.
+func (s *Stream) Watch(emit Emit) Emit {
+	return func(d chat.MessageDelta) {
+		if isProgress(d) {
+			s.reading.Store(true)
+			s.arm(s.idle)
+		}
+		emit(d)
 	}
-	return n, err
+}
+
+// isProgress reports whether d moves the answer on: content (text,
+// reasoning, arguments, provider objects), a tool call's start or end, or
+// the end of the answer. Empty fragments and usage alone are not.
+func isProgress(d chat.MessageDelta) bool {
+	switch d.Kind {
+	case chat.DeltaToolCallStart, chat.DeltaToolCallEnd, chat.DeltaDone:
+		return true
+	case chat.DeltaUsage:
+		return false
+	}
+	return d.Text != "" || d.Raw != ""
+}
+
+// callTimedOut is the error for a request stopped by CallTimeout, or nil.
+func (s *Stream) callTimedOut() error {
+	var ct *callTimeoutError
+	if s.parent.Err() == nil && errors.As(context.Cause(s.ctx), &ct) {
+		return &Error{Provider: s.provider, Message: ct.Error(), Err: ct}
+	}
+	return nil
 }
 
 // Fail turns a Read error (io.EOF included: the caller saw no end of
@@ -424,6 +478,9 @@ func (s *Stream) Read(p []byte) (int, error) {
 func (s *Stream) Fail(err error) error {
 	if cerr := s.parent.Err(); cerr != nil {
 		return cerr
+	}
+	if e := s.callTimedOut(); e != nil {
+		return e
 	}
 	e := &Error{Provider: s.provider, Retryable: true, Err: ErrStreamCut}
 	var stall *stallError
@@ -450,6 +507,9 @@ func (s *Stream) Close() {
 func (s *Stream) stop() {
 	if s.timer != nil {
 		s.timer.Stop()
+	}
+	if s.callTimer != nil {
+		s.callTimer.Stop()
 	}
 	s.cancel(context.Canceled)
 }

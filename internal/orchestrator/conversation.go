@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -106,6 +107,30 @@ func (c *conversation) addUsage(u chat.Usage) {
 	c.sess.Usage.Add(u)
 	c.dirty = true
 	c.mu.Unlock()
+}
+
+// recordSubagent keeps a subagent's run in the session, beside (never in)
+// its messages, and stores it at once: subagents run concurrently, and
+// what one did must survive a crash or a stop half way. The session's
+// snapshot gets it at the parent's next save.
+func (c *conversation) recordSubagent(ctx context.Context, run session.SubagentRun) error {
+	c.mu.Lock()
+	if i := slices.IndexFunc(c.sess.Subagents, func(r session.SubagentRun) bool { return r.RunID == run.RunID }); i >= 0 {
+		c.sess.Subagents[i] = run
+	} else {
+		c.sess.Subagents = append(c.sess.Subagents, run)
+	}
+	c.dirty = true
+	id := c.sess.ID
+	c.mu.Unlock()
+	sc, ok := c.store.(SubagentCheckpointer)
+	if !ok {
+		return nil
+	}
+	if err := sc.CheckpointSubagent(context.WithoutCancel(ctx), id, run); err != nil {
+		return &StorageError{Err: err}
+	}
+	return nil
 }
 
 func (c *conversation) usage() chat.Usage {

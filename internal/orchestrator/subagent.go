@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -88,7 +89,7 @@ func (t taskTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) 
 		return tools.Failure("%s", refusal), nil
 	}
 	defer t.o.subs.done()
-	child, err := t.o.child(kind, id)
+	child, err := t.o.child(kind, id, c.ID)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -135,9 +136,11 @@ func (s *subagents) resetTurn() {
 	s.mu.Unlock()
 }
 
-// child builds a subagent's orchestrator: its own in-memory history, the
-// kind's tools, the parent's policy, approver and provider, events tagged.
-func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
+// child builds a subagent's orchestrator: its own history, recorded in the
+// parent's session tagged with the task call (never in the parent's
+// messages), the kind's tools, the parent's policy, approver and provider,
+// events tagged.
+func (o *Orchestrator) child(kind, id, taskCallID string) (*Orchestrator, error) {
 	var ts []tools.Tool
 	for _, t := range o.opts.Tools.Tools() {
 		if slices.Contains(subagentTools[kind], t.Name()) {
@@ -151,7 +154,8 @@ func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
 	opts := o.opts
 	opts.Tools = reg
 	opts.LazyTools = nil
-	opts.Persistence = Persistence{}
+	opts.Persistence = Persistence{Store: &subagentRecord{parent: o.conv,
+		run: session.SubagentRun{TaskCallID: taskCallID, Agent: kind, Subagent: id, Started: o.opts.Now()}}}
 	opts.Model.Name = o.model
 	// A subagent works in its parent's mode: a plan-mode explorer stays
 	// read-only under the plan policy and sandbox.
@@ -168,4 +172,26 @@ func (o *Orchestrator) child(kind, id string) (*Orchestrator, error) {
 		c.parentSession, c.attended = o.hookSession(), o.attended
 	}
 	return c, err
+}
+
+// SubagentCheckpointer is a store that keeps subagent runs apart from the
+// session's history (session.Store does).
+type SubagentCheckpointer interface {
+	CheckpointSubagent(ctx context.Context, sessionID string, run session.SubagentRun) error
+}
+
+// subagentRecord is a subagent's Checkpointer: every save of its history
+// records the whole run, tagged, in the parent's session, so what a
+// subagent did is kept for sessions, resume and debugging while the parent
+// model sees only the task call's result.
+type subagentRecord struct {
+	parent *conversation
+	run    session.SubagentRun
+}
+
+func (r *subagentRecord) Checkpoint(ctx context.Context, s *session.Session) error {
+	run := r.run
+	run.RunID = s.ID
+	run.Messages = slices.Clone(s.Messages)
+	return r.parent.recordSubagent(ctx, run)
 }

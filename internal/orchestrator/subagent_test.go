@@ -3,12 +3,14 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
+	"github.com/coder-agent/coder/internal/session"
 )
 
 var subCaps = func(o *Options) {
@@ -16,6 +18,12 @@ var subCaps = func(o *Options) {
 }
 
 func TestTwoSubagentsReadConcurrently(t *testing.T) {
+	// A real store: both subagents record their runs while they overlap.
+	store, err := session.Open(session.StoreOptions{Dir: filepath.Join(t.TempDir(), ".coder")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
 	slow := 60 * time.Millisecond
 	h := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{
 		llmtest.Calls(
@@ -26,7 +34,7 @@ func TestTwoSubagentsReadConcurrently(t *testing.T) {
 		{ToolCalls: []llmtest.ToolCall{llmtest.Call("read", `{"path":"a.txt"}`)}, TokenDelay: slow},
 		{Text: "a.txt says hello", TokenDelay: slow},
 		llmtest.Text("Both subagents agree."),
-	}}, nil, subCaps)
+	}}, nil, subCaps, func(o *Options) { o.Persistence.Store = store })
 	h.write("a.txt", "hello\n")
 	out, err := h.run("investigate in parallel")
 	if err != nil || out.Result != "Both subagents agree." {
@@ -61,6 +69,10 @@ func TestTwoSubagentsReadConcurrently(t *testing.T) {
 	}
 	if tagged != 2 {
 		t.Fatalf("%d tagged subagent tool events, want 2", tagged)
+	}
+	s, err := store.Load(context.Background(), h.orch.conv.sess.ID)
+	if err != nil || len(s.Subagents) != 2 || s.Subagents[0].TaskCallID == s.Subagents[1].TaskCallID {
+		t.Fatalf("stored runs: %+v (%v)", s, err)
 	}
 }
 

@@ -240,14 +240,19 @@ func (o *Orchestrator) approval(ctx context.Context, ts *turnState, req permissi
 	return reply, err
 }
 
-// denialText tells the model who said no and why: a person, or the rule
-// that nobody may approve a dangerous call in an unattended run.
+// denialText tells the model who said no and why: a person, or the
+// unattended run's policy, which asked nobody (saying a person refused
+// would be a lie the model might repeat).
 func denialText(req permission.Request, reply permission.Reply) string {
-	who := "the user denied this call"
 	if reply.Unattended {
-		who = "denied without asking (nobody can approve it in this run)"
+		msg := "the policy denied this call without asking anyone (nobody can approve it in this run): " +
+			strings.Join(req.Reasons, "; ")
+		if reply.Feedback != "" {
+			msg += ". " + reply.Feedback
+		}
+		return msg
 	}
-	msg := who + ": " + strings.Join(req.Reasons, "; ")
+	msg := "the user denied this call: " + strings.Join(req.Reasons, "; ")
 	if reply.Feedback != "" {
 		msg += ". Feedback: " + reply.Feedback
 	}

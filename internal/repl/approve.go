@@ -7,6 +7,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // interaction is an approval or a set of questions being answered: it
@@ -64,17 +65,17 @@ func (r *REPL) beginApproval(a *ask) {
 	req := a.req
 	c := req.Call
 	var b strings.Builder
-	subject := sanitize(c.Subject)
+	name, subject := termsafe.Visible(c.Name), termsafe.Visible(c.Subject)
 	if strings.Contains(subject, "\n") {
-		b.WriteString(st.Yellow("[approval] "+c.Name+":") + "\n")
+		b.WriteString(st.Yellow("[approval] "+name+":") + "\n")
 		for l := range strings.SplitSeq(subject, "\n") {
 			b.WriteString("    " + l + "\n")
 		}
 	} else {
-		b.WriteString(st.Yellow("[approval] "+c.Name+": "+subject) + "\n")
+		b.WriteString(st.Yellow("[approval] "+name+": "+subject) + "\n")
 	}
 	for _, reason := range req.Reasons {
-		b.WriteString(st.Yellow("  "+sanitize(reason)) + "\n")
+		b.WriteString(st.Yellow("  "+termsafe.Visible(reason)) + "\n")
 	}
 	ap := &approval{a: a, always: req.PolicyAsk && !req.Danger}
 	ap.question = "Approve? (y/n) "
@@ -82,7 +83,7 @@ func (r *REPL) beginApproval(a *ask) {
 		ap.question = "Approve? (y/n/always) "
 	}
 	if req.Preview != "" {
-		rows := strings.Split(strings.TrimRight(r.o.Renderer.diff(sanitize(req.Preview)), "\n"), "\n")
+		rows := strings.Split(strings.TrimRight(r.o.Renderer.diff(termsafe.Visible(req.Preview)), "\n"), "\n")
 		page := r.page()
 		if len(rows) > page {
 			rows, ap.more = rows[:page], rows[page:]

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // complete is Tab on a non-empty input: the word before the cursor is
@@ -48,7 +50,7 @@ func (r *REPL) complete(ctx context.Context) {
 	}
 	switch len(match) {
 	case 0:
-		r.hint = r.o.Style.Dim("no completion for " + word)
+		r.hint = r.o.Style.Dim("no completion for " + termsafe.Visible(word))
 	case 1:
 		if strings.HasSuffix(match[0], "/") {
 			space = "" // a directory: go on into it
@@ -59,7 +61,7 @@ func (r *REPL) complete(ctx context.Context) {
 		if p := commonPrefix(match); len(p) > len(word) {
 			r.ed.replaceWord(start, p)
 		}
-		r.hint = r.o.Style.Dim(strings.Join(match, "  "))
+		r.hint = r.o.Style.Dim(termsafe.Visible(strings.Join(match, "  ")))
 	}
 }
 
@@ -89,7 +91,9 @@ func pathCandidates(root, prefix string) []string {
 	var out []string
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, base) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".")) || name == ".git" {
+		// A name with control characters is never typed into the line.
+		if !strings.HasPrefix(name, base) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".")) || name == ".git" ||
+			termsafe.Visible(name) != name {
 			continue
 		}
 		if e.IsDir() {

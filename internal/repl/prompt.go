@@ -3,6 +3,8 @@ package repl
 import (
 	"fmt"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // drawPrompt redraws the input area: the context line and the input, or
@@ -33,7 +35,7 @@ func (r *REPL) inputRows(withCursor bool) inputLayout {
 // infoRow is the prompt's first line: dim, cut to the terminal's width.
 func (r *REPL) infoRow() string {
 	st := r.o.Renderer.Prompt()
-	return r.o.Style.Dim(truncate(fmt.Sprintf("context: %d tokens · model: %s", st.Tokens, st.Model), r.term.cols()))
+	return r.o.Style.Dim(truncate(fmt.Sprintf("context: %d tokens · model: %s", st.Tokens, termsafe.Visible(st.Model)), r.term.cols()))
 }
 
 func (r *REPL) layout(e *editor, withCursor bool) inputLayout {
@@ -44,7 +46,7 @@ func (r *REPL) layout(e *editor, withCursor bool) inputLayout {
 	if !withCursor {
 		cur = len(text)
 	}
-	l := layoutInput(fmt.Sprintf("[%s] %s> ", st.Agent, st.Cwd), r.o.Style.Green, text, cur, cols)
+	l := layoutInput(termsafe.Visible(fmt.Sprintf("[%s] %s> ", st.Agent, st.Cwd)), r.o.Style.Green, text, cur, cols)
 	if !withCursor && len(l.rows) > 1 && l.rows[len(l.rows)-1] == "" {
 		l.rows = l.rows[:len(l.rows)-1] // the row only the cursor would have used
 	}

@@ -9,6 +9,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // qask is a set of questions passed to the REPL goroutine, which owns the
@@ -66,14 +67,14 @@ func (r *REPL) questionText(q orchestrator.Question, i, n int) string {
 	if n > 1 {
 		head = fmt.Sprintf("[Question %d/%d]", i+1, n)
 	}
-	b.WriteString(r.o.Style.Yellow(head) + " " + sanitize(q.Question))
+	b.WriteString(r.o.Style.Yellow(head) + " " + termsafe.Visible(q.Question))
 	for j, opt := range q.Options {
-		fmt.Fprintf(&b, "\n  %d. %s", j+1, sanitize(opt.Label))
+		fmt.Fprintf(&b, "\n  %d. %s", j+1, termsafe.Visible(opt.Label))
 		if j == 0 {
 			b.WriteString(" (Recommended)")
 		}
 		if opt.Description != "" {
-			b.WriteString(" — " + sanitize(opt.Description))
+			b.WriteString(" — " + termsafe.Visible(opt.Description))
 		}
 	}
 	b.WriteString("\n")

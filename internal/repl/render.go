@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // CancelLines is what Esc during a run prints, exactly: people and scripts
@@ -30,6 +31,7 @@ type Renderer struct {
 	status *status
 
 	block string // "answer", "thinking" or "" — the block being streamed
+	cr    bool   // the last chunk streamed ended in "\r", held back: it may be a CRLF's
 	bol   bool   // raw text: the cursor is at the beginning of a line
 	sm    *streamer
 
@@ -130,7 +132,7 @@ func (r *Renderer) Emit(e event.Event) {
 		r.prompt.Used = true
 	case event.UserMessage:
 		r.line("[USER]")
-		r.text(sanitize(e.Text))
+		r.text(termsafe.Visible(e.Text))
 		r.prompt.Used = true
 	case event.ToolStarted:
 		r.toolStarted(e)
@@ -141,11 +143,11 @@ func (r *Renderer) Emit(e event.Event) {
 	case event.CommandOutput:
 		r.command(e)
 	case event.Notice:
-		r.line(r.st.Yellow(sanitize(e.Text)))
+		r.line(r.st.Yellow(termsafe.Visible(e.Text)))
 	case event.HookRan:
 		r.hookRan("", e)
 	case event.Error:
-		r.line(r.errorText(sanitize(e.Message)))
+		r.line(r.errorText(termsafe.Visible(e.Message)))
 	case event.SessionStarted:
 		r.prompt.Agent, r.prompt.Model, r.prompt.Cwd = e.Agent, e.Model, e.Cwd
 		r.prompt.SessionID, r.prompt.Used = e.SessionID, e.Messages > 0
@@ -218,7 +220,15 @@ func (r *Renderer) stream(block, header, text string) {
 	if text == "" {
 		return
 	}
-	text = sanitize(text)
+	// A CRLF split between chunks is a line end, not a visible "\r".
+	if r.cr && r.block == block {
+		text = "\r" + text
+	}
+	text, r.cr = strings.CutSuffix(text, "\r")
+	if text == "" {
+		return
+	}
+	text = termsafe.Visible(text)
 	r.usage.streamed += len(text)
 	if r.block != block {
 		r.endBlock()
@@ -338,7 +348,7 @@ func (r *Renderer) command(e event.CommandOutput) {
 	if e.Block == "COMMAND" {
 		r.prompt.Used = true
 	}
-	text := sanitize(e.Text)
+	text := termsafe.Visible(e.Text)
 	switch name, _, _ := strings.Cut(strings.TrimSpace(e.Command), " "); name {
 	case "/diff":
 		r.endBlock()
@@ -382,10 +392,10 @@ func (r *Renderer) subagent(e event.Subagent) {
 	tag := r.st.Blue("[task " + e.ID + "]")
 	switch in := e.Event.(type) {
 	case event.ToolStarted:
-		r.line(tag + " " + in.Name + " " + sanitize(in.Summary))
+		r.line(tag + " " + termsafe.Visible(in.Name) + " " + termsafe.Visible(in.Summary))
 	case event.ToolFinished:
 		if !in.OK {
-			r.line(tag + " " + r.errorText(in.Name+": "+sanitize(in.Summary)))
+			r.line(tag + " " + r.errorText(termsafe.Visible(in.Name+": "+in.Summary)))
 		}
 	case event.TurnFinished:
 		r.line(tag + " " + r.st.Dim(string(in.State)+" after "+plural(in.Steps, "step", "steps")))
@@ -397,7 +407,7 @@ func (r *Renderer) subagent(e event.Subagent) {
 // hookRan shows a hook's run on one line (yellow when it changed what
 // happens or failed), then what it printed for the person.
 func (r *Renderer) hookRan(tag string, e event.HookRan) {
-	line := sanitize(e.Line())
+	line := termsafe.Visible(e.Line())
 	switch e.Outcome {
 	case "ok", "context added", "allowed":
 		line = r.st.Dim(line)
@@ -406,7 +416,7 @@ func (r *Renderer) hookRan(tag string, e event.HookRan) {
 	}
 	r.line(tag + line)
 	if out := strings.TrimSpace(e.Output); out != "" {
-		r.text(sanitize(out))
+		r.text(termsafe.Visible(out))
 	}
 }
 

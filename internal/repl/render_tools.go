@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 const (
@@ -54,7 +55,7 @@ func (l *outputLog) add(stream, text string) {
 		if j < 0 {
 			break
 		}
-		l.lines = append(l.lines, outLine{text: sanitize(s[:j]), stderr: i == 1})
+		l.lines = append(l.lines, outLine{text: termsafe.Visible(strings.TrimSuffix(s[:j], "\r")), stderr: i == 1})
 		s = s[j+1:]
 	}
 	l.partial[i] = s
@@ -65,7 +66,7 @@ func (l *outputLog) all() []outLine {
 	lines := l.lines
 	for i, p := range l.partial {
 		if p != "" {
-			lines = append(lines[:len(lines):len(lines)], outLine{text: sanitize(p), stderr: i == 1})
+			lines = append(lines[:len(lines):len(lines)], outLine{text: termsafe.Visible(p), stderr: i == 1})
 		}
 	}
 	return lines
@@ -80,11 +81,11 @@ type finishedCall struct {
 }
 
 func (r *Renderer) toolStarted(e event.ToolStarted) {
-	r.calls[e.CallID] = &toolRun{name: e.Name, summary: sanitize(e.Summary)}
+	r.calls[e.CallID] = &toolRun{name: termsafe.Visible(e.Name), summary: termsafe.Visible(e.Summary)}
 	if r.bang {
 		return // the [COMMAND] block shows it
 	}
-	r.line(r.st.Blue("[tool] "+e.Name) + " " + sanitize(e.Summary))
+	r.line(r.st.Blue("[tool] "+termsafe.Visible(e.Name)) + " " + termsafe.Visible(e.Summary))
 }
 
 func (r *Renderer) toolOutput(e event.ToolOutput) {
@@ -124,11 +125,12 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 	c := r.calls[e.CallID]
 	delete(r.calls, e.CallID)
 	if c == nil {
-		c = &toolRun{name: e.Name}
+		c = &toolRun{name: termsafe.Visible(e.Name)}
 	}
 	r.setLive(partTail, nil)
 	lines := c.out.all()
-	r.last = &finishedCall{name: e.Name, summary: c.summary, lines: lines, result: e.Result, cut: c.out.cut}
+	name := termsafe.Visible(e.Name)
+	r.last = &finishedCall{name: name, summary: c.summary, lines: lines, result: e.Result, cut: c.out.cut}
 	if r.bang {
 		return
 	}
@@ -136,31 +138,31 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 		r.endBlock()
 		r.commitRows(r.tailRows(lines, " (/output shows them)", r.cols()))
 	}
-	summary := sanitize(e.Summary)
+	summary := termsafe.Visible(e.Summary)
 	if summary == "" {
 		summary = "done"
 	}
 	if !e.OK {
-		r.line(r.errorText(e.Name + ": " + summary))
+		r.line(r.errorText(name + ": " + summary))
 		return
 	}
 	detail := summary
 	if c.summary != "" && e.Name != "bash" && !strings.Contains(summary, c.summary) {
 		detail = c.summary + " · " + summary
 	}
-	r.line(r.st.Green("  ✓ "+e.Name) + " " + detail)
+	r.line(r.st.Green("  ✓ "+name) + " " + detail)
 	if e.Name == "grep" || e.Name == "glob" {
 		r.firstResults(e.Result)
 	}
 	if e.Diff != "" {
-		r.out(r.diff(sanitize(e.Diff)))
+		r.out(r.diff(termsafe.Visible(e.Diff)))
 	}
 }
 
 // firstResults shows the first lines of a search's result.
 func (r *Renderer) firstResults(result string) {
 	var rows []string
-	lines := strings.Split(strings.TrimRight(sanitize(result), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(termsafe.Visible(result), "\n"), "\n")
 	shown := 0
 	for _, l := range lines {
 		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "[") || strings.HasPrefix(l, "No ") {
@@ -191,7 +193,7 @@ func (r *Renderer) lastOutput() string {
 	var b strings.Builder
 	b.WriteString(r.st.Blue("[output] "+c.name) + " " + c.summary + "\n")
 	if len(c.lines) == 0 {
-		b.WriteString(strings.TrimRight(sanitize(c.result), "\n") + "\n")
+		b.WriteString(strings.TrimRight(termsafe.Visible(c.result), "\n") + "\n")
 		return b.String()
 	}
 	for _, l := range c.lines {
@@ -227,11 +229,11 @@ func (r *Renderer) todoLines(items []session.Todo) {
 	for _, td := range items {
 		switch td.Status {
 		case session.TodoDone:
-			r.line(r.st.Cyan("  [x] " + td.Content))
+			r.line(r.st.Cyan("  [x] " + termsafe.Visible(td.Content)))
 		case session.TodoInProgress:
-			r.line(r.st.Yellow("  [~] " + td.Content))
+			r.line(r.st.Yellow("  [~] " + termsafe.Visible(td.Content)))
 		default:
-			r.line(r.st.Dim("  [ ] " + td.Content))
+			r.line(r.st.Dim("  [ ] " + termsafe.Visible(td.Content)))
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // status is the live status line under the stream while a turn runs: what
@@ -96,9 +97,9 @@ func (s *status) event(e event.Event) {
 
 func toolPhase(name, summary string) string {
 	if name == "bash" {
-		return "running " + sanitize(summary)
+		return "running " + termsafe.Visible(summary)
 	}
-	return name + " " + sanitize(summary)
+	return termsafe.Visible(name + " " + summary)
 }
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/termsafe"
 )
 
 // Pricer prices a model's usage; ok is false when its prices are unknown.
@@ -58,7 +59,7 @@ func tokens(n int) string {
 func (r *Renderer) turnDone(e event.TurnFinished) {
 	r.endBlock()
 	if e.Verification != "" {
-		r.line(r.st.Yellow(e.Verification))
+		r.line(r.st.Yellow(termsafe.Visible(e.Verification)))
 	}
 	u := e.Usage
 	parts := []string{plural(e.Steps, "step", "steps"), elapsed(e.Duration)}
@@ -115,7 +116,7 @@ func (r *Renderer) replay(e event.Replay) {
 	r.endBlock()
 	head := "[history] session " + e.SessionID
 	if e.Title != "" {
-		head += " · " + sanitize(e.Title)
+		head += " · " + termsafe.Visible(e.Title)
 	}
 	r.line(r.st.Blue(head))
 	if e.Omitted > 0 {
@@ -123,7 +124,7 @@ func (r *Renderer) replay(e event.Replay) {
 	}
 	cols := r.cols()
 	for _, en := range e.Entries {
-		text := sanitize(en.Text)
+		text := termsafe.Visible(en.Text)
 		switch en.Role {
 		case event.ReplayUser:
 			first, rest, _ := strings.Cut(text, "\n")
@@ -133,9 +134,9 @@ func (r *Renderer) replay(e event.Replay) {
 			r.line(r.st.Bold("> ") + first)
 		case event.ReplayTool:
 			if en.OK {
-				r.line(r.st.Dim("  ✓ "+en.Tool+" ") + r.st.Dim(text))
+				r.line(r.st.Dim("  ✓ "+termsafe.Visible(en.Tool)+" ") + r.st.Dim(text))
 			} else {
-				r.line(r.st.Red("  ✗ "+en.Tool+" ") + r.st.Dim(text))
+				r.line(r.st.Red("  ✗ "+termsafe.Visible(en.Tool)+" ") + r.st.Dim(text))
 			}
 		case event.ReplayAnswer:
 			r.commitRows(r.answerRows(text, cols))

@@ -3,7 +3,6 @@ package repl
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clipperhouse/displaywidth"
@@ -62,37 +61,6 @@ func expandTabs(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// sanitize makes text from outside (the model, a command's output) safe to
-// print: escape sequences and control characters other than newline and
-// tab are dropped, a carriage return keeps what follows it (progress
-// bars), invalid UTF-8 becomes U+FFFD.
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < ' ' && c != '\n' && c != '\t') || c == 0x7f || c >= utf8.RuneSelf {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	s = ansi.Strip(strings.ToValidUTF8(s, "\uFFFD"))
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if j := strings.LastIndexByte(strings.TrimRight(l, "\r"), '\r'); j >= 0 {
-			l = l[j+1:]
-		}
-		lines[i] = strings.Map(func(r rune) rune {
-			if (r < ' ' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-				return -1
-			}
-			return r
-		}, l)
-	}
-	return strings.Join(lines, "\n")
 }
 
 // plural is "1 line", "2 lines".

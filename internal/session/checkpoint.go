@@ -72,6 +72,16 @@ func (st *Store) writeRows(ctx context.Context, s *Session, prev persistState, k
 	if err := st.insertMessages(ctx, tx, s.ID, s.Messages, from); err != nil {
 		return prev, err
 	}
+	if !known {
+		// A session recovered from its snapshot brings its subagent runs
+		// back into the database with it; otherwise they are written as
+		// they run (CheckpointSubagent).
+		for _, run := range s.Subagents {
+			if err := replaceSubagentRows(ctx, tx, s.ID, run); err != nil {
+				return prev, fmt.Errorf("subagent %s: %w", run.RunID, err)
+			}
+		}
+	}
 	if !known || !slices.Equal(prev.todos, s.Todos) {
 		if err := replaceTodos(ctx, tx, s.ID, s.Todos); err != nil {
 			return prev, fmt.Errorf("todos: %w", err)

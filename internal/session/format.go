@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -33,7 +34,14 @@ func FormatList(sums []Summary, loc *time.Location) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-*s  %-*s  %8s  %s\n", idW, "id", timeW, "time ("+zone+")", "messages", "title")
 	for i, s := range sums {
-		fmt.Fprintf(&b, "%-*s  %-*s  %8d  %s\n", idW, s.ID, timeW, times[i], s.Messages, listTitle(s.Title))
+		title := listTitle(s.Title)
+		if s.Subagents > 0 {
+			title += " · " + strconv.Itoa(s.Subagents) + " subagent run"
+			if s.Subagents > 1 {
+				title += "s"
+			}
+		}
+		fmt.Fprintf(&b, "%-*s  %-*s  %8d  %s\n", idW, s.ID, timeW, times[i], s.Messages, title)
 	}
 	return b.String()
 }

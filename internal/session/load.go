@@ -19,6 +19,8 @@ type Summary struct {
 	Created, Updated time.Time
 	Messages         int
 	Model, Mode      string
+	// Subagents counts the task tool's stored runs (not in Messages).
+	Subagents int
 }
 
 // Load reads session id from the database. When the database has no such
@@ -80,6 +82,9 @@ func (st *Store) loadRows(ctx context.Context, id string) (*Session, error) {
 	}
 	if s.Started, err = st.loadStarts(ctx, id); err != nil {
 		return nil, fmt.Errorf("started tool calls: %w", err)
+	}
+	if s.Subagents, err = st.loadSubagents(ctx, id); err != nil {
+		return nil, fmt.Errorf("subagents: %w", err)
 	}
 	return s, nil
 }
@@ -185,7 +190,8 @@ ORDER BY updated_at DESC, id DESC LIMIT 1`, st.workspace).Scan(&id)
 }
 
 // List returns up to limit sessions of this workspace, newest first; limit
-// <= 0 means all. It reads only the sessions table (message_count is stored).
+// <= 0 means all. It reads the sessions table (message_count is stored) and
+// counts subagent runs through their primary key's prefix.
 func (st *Store) List(ctx context.Context, limit int) ([]Summary, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
@@ -195,7 +201,8 @@ func (st *Store) List(ctx context.Context, limit int) ([]Summary, error) {
 	if st.db == nil {
 		return nil, errClosed
 	}
-	rows, err := st.db.QueryContext(ctx, `SELECT id, title, created_at, updated_at, message_count, model, mode
+	rows, err := st.db.QueryContext(ctx, `SELECT id, title, created_at, updated_at, message_count, model, mode,
+    (SELECT COUNT(DISTINCT run_id) FROM subagent_messages m WHERE m.session_id = sessions.id)
 FROM sessions WHERE workspace = ? ORDER BY updated_at DESC, id DESC LIMIT ?`, st.workspace, limit)
 	if err != nil {
 		return nil, fmt.Errorf("session: list %s: %w", st.dbPath, err)
@@ -205,7 +212,7 @@ FROM sessions WHERE workspace = ? ORDER BY updated_at DESC, id DESC LIMIT ?`, st
 	for rows.Next() {
 		var s Summary
 		var created, updated int64
-		if err := rows.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages, &s.Model, &s.Mode); err != nil {
+		if err := rows.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages, &s.Model, &s.Mode, &s.Subagents); err != nil {
 			return nil, fmt.Errorf("session: list %s: %w", st.dbPath, err)
 		}
 		s.Created, s.Updated = fromNanos(created), fromNanos(updated)

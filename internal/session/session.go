@@ -35,6 +35,9 @@ type Session struct {
 	// whose result was not stored: RepairInterrupted tells the model their
 	// outcome is unknown.
 	Started map[string]bool `json:"-"`
+	// Subagents are the task tool's runs, each with its own history; they
+	// are never part of Messages (see SubagentRun).
+	Subagents []SubagentRun `json:"subagents,omitempty"`
 }
 
 // Todo is one item of the session's plan (the todowrite/todoread tools).

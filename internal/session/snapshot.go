@@ -34,6 +34,7 @@ type snapshotView struct {
 	Mode       string         `json:"mode"`
 	Usage      chat.Usage     `json:"usage"`
 	Todos      []Todo         `json:"todos,omitempty"`
+	Subagents  []SubagentRun  `json:"subagents,omitempty"`
 }
 
 func viewOf(s *Session) *snapshotView {
@@ -43,7 +44,7 @@ func viewOf(s *Session) *snapshotView {
 	}
 	return &snapshotView{ID: s.ID, Title: s.Title, Created: s.Created, Workspace: s.Workspace,
 		Generation: s.Generation, Messages: msgs, Updated: s.Updated, Model: s.Model, Mode: s.Mode,
-		Usage: s.Usage, Todos: s.Todos}
+		Usage: s.Usage, Todos: s.Todos, Subagents: s.Subagents}
 }
 
 // snapCache is what the snapshot file of the session checkpointed last

@@ -53,9 +53,13 @@ type Config struct {
 	// Timeout bounds the wait for the response headers and the first byte;
 	// zero falls back to IdleTimeout.
 	Timeout time.Duration
-	// IdleTimeout bounds the silence between stream data; zero means
-	// DefaultIdleTimeout. A stall is a retryable stream cut.
+	// IdleTimeout bounds the time between two pieces of progress (decoded
+	// content, not keep-alives); zero means DefaultIdleTimeout. A stall is
+	// a retryable stream cut.
 	IdleTimeout time.Duration
+	// CallTimeout bounds one whole request, however steadily it streams;
+	// running out fails the call without a retry. Zero means no bound.
+	CallTimeout time.Duration
 	// MaxTokens is max_tokens when the request sets none; zero means
 	// DefaultMaxTokens (ThinkingMaxTokens with thinking on), either capped
 	// at the model's output limit.
@@ -126,12 +130,13 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		KeyHint:          p.cfg.KeyHint,
 		FirstByteTimeout: p.cfg.Timeout,
 		IdleTimeout:      p.cfg.IdleTimeout,
+		CallTimeout:      p.cfg.CallTimeout,
 	})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	d := newDecoder(req, emit, p.cfg.Label, p.secret)
+	d := newDecoder(req, s.Watch(emit), p.cfg.Label, p.secret)
 	r := sse.NewReader(s)
 	for {
 		ev, err := r.Next()

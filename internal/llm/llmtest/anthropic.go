@@ -145,3 +145,11 @@ func anthropicError(status int) (typ, msg string) {
 }
 
 func (anthropicWire) requestIDHeader() string { return "request-id" }
+
+// keepAlive alternates Anthropic's own ping event with a comment line.
+func (anthropicWire) keepAlive(n int) []byte {
+	if n%2 == 0 {
+		return []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n")
+	}
+	return []byte(": keep-alive\n\n")
+}

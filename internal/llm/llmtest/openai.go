@@ -20,6 +20,9 @@ type wire interface {
 	errorBody(status int, msg string, overflow bool) []byte
 	// requestIDHeader names the header real servers put the request id in.
 	requestIDHeader() string
+	// keepAlive is what the protocol's servers send to keep an idle
+	// stream open: raw SSE bytes carrying no content.
+	keepAlive(n int) []byte
 }
 
 // inbound is what the response depends on from the request body.
@@ -210,3 +213,13 @@ func (openAIWire) errorBody(status int, msg string, overflow bool) []byte {
 }
 
 func (openAIWire) requestIDHeader() string { return "x-request-id" }
+
+// keepAlive alternates the comment line OpenAI-compatible servers (and
+// proxies such as OpenRouter) send while a model thinks with an empty data
+// event, which some servers send as a heartbeat.
+func (openAIWire) keepAlive(n int) []byte {
+	if n%2 == 0 {
+		return []byte(": keep-alive\n\n")
+	}
+	return []byte("data:\n\n")
+}

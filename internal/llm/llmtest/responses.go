@@ -155,3 +155,6 @@ func (responsesWire) errorBody(status int, msg string, overflow bool) []byte {
 }
 
 func (responsesWire) requestIDHeader() string { return "x-request-id" }
+
+// keepAlive is a comment line: the Responses API has no ping event.
+func (responsesWire) keepAlive(int) []byte { return []byte(": keep-alive\n\n") }

@@ -127,6 +127,11 @@ const (
 	// FaultStall sends AfterChunks events, then sends nothing until the
 	// client goes away or the server closes (idle-timeout tests).
 	FaultStall FaultKind = "stall"
+	// FaultKeepAlive sends AfterChunks events, then only the protocol's
+	// keep-alives (comments, empty data, Anthropic pings) every Every
+	// (default 20ms) until the client goes away or the server closes: a
+	// server that is alive but never answers.
+	FaultKeepAlive FaultKind = "keep_alive"
 	// FaultStreamError sends AfterChunks events, then the protocol's
 	// in-stream error event (Anthropic "event: error", OpenAI a data line
 	// holding {"error":...}) and ends the response without a terminator.
@@ -146,6 +151,8 @@ type Fault struct {
 	AfterChunks int
 	// Message overrides the error message.
 	Message string
+	// Every is the gap between keep-alives for FaultKeepAlive.
+	Every time.Duration
 }
 
 // Text is a step that answers with text only.

@@ -225,7 +225,7 @@ func replyFault(w http.ResponseWriter, wr wire, f *Fault) (status int, replied b
 		return replyError(w, wr, cmp.Or(f.Status, http.StatusInternalServerError), f.Message, false, f.RetryAfter), true
 	case FaultContextOverflow:
 		return replyError(w, wr, cmp.Or(f.Status, http.StatusBadRequest), f.Message, true, f.RetryAfter), true
-	case FaultCut, FaultMalformed, FaultStall, FaultStreamError:
+	case FaultCut, FaultMalformed, FaultStall, FaultKeepAlive, FaultStreamError:
 		return 0, false
 	}
 	msg := fmt.Sprintf("llmtest: unknown fault kind %q", f.Kind)

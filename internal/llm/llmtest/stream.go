@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -139,6 +140,19 @@ func (s *sender) stall() {
 	}
 }
 
+// keepAlive sends the wire's keep-alives every d until the client leaves
+// or the server closes.
+func (s *sender) keepAlive(w wire, d time.Duration) {
+	for n := 0; ; n++ {
+		if _, err := s.w.Write(w.keepAlive(n)); err != nil || s.rc.Flush() != nil {
+			return
+		}
+		if !s.sleep(d) {
+			return
+		}
+	}
+}
+
 // abort drops the connection mid-response. Hijacking and closing skips the
 // chunked-encoding terminator, so the client's body read fails with an
 // unexpected EOF instead of a clean end. Where hijacking is impossible
@@ -179,6 +193,9 @@ func (s *sender) stream(w wire, events []event, f *Fault, served func()) bool {
 		s.abort()
 	case FaultStall:
 		s.stall()
+		s.abort()
+	case FaultKeepAlive:
+		s.keepAlive(w, cmp.Or(f.Every, 20*time.Millisecond))
 		s.abort()
 	case FaultStreamError:
 		_ = s.send(w.errorEvent(f.Status, f.Message))

@@ -41,9 +41,13 @@ type Config struct {
 	// Timeout bounds the wait for the response headers and the first byte;
 	// zero falls back to IdleTimeout.
 	Timeout time.Duration
-	// IdleTimeout bounds the silence between stream data; zero means
-	// DefaultIdleTimeout. A stall is a retryable stream cut.
+	// IdleTimeout bounds the time between two pieces of progress (decoded
+	// content, not keep-alives); zero means DefaultIdleTimeout. A stall is
+	// a retryable stream cut.
 	IdleTimeout time.Duration
+	// CallTimeout bounds one whole request, however steadily it streams;
+	// running out fails the call without a retry. Zero means no bound.
+	CallTimeout time.Duration
 	// ReasoningEffort ("none" … "max") is sent as reasoning_effort when
 	// set and the model takes an effort (see shape.go).
 	ReasoningEffort string
@@ -110,12 +114,13 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		KeyHint:          p.cfg.KeyHint,
 		FirstByteTimeout: p.cfg.Timeout,
 		IdleTimeout:      p.cfg.IdleTimeout,
+		CallTimeout:      p.cfg.CallTimeout,
 	})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	return p.read(ctx, s, newDecoder(req, emit, p.cfg.Label, p.secret))
+	return p.read(ctx, s, newDecoder(req, s.Watch(emit), p.cfg.Label, p.secret))
 }
 
 // read feeds SSE events to d until the response is complete.

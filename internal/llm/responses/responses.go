@@ -75,12 +75,13 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		KeyHint:          p.cfg.KeyHint,
 		FirstByteTimeout: p.cfg.Timeout,
 		IdleTimeout:      p.cfg.IdleTimeout,
+		CallTimeout:      p.cfg.CallTimeout,
 	})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	d := newDecoder(req, emit, p.cfg.Label, p.secret)
+	d := newDecoder(req, s.Watch(emit), p.cfg.Label, p.secret)
 	r := sse.NewReader(s)
 	for {
 		ev, err := r.Next()
