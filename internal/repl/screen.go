@@ -131,7 +131,14 @@ func (s *screen) reflowed(cols int) {
 		}
 		total += n
 	}
-	up += s.curCol / cols
+	// The cursor's cell moved to the wrapped row it now falls on; a cursor
+	// just past a row's end at a multiple of the width has no cell there
+	// and stays at the end of the row's last wrapped row.
+	sub := s.curCol / cols
+	if s.curRow < len(s.widths) {
+		sub = min(sub, max(1, (s.widths[s.curRow]+cols-1)/cols)-1)
+	}
+	up += sub
 	s.curRow, s.curCol, s.drawn = up, 0, total
 	s.cols = cols
 }
