@@ -4,14 +4,11 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/sse"
 )
@@ -161,29 +158,4 @@ func (p *Provider) header() http.Header {
 		h.Set(k, v)
 	}
 	return h
-}
-
-// emitter stamps deltas with the request's identity and a fresh Seq.
-type emitter struct {
-	emit  llm.Emit
-	runID string
-	call  int
-	seq   int
-}
-
-func (e *emitter) send(d chat.MessageDelta) {
-	e.seq++
-	d.RunID, d.ModelCallIndex, d.Seq = e.runID, e.call, e.seq
-	e.emit(d)
-}
-
-// marshal encodes v without HTML escaping (code is full of < > &).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -103,7 +103,7 @@ func (p *Provider) encode(req llm.Request) ([]byte, error) {
 		body.Model = p.cfg.Model
 	}
 	p.shape(&body)
-	return marshal(body)
+	return llm.MarshalBody(body)
 }
 
 // markCache sets the prompt-cache breakpoints: the tool list, the system

@@ -88,7 +88,7 @@ type block struct {
 
 // decoder turns events into deltas for one Stream call.
 type decoder struct {
-	out       emitter
+	out       llm.Stamper
 	label     string
 	secret    string
 	ev        event
@@ -100,7 +100,7 @@ type decoder struct {
 }
 
 func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
-	return &decoder{out: emitter{emit: emit, runID: req.RunID, call: req.ModelCallIndex}, label: label, secret: secret}
+	return &decoder{out: llm.NewStamper(emit, req), label: label, secret: secret}
 }
 
 // event applies one SSE event and reports whether the message is complete.
@@ -166,14 +166,14 @@ func (d *decoder) startBlock(b *block, cb *contentBlock) {
 		d.thinking(b, chat.DeltaReasoningSig, cb.Signature)
 	case "redacted_thinking":
 		b.reasoning = d.newReasoning()
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: b.reasoning, BlockKind: chat.ReasoningRedacted, Raw: cb.Raw})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: b.reasoning, BlockKind: chat.ReasoningRedacted, Raw: cb.Raw})
 	case "tool_use":
 		b.tool, b.open = d.tools, true
 		d.tools++
 		if in := bytes.TrimSpace(cb.Input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
 			b.input = string(in)
 		}
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: b.tool, ToolCallID: cb.ID, ToolName: cb.Name})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: b.tool, ToolCallID: cb.ID, ToolName: cb.Name})
 	}
 }
 
@@ -195,7 +195,7 @@ func (d *decoder) newReasoning() int {
 // thinking emits a piece of a thinking block: its text or signature.
 func (d *decoder) thinking(b *block, kind chat.DeltaKind, s string) {
 	if s != "" {
-		d.out.send(chat.MessageDelta{Kind: kind, Block: b.reasoning, BlockKind: chat.ReasoningThinking, Text: s})
+		d.out.Send(chat.MessageDelta{Kind: kind, Block: b.reasoning, BlockKind: chat.ReasoningThinking, Text: s})
 	}
 }
 
@@ -215,14 +215,14 @@ func (d *decoder) blockDelta(e *event) {
 	case "input_json_delta":
 		if b != nil && b.kind == "tool_use" && e.Delta.PartialJSON != "" {
 			b.streamedInput = true
-			d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: e.Delta.PartialJSON})
+			d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: e.Delta.PartialJSON})
 		}
 	}
 }
 
 func (d *decoder) text(kind chat.DeltaKind, s string) {
 	if s != "" {
-		d.out.send(chat.MessageDelta{Kind: kind, Text: s})
+		d.out.Send(chat.MessageDelta{Kind: kind, Text: s})
 	}
 }
 
@@ -232,9 +232,9 @@ func (d *decoder) endTool(b *block) {
 	if b.kind == "tool_use" && b.open {
 		b.open = false
 		if b.input != "" && !b.streamedInput {
-			d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: b.input})
+			d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: b.input})
 		}
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: b.tool})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: b.tool})
 	}
 }
 
@@ -272,9 +272,9 @@ func (d *decoder) done() error {
 		CacheWriteTokens: u.CacheCreationInputTokens,
 	}
 	if !usage.IsZero() {
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: usage})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: usage})
 	}
-	d.out.send(chat.MessageDelta{Kind: chat.DeltaDone, StopReason: d.stop})
+	d.out.Send(chat.MessageDelta{Kind: chat.DeltaDone, StopReason: d.stop})
 	return nil
 }
 

@@ -6,12 +6,10 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/sse"
 )
@@ -153,40 +151,20 @@ func (p *Provider) read(ctx context.Context, s *llm.Stream, d *decoder) error {
 	}
 }
 
-func (p *Provider) header() http.Header {
+func (p *Provider) header() http.Header { return Header(p.cfg) }
+
+// Header is what every request to an OpenAI-style endpoint carries: JSON
+// in, an event stream out, the bearer key and the configured headers (the
+// Responses API provider sends the same).
+func Header(cfg Config) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "text/event-stream")
-	if p.cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+p.cfg.APIKey)
+	if cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
-	for k, v := range p.cfg.Headers {
+	for k, v := range cfg.Headers {
 		h.Set(k, v)
 	}
 	return h
-}
-
-// emitter stamps deltas with the request's identity and a fresh Seq.
-type emitter struct {
-	emit  llm.Emit
-	runID string
-	call  int
-	seq   int
-}
-
-func (e *emitter) send(d chat.MessageDelta) {
-	e.seq++
-	d.RunID, d.ModelCallIndex, d.Seq = e.runID, e.call, e.seq
-	e.emit(d)
-}
-
-// marshal encodes v without HTML escaping (code is full of < > &).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/llm"
 )
 
 // This file decodes the reasoning a Chat Completions stream may carry, so
@@ -122,13 +123,13 @@ func (d *decoder) reasoning(dl *delta) {
 	}
 	if raw := rawObject(dl.ExtraContent); raw != "" {
 		b := d.blocks.kind(chat.ReasoningExtraContent)
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: b, BlockKind: chat.ReasoningExtraContent, Raw: raw})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: b, BlockKind: chat.ReasoningExtraContent, Raw: raw})
 	}
 }
 
 func (d *decoder) reasoningText(kind, s string) {
 	if s != "" {
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaReasoning, Block: d.blocks.kind(kind), BlockKind: kind, Text: s})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoning, Block: d.blocks.kind(kind), BlockKind: kind, Text: s})
 	}
 }
 
@@ -170,7 +171,7 @@ func (d *decoder) detail(frag map[string]json.RawMessage, show bool) {
 		}
 	}
 	if show && shown != "" {
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaReasoning, Block: e.block, BlockKind: chat.ReasoningDetails, Text: shown})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoning, Block: e.block, BlockKind: chat.ReasoningDetails, Text: shown})
 	}
 }
 
@@ -183,11 +184,11 @@ func (d *decoder) flushDetails() {
 		for k, p := range e.parts {
 			e.fields[k] = quote(p.String())
 		}
-		b, err := marshal(e.fields)
+		b, err := llm.MarshalBody(e.fields)
 		if err != nil {
 			continue
 		}
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: e.block, BlockKind: chat.ReasoningDetails, Raw: string(b)})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: e.block, BlockKind: chat.ReasoningDetails, Raw: string(b)})
 	}
 	d.blocks.details = nil
 }
@@ -214,6 +215,6 @@ func str(raw json.RawMessage) (string, bool) {
 }
 
 func quote(s string) json.RawMessage {
-	b, _ := marshal(s)
+	b, _ := llm.MarshalBody(s)
 	return b
 }

@@ -87,7 +87,7 @@ func (p *Provider) encode(req llm.Request) ([]byte, error) {
 	sh := p.shapeFor(body.Model)
 	body.Messages = messages(req.System, req.Messages, sh.passBack)
 	sh.apply(&body, req.MaxTokens, p.cfg)
-	return marshal(body)
+	return llm.MarshalBody(body)
 }
 
 func messages(system string, in []chat.Message, pb passBack) []message {

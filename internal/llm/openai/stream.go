@@ -76,7 +76,7 @@ type call struct {
 // after that emits another Start carrying the full name so far. A fragment
 // equal to the whole name so far is a server repeating it and is ignored.
 type decoder struct {
-	out      emitter
+	out      llm.Stamper
 	label    string // the provider's name in errors
 	secret   string
 	c        chunk
@@ -92,7 +92,7 @@ type decoder struct {
 
 func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
 	return &decoder{
-		out:    emitter{emit: emit, runID: req.RunID, call: req.ModelCallIndex},
+		out:    llm.NewStamper(emit, req),
 		label:  label,
 		secret: secret,
 		last:   -1,
@@ -140,7 +140,7 @@ func (d *decoder) chunk(data []byte) error {
 
 func (d *decoder) text(kind chat.DeltaKind, s string) {
 	if s != "" {
-		d.out.send(chat.MessageDelta{Kind: kind, Text: s})
+		d.out.Send(chat.MessageDelta{Kind: kind, Text: s})
 	}
 }
 
@@ -153,15 +153,15 @@ func (d *decoder) tool(t *toolCallDelta) {
 	if n := t.Function.Name; n != "" && n != c.name {
 		c.name += n
 		if c.started {
-			d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: i, ToolCallID: c.id, ToolName: c.name})
+			d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: i, ToolCallID: c.id, ToolName: c.name})
 		}
 	}
 	if t.Function.Arguments != "" {
 		d.start(i)
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: i, Text: t.Function.Arguments})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: i, Text: t.Function.Arguments})
 	}
 	if raw := rawObject(t.ExtraContent); raw != "" {
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallExtra, ToolIndex: i, Raw: raw})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallExtra, ToolIndex: i, Raw: raw})
 	}
 }
 
@@ -201,7 +201,7 @@ func (d *decoder) start(i int) {
 	c := &d.calls[i]
 	if !c.started {
 		c.started = true
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: i, ToolCallID: c.id, ToolName: c.name})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: i, ToolCallID: c.id, ToolName: c.name})
 	}
 }
 
@@ -211,7 +211,7 @@ func (d *decoder) endCalls() {
 		if !d.calls[i].ended {
 			d.start(i)
 			d.calls[i].ended = true
-			d.out.send(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: i})
+			d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: i})
 		}
 	}
 }
@@ -235,9 +235,9 @@ func (d *decoder) done() error {
 	d.endCalls()
 	d.flushDetails()
 	if d.hasUsage {
-		d.out.send(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: d.usage})
+		d.out.Send(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: d.usage})
 	}
-	d.out.send(chat.MessageDelta{Kind: chat.DeltaDone, StopReason: d.stop})
+	d.out.Send(chat.MessageDelta{Kind: chat.DeltaDone, StopReason: d.stop})
 	return nil
 }
 

@@ -91,7 +91,7 @@ func (p *Provider) encode(req llm.Request) ([]byte, error) {
 		body.Reasoning = &reasoning{Effort: m.Effort(effort), Summary: "auto"}
 		body.Include = []string{"reasoning.encrypted_content"}
 	}
-	return marshal(body)
+	return llm.MarshalBody(body)
 }
 
 // input turns the history into items: an assistant message becomes its

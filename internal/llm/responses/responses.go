@@ -9,11 +9,8 @@ package responses
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
 	"strings"
 
-	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/llm/sse"
@@ -68,7 +65,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 	s, err := llm.OpenStream(ctx, llm.StreamRequest{
 		Provider:         p.cfg.Label,
 		URL:              p.cfg.BaseURL + "/responses",
-		Header:           p.header(),
+		Header:           openai.Header(p.cfg),
 		Body:             body,
 		Client:           p.cfg.HTTPClient,
 		Secret:           p.secret,
@@ -96,42 +93,4 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 			return err
 		}
 	}
-}
-
-func (p *Provider) header() http.Header {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
-	if p.cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+p.cfg.APIKey)
-	}
-	for k, v := range p.cfg.Headers {
-		h.Set(k, v)
-	}
-	return h
-}
-
-// emitter stamps deltas with the request's identity and a fresh Seq.
-type emitter struct {
-	emit  llm.Emit
-	runID string
-	call  int
-	seq   int
-}
-
-func (e *emitter) send(d chat.MessageDelta) {
-	e.seq++
-	d.RunID, d.ModelCallIndex, d.Seq = e.runID, e.call, e.seq
-	e.emit(d)
-}
-
-// marshal encodes v without HTML escaping (code is full of < > &).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

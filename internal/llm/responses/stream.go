@@ -62,7 +62,7 @@ type output struct {
 
 // decoder turns events into deltas for one Stream call.
 type decoder struct {
-	out     emitter
+	out     llm.Stamper
 	label   string
 	secret  string
 	outputs map[int]*output
@@ -72,7 +72,7 @@ type decoder struct {
 }
 
 func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
-	return &decoder{out: emitter{emit: emit, runID: req.RunID, call: req.ModelCallIndex}, label: label, secret: secret, outputs: map[int]*output{}}
+	return &decoder{out: llm.NewStamper(emit, req), label: label, secret: secret, outputs: map[int]*output{}}
 }
 
 // event applies one event and reports whether the response is complete.
@@ -110,7 +110,7 @@ func (d *decoder) event(name string, data []byte) (done bool, err error) {
 
 func (d *decoder) send(m chat.MessageDelta) {
 	if m.Text != "" || m.Kind != chat.DeltaText {
-		d.out.send(m)
+		d.out.Send(m)
 	}
 }
 
