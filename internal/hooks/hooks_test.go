@@ -3,12 +3,9 @@ package hooks
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -186,37 +183,9 @@ func TestMergeStrictestWins(t *testing.T) {
 	}
 }
 
-// shellLauncher runs hooks as plain processes in their own group, killed
-// as a group when ctx ends (coder's launcher uses the sandbox instead).
-type shellLauncher struct{}
-
-func (shellLauncher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
-	cmd := exec.Command("/bin/sh", "-c", command)
-	cmd.Stdin = strings.NewReader(string(stdin))
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return -1, err
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		case <-done:
-		}
-	}()
-	err := cmd.Wait()
-	close(done)
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), nil
-	}
-	return 0, err
-}
-
 func newRunner(t *testing.T, groups ...Group) *Runner {
 	t.Helper()
-	r, err := New(Options{Groups: groups, Launcher: shellLauncher{}, OutputLimit: 1024,
+	r, err := New(Options{Groups: groups, Launcher: Direct{}, OutputLimit: 1024,
 		Transcript: func(id string) string { return "/tmp/" + id + ".json" }})
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +285,7 @@ func TestRunCapsOutputAndDedupes(t *testing.T) {
 }
 
 func TestNewRejectsBadMatcher(t *testing.T) {
-	_, err := New(Options{Groups: []Group{{Event: PreToolUse, Matcher: "Bash("}}, Launcher: shellLauncher{}})
+	_, err := New(Options{Groups: []Group{{Event: PreToolUse, Matcher: "Bash("}}, Launcher: Direct{}})
 	if err == nil || !strings.Contains(err.Error(), "PreToolUse") {
 		t.Errorf("err = %v", err)
 	}

@@ -2,10 +2,7 @@ package orchestrator
 
 import (
 	"context"
-	"io"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,34 +12,6 @@ import (
 	"github.com/coder-agent/coder/internal/permission"
 )
 
-// procLauncher runs hooks as real processes in their own group, killed as
-// a group when ctx ends (coder's own launcher adds the sandbox).
-type procLauncher struct{}
-
-func (procLauncher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
-	cmd := exec.Command("/bin/sh", "-c", command)
-	cmd.Stdin = strings.NewReader(string(stdin))
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return -1, err
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		case <-done:
-		}
-	}()
-	err := cmd.Wait()
-	close(done)
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), nil
-	}
-	return 0, err
-}
-
 // withHooks configures one command per event, matching every tool.
 func withHooks(t *testing.T, byEvent map[hooks.Event]string) harnessOpt {
 	t.Helper()
@@ -50,7 +19,7 @@ func withHooks(t *testing.T, byEvent map[hooks.Event]string) harnessOpt {
 	for ev, cmd := range byEvent {
 		groups = append(groups, hooks.Group{Event: ev, Commands: []hooks.Command{{Command: cmd, Timeout: 20 * time.Second}}})
 	}
-	r, err := hooks.New(hooks.Options{Groups: groups, Launcher: procLauncher{}})
+	r, err := hooks.New(hooks.Options{Groups: groups, Launcher: hooks.Direct{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,41 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+)
+
+// Direct runs hooks as plain processes, each in a process group of its own
+// killed as a whole when ctx ends. coder's launcher runs them in its
+// sandbox instead; Direct is for tests.
+type Direct struct{}
+
+// RunHook implements Launcher.
+func (Direct) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Stdin = strings.NewReader(string(stdin))
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return -1, err
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		case <-done:
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), nil
+	}
+	return 0, err
+}
