@@ -274,12 +274,12 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 	}
 	live, flush := o.liveOutput(ctx, c)
 	res, err := tools.Execute(live, c)
-	flush()
 	if err != nil {
 		res = tools.Failure("%s failed: %v", c.Name, err)
 	} else {
-		res = o.escalate(ctx, ts, c, res)
+		res = o.escalate(live, ts, c, res) // a re-run's output shows live too
 	}
+	flush()
 	res = o.redact(res)
 	if uerr := after(); uerr != nil && err == nil {
 		err = uerr

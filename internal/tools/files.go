@@ -27,28 +27,25 @@ type Files interface {
 // write it as they do without Files, traversal-proof inside the workspace.
 var ErrUseDisk = errors.New("not through the editor: use the disk")
 
-// readThrough reads tg through files; nil data and no error mean the disk
-// is to be used.
-func readThrough(files Files, tg target) ([]byte, error) {
+// readThrough reads tg through files; handled is false when files leaves
+// the path to the disk.
+func readThrough(files Files, tg target) (data []byte, handled bool, err error) {
 	f, err := files.Open(tg.Abs)
 	if errors.Is(err, ErrUseDisk) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
-	if data == nil && err == nil {
-		data = []byte{}
-	}
-	return data, err
+	data, err = io.ReadAll(f)
+	return data, true, err
 }
 
 // read is tg's content, through the editor when there is one.
 func (g fileGuard) read(tg target) ([]byte, error) {
 	if g.files != nil {
-		if data, err := readThrough(g.files, tg); data != nil || err != nil {
+		if data, handled, err := readThrough(g.files, tg); handled {
 			return data, err
 		}
 	}

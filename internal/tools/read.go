@@ -102,11 +102,11 @@ func (t readTool) Run(ctx context.Context, c *Call) (Result, error) {
 	}
 	var r io.Reader = f
 	if t.files != nil {
-		data, err := readThrough(t.files, tg)
+		data, handled, err := readThrough(t.files, tg)
 		if err != nil {
 			return fileFailure(tg.Rel, err), nil
 		}
-		if data != nil {
+		if handled {
 			r = bytes.NewReader(data)
 		}
 	}
