@@ -3,7 +3,10 @@
 // It imports nothing internal, so every other layer can depend on it.
 package chat
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Role is who wrote a message.
 type Role string
@@ -53,6 +56,14 @@ type ToolCall struct {
 	// Extra is what the provider attached to the call and wants back with
 	// it, verbatim (Gemini's extra_content with its thought signature).
 	Extra RawJSON `json:"extra_content,omitempty"`
+}
+
+// Equal reports whether m and o are the same message, field by field.
+func (m *Message) Equal(o *Message) bool {
+	return m.Role == o.Role && m.Content == o.Content && m.Reasoning == o.Reasoning &&
+		m.ReasoningSignature == o.ReasoningSignature && m.ToolCallID == o.ToolCallID &&
+		m.ToolName == o.ToolName && m.IsError == o.IsError && m.Interrupted == o.Interrupted &&
+		slices.Equal(m.ToolCalls, o.ToolCalls) && slices.Equal(m.ReasoningBlocks, o.ReasoningBlocks)
 }
 
 // ReasoningState is the message's reasoning blocks; for a message stored

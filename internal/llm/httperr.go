@@ -290,7 +290,7 @@ type StreamRequest struct {
 	Provider string
 	URL      string
 	Header   http.Header
-	Body     []byte
+	Body     *Body
 	// Client sends the request; nil uses one with no total timeout.
 	Client *http.Client
 	// Secret is the API key, scrubbed from every error.
@@ -362,11 +362,15 @@ func OpenStream(ctx context.Context, r StreamRequest) (*Stream, error) {
 	rctx, cancel := context.WithCancelCause(ctx)
 	s := &Stream{parent: ctx, ctx: rctx, cancel: cancel, first: r.FirstByteTimeout,
 		idle: r.IdleTimeout, provider: r.Provider, secret: r.Secret}
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, r.URL, r.Body.Reader())
 	if err != nil {
 		cancel(nil)
 		return nil, &Error{Provider: r.Provider, Message: clean("invalid request: "+err.Error(), r.Secret), Err: err}
 	}
+	// A length, not a chunked body: some compatible servers want one. A
+	// redirect or an HTTP/2 retry reads the body again from GetBody.
+	req.ContentLength = r.Body.Len()
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(r.Body.Reader()), nil }
 	req.Header = r.Header
 	client := r.Client
 	if client == nil {

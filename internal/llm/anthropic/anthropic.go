@@ -85,6 +85,8 @@ type Provider struct {
 	cfg Config
 	// secret is scrubbed from every error: the key and the header values.
 	secret string
+	// history holds each history message's blocks, encoded (see encode).
+	history llm.MessageCache[turn]
 }
 
 var _ llm.Provider = (*Provider)(nil)

@@ -3,17 +3,19 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
 )
 
-// The request body of POST /v1/messages.
+// The request body of POST /v1/messages. The messages are not in the
+// struct: their blocks are encoded message by message (cached from call to
+// call) and follow the other fields; see encode.
 type request struct {
 	Model        string        `json:"model"`
 	MaxTokens    int           `json:"max_tokens"`
 	System       []textBlock   `json:"system,omitempty"`
-	Messages     []message     `json:"messages"`
 	Tools        []tool        `json:"tools,omitempty"`
 	Thinking     *thinking     `json:"thinking,omitempty"`
 	OutputConfig *outputConfig `json:"output_config,omitempty"`
@@ -31,9 +33,17 @@ type outputConfig struct {
 	Effort string `json:"effort"`
 }
 
-type message struct {
-	Role    string `json:"role"`
-	Content []any  `json:"content"` // the *Block types below
+// turn is one message of the API: a role and its content blocks.
+type turn struct {
+	role   string
+	blocks []wireBlock
+}
+
+// wireBlock is one content block (a *Block type below, or a redacted thinking
+// block as it came) and its encoding.
+type wireBlock struct {
+	v   any
+	enc []byte
 }
 
 type textBlock struct {
@@ -86,12 +96,13 @@ var (
 	emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 )
 
-// encode builds the JSON body for req.
-func (p *Provider) encode(req llm.Request) ([]byte, error) {
+// encode builds the JSON body for req: the request's fields, then
+// "messages", each made of its history messages' blocks, encoded once per
+// message (p.history).
+func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 	body := request{
 		Model:     req.Model,
 		MaxTokens: req.MaxTokens,
-		Messages:  messages(req.Messages),
 		Tools:     tools(req.Tools),
 		Stream:    true,
 	}
@@ -103,13 +114,42 @@ func (p *Provider) encode(req llm.Request) ([]byte, error) {
 		body.Model = p.cfg.Model
 	}
 	p.shape(&body)
-	return llm.MarshalBody(body)
+	conv, err := p.history.Make("", req.Messages, encodeMessage)
+	if err != nil {
+		return nil, err
+	}
+	turns, err := markLast(messages(conv))
+	if err != nil {
+		return nil, err
+	}
+	b, err := llm.NewBody(body)
+	if err != nil {
+		return nil, err
+	}
+	b.Array("messages", len(conv)+len(turns))
+	for _, t := range turns {
+		pieces := make([][]byte, 0, 2*len(t.blocks)+1)
+		pieces = append(pieces, []byte(`{"role":"`+t.role+`","content":[`))
+		for i, blk := range t.blocks {
+			if i > 0 {
+				pieces = append(pieces, comma)
+			}
+			pieces = append(pieces, blk.enc)
+		}
+		b.Item(append(pieces, closeTurn)...)
+	}
+	b.EndArray()
+	b.End()
+	return b, nil
 }
 
-// markCache sets the prompt-cache breakpoints: the tool list, the system
-// prompt and the latest message. Tools and system never change within a
-// session, and the history only grows, so each request reuses the cached
-// prefix the previous one wrote (3 of the API's 4 breakpoints).
+var comma, closeTurn = []byte(","), []byte("]}")
+
+// markCache sets the prompt-cache breakpoints of the tool list and the
+// system prompt; markLast sets the third, on the latest message. Tools and
+// system never change within a session, and the history only grows, so
+// each request reuses the cached prefix the previous one wrote (3 of the
+// API's 4 breakpoints).
 func markCache(b *request) {
 	if n := len(b.Tools); n > 0 {
 		b.Tools[n-1].Cache = ephemeral
@@ -117,38 +157,72 @@ func markCache(b *request) {
 	if n := len(b.System); n > 0 {
 		b.System[n-1].Cache = ephemeral
 	}
-	if n := len(b.Messages); n > 0 {
-		blocks := b.Messages[n-1].Content
-		switch blk := blocks[len(blocks)-1].(type) {
-		case textBlock:
-			blk.Cache = ephemeral
-			blocks[len(blocks)-1] = blk
-		case toolResultBlock:
-			blk.Cache = ephemeral
-			blocks[len(blocks)-1] = blk
-		}
-	}
 }
 
-// messages converts the history. Tool results become tool_result blocks in
-// a user message; adjacent messages of one role are merged, as the API
-// requires alternation; empty messages are left out.
-func messages(in []chat.Message) []message {
-	var out []message
-	for i := range in {
-		role, blocks := convert(&in[i])
-		if len(blocks) == 0 {
+// markLast marks the last block of the last turn, a text or tool result,
+// as a cache breakpoint. The block is copied, not changed: its turn's
+// blocks may be the cache's.
+func markLast(turns []turn) ([]turn, error) {
+	n := len(turns)
+	if n == 0 {
+		return turns, nil
+	}
+	blocks := turns[n-1].blocks
+	last := blocks[len(blocks)-1]
+	switch v := last.v.(type) {
+	case textBlock:
+		v.Cache = ephemeral
+		last.v = v
+	case toolResultBlock:
+		v.Cache = ephemeral
+		last.v = v
+	default:
+		return turns, nil
+	}
+	enc, err := llm.MarshalBody(last.v)
+	if err != nil {
+		return nil, err
+	}
+	last.enc = enc
+	blocks = append(slices.Clip(blocks[:len(blocks)-1]), last)
+	turns[n-1].blocks = blocks
+	return turns, nil
+}
+
+// encodeMessage is one history message's role and blocks, encoded.
+func encodeMessage(m *chat.Message) (turn, error) {
+	role, vs := convert(m)
+	t := turn{role: role}
+	for _, v := range vs {
+		enc, err := llm.MarshalBody(v)
+		if err != nil {
+			return turn{}, err
+		}
+		t.blocks = append(t.blocks, wireBlock{v: v, enc: enc})
+	}
+	return t, nil
+}
+
+// messages merges the history's turns: tool results become tool_result
+// blocks in a user message; adjacent messages of one role are merged, as
+// the API requires alternation; empty messages are left out. The turns in
+// are the cache's and are not changed.
+func messages(in []turn) []turn {
+	var out []turn
+	for _, t := range in {
+		if len(t.blocks) == 0 {
 			continue
 		}
-		if n := len(out); n > 0 && out[n-1].Role == role {
-			out[n-1].Content = append(out[n-1].Content, blocks...)
+		if n := len(out); n > 0 && out[n-1].role == t.role {
+			out[n-1].blocks = append(out[n-1].blocks, t.blocks...)
 			continue
 		}
-		out = append(out, message{Role: role, Content: blocks})
+		// Clipped: a merge appends to a copy, never into the cache.
+		out = append(out, turn{role: t.role, blocks: slices.Clip(t.blocks)})
 	}
 	for i := range out {
-		if out[i].Role == "user" {
-			resultsFirst(out[i].Content)
+		if out[i].role == "user" {
+			out[i].blocks = resultsFirst(out[i].blocks)
 		}
 	}
 	return out
@@ -200,20 +274,22 @@ func input(args string) json.RawMessage {
 	return emptyObject
 }
 
-// resultsFirst moves tool_result blocks to the front, keeping order: the
-// API wants them before any other content of the user turn.
-func resultsFirst(blocks []any) {
-	var results, rest []any
+// resultsFirst puts tool_result blocks at the front, keeping order: the
+// API wants them before any other content of the user turn. It returns a
+// new slice when anything moves.
+func resultsFirst(blocks []wireBlock) []wireBlock {
+	var results, rest []wireBlock
 	for _, b := range blocks {
-		if _, ok := b.(toolResultBlock); ok {
+		if _, ok := b.v.(toolResultBlock); ok {
 			results = append(results, b)
 		} else {
 			rest = append(rest, b)
 		}
 	}
 	if len(results) > 0 && len(rest) > 0 {
-		copy(blocks, append(results, rest...))
+		return append(results, rest...)
 	}
+	return blocks
 }
 
 func tools(in []chat.ToolSpec) []tool {

@@ -51,7 +51,9 @@ func TestRequestBody(t *testing.T) {
 	if got.header.Get("Authorization") != "" {
 		t.Fatal("Authorization sent to Anthropic")
 	}
-	want := `{"model":"claude-sonnet-4-5","max_tokens":32000,"system":[{"type":"text","text":"You are coder.","cache_control":{"type":"ephemeral"}}],"messages":[` +
+	want := `{"model":"claude-sonnet-4-5","max_tokens":32000,"system":[{"type":"text","text":"You are coder.","cache_control":{"type":"ephemeral"}}],` +
+		`"tools":[{"name":"read_file","description":"Read a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}},"cache_control":{"type":"ephemeral"}}],` +
+		`"thinking":{"type":"enabled","budget_tokens":10000},"stream":true,"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"fix <main.go> & test"},{"type":"text","text":"please"}]},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"Read first.","signature":"sig=="},{"type":"text","text":"Looking."},` +
 		`{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"main.go"}},` +
@@ -59,9 +61,7 @@ func TestRequestBody(t *testing.T) {
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"package main"},` +
 		`{"type":"tool_result","tool_use_id":"toolu_2","content":"invalid arguments","is_error":true},` +
 		`{"type":"text","text":"also lint"}]},` +
-		`{"role":"assistant","content":[{"type":"text","text":"Done.","cache_control":{"type":"ephemeral"}}]}],` +
-		`"tools":[{"name":"read_file","description":"Read a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}},"cache_control":{"type":"ephemeral"}}],` +
-		`"thinking":{"type":"enabled","budget_tokens":10000},"stream":true}`
+		`{"role":"assistant","content":[{"type":"text","text":"Done.","cache_control":{"type":"ephemeral"}}]}]}`
 	if got.body != want {
 		t.Fatalf("body\n got %s\nwant %s", got.body, want)
 	}
@@ -81,7 +81,7 @@ func TestRequestDefaults(t *testing.T) {
 	if _, ok := got.header["X-Api-Key"]; ok {
 		t.Fatal("x-api-key sent without a key")
 	}
-	want := `{"model":"claude-haiku","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}],"stream":true}`
+	want := `{"model":"claude-haiku","max_tokens":8192,"stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]}`
 	if got.body != want {
 		t.Fatalf("body\n got %s\nwant %s", got.body, want)
 	}
@@ -89,14 +89,25 @@ func TestRequestDefaults(t *testing.T) {
 
 func TestToolResultsMovedFirst(t *testing.T) {
 	t.Parallel()
-	msgs := messages([]chat.Message{
+	var in []turn
+	for _, m := range []chat.Message{
 		{Role: chat.RoleUser, Content: "stray text"},
 		{Role: chat.RoleTool, ToolCallID: "t1", Content: "r"},
-	})
-	if len(msgs) != 1 || len(msgs[0].Content) != 2 {
+	} {
+		t1, err := encodeMessage(&m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, t1)
+	}
+	msgs := messages(in)
+	if len(msgs) != 1 || len(msgs[0].blocks) != 2 {
 		t.Fatalf("msgs = %+v", msgs)
 	}
-	if _, ok := msgs[0].Content[0].(toolResultBlock); !ok {
-		t.Fatalf("tool_result not first: %+v", msgs[0].Content)
+	if _, ok := msgs[0].blocks[0].v.(toolResultBlock); !ok {
+		t.Fatalf("tool_result not first: %+v", msgs[0].blocks)
+	}
+	if _, ok := in[0].blocks[0].v.(textBlock); !ok {
+		t.Fatal("the turns given were reordered in place")
 	}
 }

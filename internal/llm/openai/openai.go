@@ -70,6 +70,8 @@ type Provider struct {
 	cfg Config
 	// secret is scrubbed from every error: the key and the header values.
 	secret string
+	// history holds each history message's encoding (see encode).
+	history llm.MessageCache[[]byte]
 }
 
 var _ llm.Provider = (*Provider)(nil)

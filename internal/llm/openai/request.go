@@ -2,16 +2,18 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
 )
 
-// The request body of POST /chat/completions.
+// The request body of POST /chat/completions. The messages are not in
+// it: they are encoded one by one (cached from call to call) and follow
+// the other fields; see encode.
 type chatRequest struct {
 	Model               string         `json:"model"`
-	Messages            []message      `json:"messages"`
 	Tools               []tool         `json:"tools,omitempty"`
 	Stream              bool           `json:"stream"`
 	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
@@ -73,8 +75,10 @@ type functionDef struct {
 // emptySchema is sent for a tool that declares no parameters.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// encode builds the JSON body for req, shaped for the model (shape.go).
-func (p *Provider) encode(req llm.Request) ([]byte, error) {
+// encode builds the JSON body for req, shaped for the model (shape.go):
+// the request's fields, then "messages", the system prompt and each
+// history message's encoding, made once per message (p.history).
+func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 	body := chatRequest{
 		Model:         req.Model,
 		Tools:         tools(req.Tools),
@@ -85,28 +89,42 @@ func (p *Provider) encode(req llm.Request) ([]byte, error) {
 		body.Model = p.cfg.Model
 	}
 	sh := p.shapeFor(body.Model)
-	body.Messages = messages(req.System, req.Messages, sh.passBack)
 	sh.apply(&body, req.MaxTokens, p.cfg)
-	return llm.MarshalBody(body)
+	msgs, err := p.history.Make(fmt.Sprint(sh.passBack), req.Messages, func(m *chat.Message) ([]byte, error) {
+		return llm.MarshalBody(convert(m, sh.passBack))
+	})
+	if err != nil {
+		return nil, err
+	}
+	b, err := llm.NewBody(body)
+	if err != nil {
+		return nil, err
+	}
+	b.Array("messages", len(msgs)+1)
+	if req.System != "" {
+		sys, err := llm.MarshalBody(message{Role: "system", Content: &req.System})
+		if err != nil {
+			return nil, err
+		}
+		b.Item(sys)
+	}
+	for _, m := range msgs {
+		b.Item(m)
+	}
+	b.EndArray()
+	b.End()
+	return b, nil
 }
 
-func messages(system string, in []chat.Message, pb passBack) []message {
-	out := make([]message, 0, len(in)+1)
-	if system != "" {
-		out = append(out, message{Role: "system", Content: &system})
+// convert is the wire message for one history message.
+func convert(m *chat.Message, pb passBack) message {
+	switch m.Role {
+	case chat.RoleAssistant:
+		return assistant(m, pb)
+	case chat.RoleTool:
+		return message{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID}
 	}
-	for i := range in {
-		m := &in[i]
-		switch m.Role {
-		case chat.RoleAssistant:
-			out = append(out, assistant(m, pb))
-		case chat.RoleTool:
-			out = append(out, message{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
-		default:
-			out = append(out, message{Role: string(m.Role), Content: &m.Content})
-		}
-	}
-	return out
+	return message{Role: string(m.Role), Content: &m.Content}
 }
 
 func assistant(m *chat.Message, pb passBack) message {

@@ -48,7 +48,12 @@ func TestRequestBody(t *testing.T) {
 	if got.header.Get("X-Title") != "coder" || got.header.Get("Content-Type") != "application/json" {
 		t.Fatalf("headers = %v", got.header)
 	}
-	want := `{"model":"my-local-model","messages":[` +
+	want := `{"model":"my-local-model",` +
+		`"tools":[` +
+		`{"type":"function","function":{"name":"ls","description":"List a directory.","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}},` +
+		`{"type":"function","function":{"name":"pwd","description":"Print the directory.","parameters":{"type":"object","properties":{}}}}],` +
+		`"stream":true,"stream_options":{"include_usage":true},"max_tokens":4096,"reasoning_effort":"high",` +
+		`"messages":[` +
 		`{"role":"system","content":"You are coder."},` +
 		`{"role":"user","content":"list <files> & grep"},` +
 		`{"role":"assistant","content":null,"tool_calls":[` +
@@ -57,11 +62,7 @@ func TestRequestBody(t *testing.T) {
 		`{"role":"tool","content":"a.go\nb.go","tool_call_id":"call_1"},` +
 		`{"role":"tool","content":"no matches","tool_call_id":"call_2"},` +
 		`{"role":"assistant","content":"Two files."},` +
-		`{"role":"user","content":"thanks"}],` +
-		`"tools":[` +
-		`{"type":"function","function":{"name":"ls","description":"List a directory.","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}},` +
-		`{"type":"function","function":{"name":"pwd","description":"Print the directory.","parameters":{"type":"object","properties":{}}}}],` +
-		`"stream":true,"stream_options":{"include_usage":true},"max_tokens":4096,"reasoning_effort":"high"}`
+		`{"role":"user","content":"thanks"}]}`
 	if got.body != want {
 		t.Fatalf("body\n got %s\nwant %s", got.body, want)
 	}
@@ -81,7 +82,7 @@ func TestRequestMinimal(t *testing.T) {
 	if _, ok := got.header["Authorization"]; ok {
 		t.Fatal("Authorization sent without a key")
 	}
-	want := `{"model":"qwen3","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"max_tokens":100}`
+	want := `{"model":"qwen3","stream":true,"stream_options":{"include_usage":true},"max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`
 	if got.body != want {
 		t.Fatalf("body\n got %s\nwant %s", got.body, want)
 	}

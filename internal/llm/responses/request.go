@@ -11,11 +11,12 @@ import (
 
 // The request body of POST /v1/responses. Nothing is stored at OpenAI
 // (store: false): the whole history goes in input every time, reasoning
-// items with their encrypted content included.
+// items with their encrypted content included. The input items are not in
+// the struct: they are encoded message by message (cached from call to
+// call) and follow the other fields; see encode.
 type request struct {
 	Model             string     `json:"model"`
 	Instructions      string     `json:"instructions,omitempty"`
-	Input             []any      `json:"input"`
 	Tools             []tool     `json:"tools,omitempty"`
 	Stream            bool       `json:"stream"`
 	Store             bool       `json:"store"`
@@ -68,11 +69,10 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // and its encrypted content to pass back, from models that reason (by the
 // catalog) or when an effort is configured for an unknown one; a model
 // known not to reason would reject the parameters.
-func (p *Provider) encode(req llm.Request) ([]byte, error) {
+func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 	body := request{
 		Model:             req.Model,
 		Instructions:      req.System,
-		Input:             input(req.Messages),
 		Tools:             tools(req.Tools),
 		Stream:            true,
 		ParallelToolCalls: true,
@@ -91,39 +91,64 @@ func (p *Provider) encode(req llm.Request) ([]byte, error) {
 		body.Reasoning = &reasoning{Effort: m.Effort(effort), Summary: "auto"}
 		body.Include = []string{"reasoning.encrypted_content"}
 	}
-	return llm.MarshalBody(body)
+	enc, err := p.history.Make("", req.Messages, encodeItems)
+	if err != nil {
+		return nil, err
+	}
+	b, err := llm.NewBody(body)
+	if err != nil {
+		return nil, err
+	}
+	b.Array("input", len(enc))
+	for _, it := range enc {
+		b.Item(it)
+	}
+	b.EndArray()
+	b.End()
+	return b, nil
 }
 
-// input turns the history into items: an assistant message becomes its
-// reasoning items (as they came, less their ids: nothing is stored to
-// refer to), its text, then its function calls.
-func input(msgs []chat.Message) []any {
-	var out []any
-	for i := range msgs {
-		m := &msgs[i]
-		switch m.Role {
-		case chat.RoleAssistant:
-			out = append(out, reasoningItems(m)...)
-			if m.Content != "" {
-				out = append(out, message{Type: "message", Role: "assistant", Content: []part{{Type: "output_text", Text: m.Content}}})
-			}
-			for _, c := range m.ToolCalls {
-				args := c.Arguments
-				if strings.TrimSpace(args) == "" {
-					args = "{}"
-				}
-				out = append(out, functionCall{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: args})
-			}
-		case chat.RoleTool:
-			out = append(out, functionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: m.Content})
-		default:
-			if m.Content != "" {
-				out = append(out, message{Type: "message", Role: "user", Content: []part{{Type: "input_text", Text: m.Content}}})
-			}
+// encodeItems is a message's items, encoded and joined by commas (none
+// for an empty user message).
+func encodeItems(m *chat.Message) ([]byte, error) {
+	var out []byte
+	for _, it := range items(m) {
+		b, err := llm.MarshalBody(it)
+		if err != nil {
+			return nil, err
 		}
+		if len(out) > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
 	}
-	if out == nil {
-		out = []any{}
+	return out, nil
+}
+
+// items turns one history message into input items: an assistant message
+// becomes its reasoning items (as they came, less their ids: nothing is
+// stored to refer to), its text, then its function calls.
+func items(m *chat.Message) []any {
+	var out []any
+	switch m.Role {
+	case chat.RoleAssistant:
+		out = append(out, reasoningItems(m)...)
+		if m.Content != "" {
+			out = append(out, message{Type: "message", Role: "assistant", Content: []part{{Type: "output_text", Text: m.Content}}})
+		}
+		for _, c := range m.ToolCalls {
+			args := c.Arguments
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			out = append(out, functionCall{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: args})
+		}
+	case chat.RoleTool:
+		out = append(out, functionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: m.Content})
+	default:
+		if m.Content != "" {
+			out = append(out, message{Type: "message", Role: "user", Content: []part{{Type: "input_text", Text: m.Content}}})
+		}
 	}
 	return out
 }

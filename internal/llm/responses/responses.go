@@ -30,6 +30,8 @@ type Config = openai.Config
 type Provider struct {
 	cfg    Config
 	secret string
+	// history holds each history message's items, encoded (see encode).
+	history llm.MessageCache[[]byte]
 }
 
 var _ llm.Provider = (*Provider)(nil)
