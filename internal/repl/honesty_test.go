@@ -29,7 +29,7 @@ func TestUntrustedTextIsShownNotObeyed(t *testing.T) {
 		r.beginInput("go")
 		r.Emit(event.TextDelta{Text: "title\x1b]0;pwned\x07 done\r"})
 		r.Emit(event.TextDelta{Text: "\nnext line\u009b2J end\n"})
-		r.Emit(event.ToolStarted{CallID: "1", Name: "bash\x1b[8m", Summary: "printf '\x1b[2K\rApprove? fake'"})
+		r.Emit(event.ToolStarted{CallID: "1", Name: "bash\x1b[8m", ToolKind: "execute", Summary: "printf '\x1b[2K\rApprove? fake'"})
 		r.Emit(event.ToolOutput{CallID: "1", Name: "bash", Stream: event.Stdout, Text: "out\x1b[2K\r\nover\rwrite\x7f\n"})
 		r.Emit(event.ToolFinished{CallID: "1", Name: "bash\x1b[8m", OK: true, Summary: "exit 0\x1b[A"})
 		r.Emit(event.TodoUpdated{Todos: []session.Todo{{Content: "todo\x1b[1A", Status: session.TodoPending}}})

@@ -56,22 +56,22 @@ func everyEvent(r *Renderer) {
 	r.Emit(event.TextDelta{Text: "at 中文 files."})
 	r.Emit(event.AssistantMessage{Message: chat.Message{Content: "Let me look at 中文 files."}, Usage: chat.Usage{InputTokens: 1000, OutputTokens: 20}})
 	r.Emit(event.UsageUpdated{Total: chat.Usage{InputTokens: 1000, OutputTokens: 20}})
-	r.Emit(event.ToolStarted{CallID: "1", Name: "read", Summary: "calc.go"})
+	r.Emit(event.ToolStarted{CallID: "1", Name: "read", ToolKind: "read", Summary: "calc.go"})
 	r.Emit(event.ToolFinished{CallID: "1", Name: "read", OK: true, Summary: "6 lines"})
-	r.Emit(event.ToolStarted{CallID: "g", Name: "grep", Summary: `"Add" in .`})
+	r.Emit(event.ToolStarted{CallID: "g", Name: "grep", ToolKind: "search", Summary: `"Add" in .`})
 	r.Emit(event.ToolFinished{CallID: "g", Name: "grep", OK: true, Summary: "5 matches",
 		Result: "calc.go:3: func Add(a, b int) int {\ncalc.go:9: x := Add(1, 2)\ncalc_test.go:5: if Add(1, 2) != 3 {\nmain.go:7: Add(3, 4)\nmain.go:8: Add(5, 6)\n"})
-	r.Emit(event.ToolStarted{CallID: "2", Name: "edit", Summary: "calc.go"})
+	r.Emit(event.ToolStarted{CallID: "2", Name: "edit", ToolKind: "edit", Summary: "calc.go"})
 	r.Emit(event.ToolFinished{CallID: "2", Name: "edit", OK: true, Summary: "+1 -1",
 		Diff: "--- a/calc.go\n+++ b/calc.go\n@@ -4,3 +4,3 @@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n"})
-	r.Emit(event.ToolStarted{CallID: "3", Name: "bash", Summary: "go test ./..."})
+	r.Emit(event.ToolStarted{CallID: "3", Name: "bash", ToolKind: "execute", Summary: "go test ./..."})
 	for i := 1; i <= 12; i++ {
 		r.Emit(event.ToolOutput{CallID: "3", Name: "bash", Stream: event.Stdout, Text: fmt.Sprintf("ok line %d\n", i)})
 	}
 	r.Emit(event.ToolOutput{CallID: "3", Name: "bash", Stream: event.Stdout, Text: "--- FAIL: TestAdd\n    calc_test.go:8: Add(1, 2) = -1, want 3\n"})
 	r.Emit(event.ToolOutput{CallID: "3", Name: "bash", Stream: event.Stderr, Text: "exit status 1\n\x1b[31mFAIL\x1b[0m"})
 	r.Emit(event.ToolFinished{CallID: "3", Name: "bash", OK: false, Summary: "exit 1 · 2.1s"})
-	r.Emit(event.ToolStarted{CallID: "4", Name: "read", Summary: "missing.go"})
+	r.Emit(event.ToolStarted{CallID: "4", Name: "read", ToolKind: "read", Summary: "missing.go"})
 	r.Emit(event.ToolFinished{CallID: "4", Name: "read", OK: false, Summary: "missing.go: no such file"})
 	r.Emit(event.TodoUpdated{Todos: []session.Todo{{ID: "1", Content: "read the code", Status: "done"},
 		{ID: "2", Content: "fix Add", Status: "in_progress"}, {ID: "3", Content: "run the tests", Status: "pending"}}})

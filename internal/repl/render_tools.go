@@ -18,11 +18,16 @@ const (
 	keptOutput = 4 << 20
 	// firstMatches is how many of a search's results show.
 	firstMatches = 3
+	// The kinds of call (event.ToolStarted.ToolKind) shown their own way:
+	// a command's summary is the command; a search shows its first results.
+	kindExecute = "execute"
+	kindSearch  = "search"
 )
 
 // toolRun is a running tool call and the output it wrote so far.
 type toolRun struct {
 	name, summary string
+	kind          string // event.ToolStarted.ToolKind
 	out           outputLog
 }
 
@@ -81,7 +86,7 @@ type finishedCall struct {
 }
 
 func (r *Renderer) toolStarted(e event.ToolStarted) {
-	r.calls[e.CallID] = &toolRun{name: termsafe.Visible(e.Name), summary: termsafe.Visible(e.Summary)}
+	r.calls[e.CallID] = &toolRun{name: termsafe.Visible(e.Name), summary: termsafe.Visible(e.Summary), kind: e.ToolKind}
 	if r.bang {
 		return // the [COMMAND] block shows it
 	}
@@ -147,11 +152,11 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 		return
 	}
 	detail := summary
-	if c.summary != "" && e.Name != "bash" && !strings.Contains(summary, c.summary) {
+	if c.summary != "" && c.kind != kindExecute && !strings.Contains(summary, c.summary) {
 		detail = c.summary + " · " + summary
 	}
 	r.line(r.st.Green("  ✓ "+name) + " " + detail)
-	if e.Name == "grep" || e.Name == "glob" {
+	if c.kind == kindSearch {
 		r.firstResults(e.Result)
 	}
 	if e.Diff != "" {

@@ -76,7 +76,7 @@ func (s *status) event(e event.Event) {
 		s.streamed = 0
 		s.phase = "working"
 	case event.ToolStarted:
-		s.phase = toolPhase(e.Name, e.Summary)
+		s.phase = toolPhase(e)
 	case event.ToolFinished:
 		s.phase = "working"
 	case event.Progress:
@@ -90,16 +90,16 @@ func (s *status) event(e event.Event) {
 		}
 	case event.Subagent:
 		if in, ok := e.Event.(event.ToolStarted); ok {
-			s.phase = "task " + e.ID + ": " + toolPhase(in.Name, in.Summary)
+			s.phase = "task " + e.ID + ": " + toolPhase(in)
 		}
 	}
 }
 
-func toolPhase(name, summary string) string {
-	if name == "bash" {
-		return "running " + termsafe.Visible(summary)
+func toolPhase(e event.ToolStarted) string {
+	if e.ToolKind == kindExecute {
+		return "running " + termsafe.Visible(e.Summary)
 	}
-	return termsafe.Visible(name + " " + summary)
+	return termsafe.Visible(e.Name + " " + e.Summary)
 }
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

@@ -24,7 +24,7 @@ func TestStatusLine(t *testing.T) {
 	}
 	s.event(event.TextDelta{Text: strings.Repeat("x", 400)})
 	s.event(event.AssistantMessage{Usage: chat.Usage{OutputTokens: 120}})
-	s.event(event.ToolStarted{Name: "bash", Summary: "go test ./..."})
+	s.event(event.ToolStarted{Name: "bash", ToolKind: "execute", Summary: "go test ./..."})
 	now = now.Add(62 * time.Second)
 	if l := s.line(80); !strings.Contains(l, "running go test ./... · 1m 05s · 120 tokens · esc to stop") {
 		t.Fatalf("%q", l)
@@ -35,12 +35,12 @@ func TestStatusLine(t *testing.T) {
 	}
 	s.event(event.Progress{Phase: event.PhaseVerifying, Detail: "go test ./..."})
 	now = now.Add(5 * time.Second)
-	s.event(event.ToolStarted{Name: "bash", Summary: "go test ./..."})
+	s.event(event.ToolStarted{Name: "bash", ToolKind: "execute", Summary: "go test ./..."})
 	if l := s.line(80); !strings.Contains(l, "verifying: go test ./...") {
 		t.Fatalf("%q", l)
 	}
 	s.event(event.StateChanged{To: event.StateModelRunning})
-	s.event(event.ToolStarted{Name: "read", Summary: "calc.go"})
+	s.event(event.ToolStarted{Name: "read", ToolKind: "read", Summary: "calc.go"})
 	if l := s.line(80); !strings.Contains(l, "read calc.go") {
 		t.Fatalf("the verify label outlived the verification: %q", l)
 	}
