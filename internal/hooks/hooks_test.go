@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 func TestMatcherAliases(t *testing.T) {
@@ -288,5 +290,23 @@ func TestNewRejectsBadMatcher(t *testing.T) {
 	_, err := New(Options{Groups: []Group{{Event: PreToolUse, Matcher: "Bash("}}, Launcher: Direct{}})
 	if err == nil || !strings.Contains(err.Error(), "PreToolUse") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestAliasesNameCoderTools keeps the alias table, which imports nothing
+// of coder's, in step with the tools' own names.
+func TestAliasesNameCoderTools(t *testing.T) {
+	known := map[string]bool{}
+	for _, n := range []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.Write, tools.Edit, tools.Patch,
+		tools.Bash, tools.BashOutput, tools.BashKill, tools.Fetch, tools.Skill, tools.TodoRead, tools.TodoWrite,
+		tools.Question, tools.ExitPlanMode, tools.Task} {
+		known[n] = true
+	}
+	for claude, ours := range toolAliases {
+		for _, n := range ours {
+			if !known[n] {
+				t.Errorf("%s is an alias of %q, which is no tool of coder's", claude, n)
+			}
+		}
 	}
 }
