@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"slices"
@@ -34,6 +35,9 @@ func NewBody(v any) (*Body, error) {
 	return body, nil
 }
 
+// The punctuation, shared by every body (pieces are only read).
+var comma, closeArray, closeObject = []byte{','}, []byte{']'}, []byte{'}'}
+
 func (b *Body) add(p []byte) {
 	if len(p) > 0 {
 		b.parts = append(b.parts, p)
@@ -46,7 +50,7 @@ func (b *Body) Array(name string, n int) {
 	b.parts = slices.Grow(b.parts, 2*n+4) // an element and a comma each
 	key, _ := MarshalBody(name)           // a string always encodes
 	if b.fields {
-		b.add([]byte{','})
+		b.add(comma)
 	}
 	b.add(key)
 	b.add([]byte(":["))
@@ -65,7 +69,7 @@ func (b *Body) Item(pieces ...[]byte) {
 		return
 	}
 	if b.items > 0 {
-		b.add([]byte{','})
+		b.add(comma)
 	}
 	for _, p := range pieces {
 		b.add(p)
@@ -74,10 +78,10 @@ func (b *Body) Item(pieces ...[]byte) {
 }
 
 // EndArray closes the open array.
-func (b *Body) EndArray() { b.add([]byte{']'}) }
+func (b *Body) EndArray() { b.add(closeArray) }
 
 // End closes the object.
-func (b *Body) End() { b.add([]byte{'}'}) }
+func (b *Body) End() { b.add(closeObject) }
 
 // Len is the body's length in bytes.
 func (b *Body) Len() int64 { return b.n }
@@ -123,3 +127,46 @@ func (r *bodyReader) WriteTo(w io.Writer) (int64, error) {
 
 // Bytes is the body joined, for tests and debugging.
 func (b *Body) Bytes() []byte { return bytes.Join(b.parts, nil) }
+
+// Encoder encodes JSON values (without HTML escaping, like MarshalBody)
+// one after another into shared chunks of memory: a value costs no
+// allocation of its own, which is what a history of thousands of
+// messages, encoded once each, needs. Not safe for concurrent use.
+type Encoder struct {
+	enc   *json.Encoder
+	chunk []byte
+	start int // where the value being encoded starts in chunk
+}
+
+// encoderChunk is the size of an Encoder's chunks; a larger value gets a
+// chunk of its own size.
+const encoderChunk = 64 << 10
+
+// Encode returns v's encoding. The bytes are shared with nothing else
+// written later (appending to them copies).
+func (e *Encoder) Encode(v any) ([]byte, error) {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(e)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.start = len(e.chunk)
+	if err := e.enc.Encode(v); err != nil {
+		e.chunk = e.chunk[:e.start]
+		return nil, err
+	}
+	end := len(e.chunk) - 1 // less the encoder's newline, overwritten next
+	e.chunk = e.chunk[:end]
+	return e.chunk[e.start:end:end], nil
+}
+
+// Write is for the json.Encoder: it adds to the value being encoded,
+// moving it to a new chunk when this one is full.
+func (e *Encoder) Write(p []byte) (int, error) {
+	if len(p) > cap(e.chunk)-len(e.chunk) {
+		sofar := e.chunk[e.start:]
+		next := make([]byte, 0, max(encoderChunk, 2*(len(sofar)+len(p))))
+		e.chunk, e.start = append(next, sofar...), 0
+	}
+	e.chunk = append(e.chunk, p...)
+	return len(p), nil
+}

@@ -21,13 +21,15 @@ type MessageCache[T any] struct {
 	key  string
 	seen []chat.Message // private copies of the messages made
 	made []T
+	enc  Encoder
 }
 
 // Make returns conv(m) for each message of msgs. key names whatever else
 // conv's results depend on (the model's pass-back rules, say): a new key
-// starts afresh. The returned slice is the caller's to read; it is never
+// starts afresh. conv may encode with the Encoder it is given, during the
+// call only. The returned slice is the caller's to read; it is never
 // changed by a later call.
-func (c *MessageCache[T]) Make(key string, msgs []chat.Message, conv func(*chat.Message) (T, error)) ([]T, error) {
+func (c *MessageCache[T]) Make(key string, msgs []chat.Message, conv func(*Encoder, *chat.Message) (T, error)) ([]T, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if key != c.key {
@@ -43,8 +45,9 @@ func (c *MessageCache[T]) Make(key string, msgs []chat.Message, conv func(*chat.
 		// earlier changes; a history that only grew appends past them.
 		c.seen, c.made = c.seen[:i], c.made[:i:i]
 	}
+	c.seen, c.made = slices.Grow(c.seen, len(msgs)-i), slices.Grow(c.made, len(msgs)-i)
 	for ; i < len(msgs); i++ {
-		v, err := conv(&msgs[i])
+		v, err := conv(&c.enc, &msgs[i])
 		if err != nil {
 			return nil, err
 		}

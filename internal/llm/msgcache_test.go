@@ -14,7 +14,7 @@ import (
 // under its reader while the other history replaces the cache.
 func TestMessageCacheShared(t *testing.T) {
 	var c MessageCache[string]
-	conv := func(m *chat.Message) (string, error) { return string(m.Role) + ":" + m.Content, nil }
+	conv := func(_ *Encoder, m *chat.Message) (string, error) { return string(m.Role) + ":" + m.Content, nil }
 	var wg sync.WaitGroup
 	for _, who := range []string{"parent", "sub"} {
 		wg.Go(func() {
@@ -28,7 +28,7 @@ func TestMessageCacheShared(t *testing.T) {
 					return
 				}
 				for j := range h {
-					if want, _ := conv(&h[j]); got[j] != want {
+					if want, _ := conv(nil, &h[j]); got[j] != want {
 						t.Errorf("%s call %d: result %d is %q, want %q", who, i, j, got[j], want)
 						return
 					}
@@ -51,7 +51,7 @@ func TestMessageCacheShared(t *testing.T) {
 func TestMessageCacheMakesOnce(t *testing.T) {
 	var c MessageCache[int]
 	n := 0
-	conv := func(*chat.Message) (int, error) { n++; return n, nil }
+	conv := func(*Encoder, *chat.Message) (int, error) { n++; return n, nil }
 	var h []chat.Message
 	for i := range 100 {
 		h = append(h, chat.Message{Role: chat.RoleUser, Content: fmt.Sprint(i)})

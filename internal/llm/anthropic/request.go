@@ -190,11 +190,11 @@ func markLast(turns []turn) ([]turn, error) {
 }
 
 // encodeMessage is one history message's role and blocks, encoded.
-func encodeMessage(m *chat.Message) (turn, error) {
+func encodeMessage(e *llm.Encoder, m *chat.Message) (turn, error) {
 	role, vs := convert(m)
 	t := turn{role: role}
 	for _, v := range vs {
-		enc, err := llm.MarshalBody(v)
+		enc, err := e.Encode(v)
 		if err != nil {
 			return turn{}, err
 		}

@@ -94,7 +94,7 @@ func TestToolResultsMovedFirst(t *testing.T) {
 		{Role: chat.RoleUser, Content: "stray text"},
 		{Role: chat.RoleTool, ToolCallID: "t1", Content: "r"},
 	} {
-		t1, err := encodeMessage(&m)
+		t1, err := encodeMessage(new(llm.Encoder), &m)
 		if err != nil {
 			t.Fatal(err)
 		}

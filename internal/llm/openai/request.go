@@ -90,8 +90,8 @@ func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 	}
 	sh := p.shapeFor(body.Model)
 	sh.apply(&body, req.MaxTokens, p.cfg)
-	msgs, err := p.history.Make(fmt.Sprint(sh.passBack), req.Messages, func(m *chat.Message) ([]byte, error) {
-		return llm.MarshalBody(convert(m, sh.passBack))
+	msgs, err := p.history.Make(fmt.Sprint(sh.passBack), req.Messages, func(e *llm.Encoder, m *chat.Message) ([]byte, error) {
+		return e.Encode(convert(m, sh.passBack))
 	})
 	if err != nil {
 		return nil, err

@@ -100,27 +100,26 @@ func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 		return nil, err
 	}
 	b.Array("input", len(enc))
-	for _, it := range enc {
-		b.Item(it)
+	for _, its := range enc {
+		for _, it := range its {
+			b.Item(it)
+		}
 	}
 	b.EndArray()
 	b.End()
 	return b, nil
 }
 
-// encodeItems is a message's items, encoded and joined by commas (none
-// for an empty user message).
-func encodeItems(m *chat.Message) ([]byte, error) {
-	var out []byte
+// encodeItems is a message's items, each encoded (none for an empty user
+// message).
+func encodeItems(e *llm.Encoder, m *chat.Message) ([][]byte, error) {
+	var out [][]byte
 	for _, it := range items(m) {
-		b, err := llm.MarshalBody(it)
+		b, err := e.Encode(it)
 		if err != nil {
 			return nil, err
 		}
-		if len(out) > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, b...)
+		out = append(out, b)
 	}
 	return out, nil
 }

@@ -31,7 +31,7 @@ type Provider struct {
 	cfg    Config
 	secret string
 	// history holds each history message's items, encoded (see encode).
-	history llm.MessageCache[[]byte]
+	history llm.MessageCache[[][]byte]
 }
 
 var _ llm.Provider = (*Provider)(nil)
