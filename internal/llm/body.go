@@ -133,40 +133,52 @@ func (b *Body) Bytes() []byte { return bytes.Join(b.parts, nil) }
 // allocation of its own, which is what a history of thousands of
 // messages, encoded once each, needs. Not safe for concurrent use.
 type Encoder struct {
-	enc   *json.Encoder
-	chunk []byte
-	start int // where the value being encoded starts in chunk
+	enc *json.Encoder
+	a   arena
 }
-
-// encoderChunk is the size of an Encoder's chunks; a larger value gets a
-// chunk of its own size.
-const encoderChunk = 64 << 10
 
 // Encode returns v's encoding. The bytes are shared with nothing else
 // written later (appending to them copies).
 func (e *Encoder) Encode(v any) ([]byte, error) {
 	if e.enc == nil {
-		e.enc = json.NewEncoder(e)
+		e.enc = json.NewEncoder(&e.a)
 		e.enc.SetEscapeHTML(false)
 	}
-	e.start = len(e.chunk)
+	e.a.begin()
 	if err := e.enc.Encode(v); err != nil {
-		e.chunk = e.chunk[:e.start]
+		e.a.drop()
 		return nil, err
 	}
-	end := len(e.chunk) - 1 // less the encoder's newline, overwritten next
-	e.chunk = e.chunk[:end]
-	return e.chunk[e.start:end:end], nil
+	b := e.a.end()
+	return b[:len(b)-1 : len(b)-1], nil // less the encoder's newline
 }
 
-// Write is for the json.Encoder: it adds to the value being encoded,
-// moving it to a new chunk when this one is full.
-func (e *Encoder) Write(p []byte) (int, error) {
-	if len(p) > cap(e.chunk)-len(e.chunk) {
-		sofar := e.chunk[e.start:]
-		next := make([]byte, 0, max(encoderChunk, 2*(len(sofar)+len(p))))
-		e.chunk, e.start = append(next, sofar...), 0
+// arenaChunk is the size of an arena's chunks; a larger value gets a
+// chunk of its own size.
+const arenaChunk = 64 << 10
+
+// arena holds values written one after another in shared chunks.
+type arena struct {
+	chunk []byte
+	start int // where the value being written starts in chunk
+}
+
+func (a *arena) begin() { a.start = len(a.chunk) }
+
+func (a *arena) drop() { a.chunk = a.chunk[:a.start] }
+
+// end returns the value written since begin; the arena goes on after it,
+// so the caller caps what it hands out.
+func (a *arena) end() []byte { return a.chunk[a.start:] }
+
+// Write adds to the value being written, moving it to a new chunk when
+// this one is full.
+func (a *arena) Write(p []byte) (int, error) {
+	if len(p) > cap(a.chunk)-len(a.chunk) {
+		sofar := a.chunk[a.start:]
+		next := make([]byte, 0, max(arenaChunk, 2*(len(sofar)+len(p))))
+		a.chunk, a.start = append(next, sofar...), 0
 	}
-	e.chunk = append(e.chunk, p...)
+	a.chunk = append(a.chunk, p...)
 	return len(p), nil
 }

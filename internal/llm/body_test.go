@@ -162,3 +162,42 @@ func TestBodyReader(t *testing.T) {
 		t.Fatal("an array was taken for an object")
 	}
 }
+
+// TestEncoderPieces encodes values of many sizes, some larger than a
+// chunk and some that overflow the chunk in use, and checks each piece
+// against json's own encoding after all were made (a later value must not
+// write over an earlier one, nor an append to a piece over the next).
+func TestEncoderPieces(t *testing.T) {
+	var e llm.Encoder
+	var vals []any
+	var got [][]byte
+	for i := range 400 {
+		v := map[string]any{"i": i, "s": strings.Repeat("<x>", (i*7919)%5000), "big": i%97 == 0}
+		if i%97 == 0 {
+			v["s"] = strings.Repeat("y", 200<<10)
+		}
+		b, err := e.Encode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			_ = append(got[i-1], "garbage"...) // must not reach b
+		}
+		vals, got = append(vals, v), append(got, b)
+	}
+	for i, v := range vals {
+		want, err := llm.MarshalBody(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got[i]) != string(want) {
+			t.Fatalf("piece %d changed: %.80s…, want %.80s…", i, got[i], want)
+		}
+	}
+	if _, err := e.Encode(func() {}); err == nil {
+		t.Fatal("a func was encoded")
+	}
+	if b, err := e.Encode("after an error"); err != nil || string(b) != `"after an error"` {
+		t.Fatalf("after an error: %s %v", b, err)
+	}
+}

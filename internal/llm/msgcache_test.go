@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -68,5 +69,24 @@ func TestMessageCacheMakesOnce(t *testing.T) {
 	}
 	if _, err := c.Make("other", h, conv); err != nil || n != 250 {
 		t.Fatalf("after a new key: %d conversions in all, want 250 (%v)", n, err)
+	}
+}
+
+// TestArenaMovesAValue writes one value in several pieces across the end
+// of a chunk (json.Encoder writes a value at once today; nothing promises
+// it): the value is whole in the new chunk, and the earlier one intact.
+func TestArenaMovesAValue(t *testing.T) {
+	var a arena
+	a.begin()
+	first := strings.Repeat("a", arenaChunk-10)
+	_, _ = a.Write([]byte(first[:10])) // a chunk of arenaChunk
+	_, _ = a.Write([]byte(first[10:])) // fills it but for 10 bytes
+	one := a.end()
+	a.begin()
+	_, _ = a.Write([]byte("0123456789"[:5]))
+	_, _ = a.Write([]byte(strings.Repeat("b", 20)))
+	two := a.end()
+	if string(one) != first || string(two) != "01234"+strings.Repeat("b", 20) {
+		t.Fatalf("one %d bytes, two %q", len(one), two)
 	}
 }
