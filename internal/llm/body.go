@@ -150,7 +150,7 @@ func (e *Encoder) Encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	b := e.a.end()
-	return b[:len(b)-1 : len(b)-1], nil // less the encoder's newline
+	return b[: len(b)-1 : len(b)-1], nil // less the encoder's newline
 }
 
 // arenaChunk is the size of an arena's chunks; a larger value gets a
