@@ -66,6 +66,14 @@ func (m *Message) Equal(o *Message) bool {
 		slices.Equal(m.ToolCalls, o.ToolCalls) && slices.Equal(m.ReasoningBlocks, o.ReasoningBlocks)
 }
 
+// Clone is a copy of m whose slices are its own: what is kept to compare
+// with later (see Equal) must not change when m is changed in place.
+func (m *Message) Clone() Message {
+	c := *m
+	c.ToolCalls, c.ReasoningBlocks = slices.Clone(m.ToolCalls), slices.Clone(m.ReasoningBlocks)
+	return c
+}
+
 // ReasoningState is the message's reasoning blocks; for a message stored
 // before blocks existed, its one signed thinking block (an unsigned one
 // cannot be sent back, so none).

@@ -42,3 +42,20 @@ func TestEqualSeesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestCloneOwnsItsSlices changes a message in place after cloning it: the
+// clone keeps what it was, so Equal tells the two apart.
+func TestCloneOwnsItsSlices(t *testing.T) {
+	m := Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "1", Arguments: `{}`}},
+		ReasoningBlocks: []ReasoningBlock{{Kind: ReasoningThinking, Text: "t"}}}
+	c := m.Clone()
+	m.ToolCalls[0].Arguments = `{"x":1}`
+	if c.Equal(&m) || c.ToolCalls[0].Arguments != `{}` {
+		t.Fatal("a change to the tool calls reached the clone")
+	}
+	c = m.Clone()
+	m.ReasoningBlocks[0].Text = "changed"
+	if c.Equal(&m) {
+		t.Fatal("a change to the reasoning blocks reached the clone")
+	}
+}

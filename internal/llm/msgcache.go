@@ -51,11 +51,7 @@ func (c *MessageCache[T]) Make(key string, msgs []chat.Message, conv func(*Encod
 		if err != nil {
 			return nil, err
 		}
-		m := msgs[i]
-		// The slices are copied: a message changed in place must not
-		// change the copy it is compared with.
-		m.ToolCalls, m.ReasoningBlocks = slices.Clone(m.ToolCalls), slices.Clone(m.ReasoningBlocks)
-		c.seen = append(c.seen, m)
+		c.seen = append(c.seen, msgs[i].Clone())
 		c.made = append(c.made, v)
 	}
 	return c.made[:len(msgs):len(msgs)], nil

@@ -48,7 +48,7 @@ func needsRewrite(s *Session, prev persistState, known bool) bool {
 	case !known, s.Generation != prev.generation, len(s.Messages) < prev.count:
 		return true
 	case prev.count > 0:
-		return !sameMessage(&s.Messages[prev.count-1], &prev.last)
+		return !s.Messages[prev.count-1].Equal(&prev.last)
 	}
 	return false
 }
@@ -98,19 +98,9 @@ func (st *Store) writeRows(ctx context.Context, s *Session, prev persistState, k
 func stateOf(s *Session) persistState {
 	ps := persistState{count: len(s.Messages), generation: s.Generation, todos: slices.Clone(s.Todos)}
 	if n := len(s.Messages); n > 0 {
-		ps.last = s.Messages[n-1]
-		ps.last.ToolCalls = slices.Clone(ps.last.ToolCalls)
-		ps.last.ReasoningBlocks = slices.Clone(ps.last.ReasoningBlocks)
+		ps.last = s.Messages[n-1].Clone()
 	}
 	return ps
-}
-
-func sameMessage(a, b *chat.Message) bool {
-	return a.Role == b.Role && a.Content == b.Content && a.Reasoning == b.Reasoning &&
-		a.ReasoningSignature == b.ReasoningSignature && slices.Equal(a.ToolCalls, b.ToolCalls) &&
-		slices.Equal(a.ReasoningBlocks, b.ReasoningBlocks) &&
-		a.ToolCallID == b.ToolCallID && a.ToolName == b.ToolName &&
-		a.IsError == b.IsError && a.Interrupted == b.Interrupted
 }
 
 // upsertSession must not be INSERT OR REPLACE: a replace deletes the row
@@ -125,11 +115,19 @@ ON CONFLICT (id) DO UPDATE SET
     output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
     cache_write_tokens = excluded.cache_write_tokens, message_count = excluded.message_count`
 
-func (st *Store) upsertSession(ctx context.Context, tx *sql.Tx, s *Session) error {
-	ws := cleanWorkspace(s.Workspace)
-	if ws == "" {
-		ws = st.workspace
+// workspaceOf is the workspace a session is stored under, in its row and
+// its snapshot alike: its own, else the store's. (A snapshot without it
+// did not match the session loaded back from its row, and the first
+// checkpoint after every resume re-encoded the whole history.)
+func (st *Store) workspaceOf(s *Session) string {
+	if ws := cleanWorkspace(s.Workspace); ws != "" {
+		return ws
 	}
+	return st.workspace
+}
+
+func (st *Store) upsertSession(ctx context.Context, tx *sql.Tx, s *Session) error {
+	ws := st.workspaceOf(s)
 	updated := s.Updated
 	if updated.IsZero() {
 		updated = st.now()

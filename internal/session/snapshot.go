@@ -37,12 +37,13 @@ type snapshotView struct {
 	Subagents  []SubagentRun  `json:"subagents,omitempty"`
 }
 
-func viewOf(s *Session) *snapshotView {
+// view is s as its snapshot lays it out, under the workspace its row has.
+func (st *Store) view(s *Session) *snapshotView {
 	msgs := s.Messages
 	if msgs == nil {
 		msgs = []chat.Message{}
 	}
-	return &snapshotView{ID: s.ID, Title: s.Title, Created: s.Created, Workspace: s.Workspace,
+	return &snapshotView{ID: s.ID, Title: s.Title, Created: s.Created, Workspace: st.workspaceOf(s),
 		Generation: s.Generation, Messages: msgs, Updated: s.Updated, Model: s.Model, Mode: s.Mode,
 		Usage: s.Usage, Todos: s.Todos, Subagents: s.Subagents}
 }
@@ -75,7 +76,7 @@ var messagesKey = []byte("\n  \"messages\": []")
 // whole file, atomically.
 func (st *Store) saveSnapshot(s *Session) error {
 	path := st.SnapshotPath(s.ID)
-	pre, post, err := snapshotParts(s)
+	pre, post, err := st.snapshotParts(s)
 	if err != nil {
 		return err
 	}
@@ -143,8 +144,8 @@ func appendSnapshot(path string, c *snapCache, msgs []chat.Message, post []byte)
 
 // snapshotParts returns the file's head (through the messages' "[") and
 // tail (from the "]") for s.
-func snapshotParts(s *Session) (pre, post []byte, err error) {
-	head := viewOf(s)
+func (st *Store) snapshotParts(s *Session) (pre, post []byte, err error) {
+	head := st.view(s)
 	head.Messages = []chat.Message{}
 	hb, err := encodeIndented(head, "")
 	if err != nil {

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"syscall"
 	"testing"
 
 	"github.com/coder-agent/coder/internal/chat"
 )
 
 // After a resume, the first checkpoint must write exactly what a full
-// re-encode would, whether or not the cache was primed from disk.
+// re-encode would, and append to the file in place rather than rewrite it
+// (a session made as the orchestrator makes one: its workspace is the
+// store's).
 func TestPrimedSnapshotMatchesFullEncode(t *testing.T) {
 	dir := t.TempDir()
 	st := openStore(t, dir, "/ws", nil)
@@ -35,15 +38,26 @@ func TestPrimedSnapshotMatchesFullEncode(t *testing.T) {
 	if st2.snap == nil || st2.snap.file.count != len(loaded.Messages) {
 		t.Fatal("the snapshot cache was not primed from disk")
 	}
+	inode := func() uint64 {
+		fi, err := os.Stat(st2.SnapshotPath(s.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	before := inode()
 	loaded.Messages = append(loaded.Messages, chat.Message{Role: chat.RoleUser, Content: "next"})
 	if err := st2.Checkpoint(ctx, loaded); err != nil {
 		t.Fatal(err)
+	}
+	if inode() != before {
+		t.Error("the first checkpoint after a resume rewrote the whole snapshot")
 	}
 	got, err := os.ReadFile(st2.SnapshotPath(s.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := encodeIndented(viewOf(loaded), "")
+	want, err := encodeIndented(st2.view(loaded), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -241,7 +241,7 @@ func TestSnapshotMatchesEncoder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := encodeIndented(viewOf(s), "")
+		want, _ := encodeIndented(st.view(s), "")
 		if string(got) != string(want) {
 			t.Fatalf("%s: snapshot differs\n got: %s\nwant: %s", step, got, want)
 		}
@@ -290,7 +290,7 @@ func TestSnapshotMatchesEncoder(t *testing.T) {
 	if err := st.saveSnapshot(other); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(st.SnapshotPath(other.ID)); string(got) != string(must(encodeIndented(viewOf(other), ""))) {
+	if got, _ := os.ReadFile(st.SnapshotPath(other.ID)); string(got) != string(must(encodeIndented(st.view(other), ""))) {
 		t.Fatal("another session reused the cache")
 	}
 	s.Messages = append(s.Messages, chat.Message{Role: chat.RoleUser, Content: "back to the first"})
