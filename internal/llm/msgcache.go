@@ -10,7 +10,9 @@ import (
 // MessageCache keeps what a provider made of each history message (its
 // wire encoding) from one request to the next. A session's history only
 // grows between calls, so each message is encoded once, not once per call:
-// the work and garbage per call stay flat however long the session.
+// the encoding work and garbage per call stay flat however long the
+// session (what remains per call is a comparison of each message with its
+// copy, which shares its strings).
 //
 // A message is reused only when it equals, field by field, the message at
 // the same position last time; anything else (compaction, a rebuilt or

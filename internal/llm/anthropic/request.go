@@ -129,7 +129,7 @@ func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 	b.Array("messages", len(conv)+len(turns))
 	for _, t := range turns {
 		pieces := make([][]byte, 0, 2*len(t.blocks)+1)
-		pieces = append(pieces, []byte(`{"role":"`+t.role+`","content":[`))
+		pieces = append(pieces, turnHead(t.role))
 		for i, blk := range t.blocks {
 			if i > 0 {
 				pieces = append(pieces, comma)
@@ -143,7 +143,21 @@ func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 	return b, nil
 }
 
-var comma, closeTurn = []byte(","), []byte("]}")
+// The punctuation of a turn, shared by every body (pieces are only read).
+var (
+	turnHeads = map[string][]byte{
+		"user":      []byte(`{"role":"user","content":[`),
+		"assistant": []byte(`{"role":"assistant","content":[`),
+	}
+	comma, closeTurn = []byte(","), []byte("]}")
+)
+
+func turnHead(role string) []byte {
+	if h, ok := turnHeads[role]; ok {
+		return h
+	}
+	return []byte(`{"role":"` + role + `","content":[`) // convert makes no other role today
+}
 
 // markCache sets the prompt-cache breakpoints of the tool list and the
 // system prompt; markLast sets the third, on the latest message. Tools and
