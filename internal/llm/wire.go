@@ -19,6 +19,12 @@ func MarshalBody(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
+// EncodeError is what a provider returns when it cannot encode a request:
+// not retryable, the same request would fail again.
+func EncodeError(provider string, err error) error {
+	return &Error{Provider: provider, Message: "cannot encode the request: " + err.Error(), Err: err}
+}
+
 // Stamper passes a provider's deltas on, stamped with the request's
 // identity and a fresh Seq (what the accumulator and the retry layer key
 // on).

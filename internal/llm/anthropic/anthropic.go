@@ -117,7 +117,7 @@ func (p *Provider) Name() string { return name }
 func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) error {
 	body, err := p.encode(req)
 	if err != nil {
-		return &llm.Error{Provider: p.cfg.Label, Message: "cannot encode the request: " + err.Error(), Err: err}
+		return llm.EncodeError(p.cfg.Label, err)
 	}
 	s, err := llm.OpenStream(ctx, llm.StreamRequest{
 		Provider:         p.cfg.Label,

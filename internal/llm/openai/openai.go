@@ -78,6 +78,14 @@ var _ llm.Provider = (*Provider)(nil)
 
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
+	cfg = cfg.WithDefaults(name)
+	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
+}
+
+// WithDefaults is cfg with its defaults filled in; label names the
+// endpoint in errors when cfg names none. (The Responses API provider
+// takes this Config too.)
+func (cfg Config) WithDefaults(label string) Config {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
@@ -89,9 +97,27 @@ func New(cfg Config) *Provider {
 		cfg.KeyHint = "OPENAI_API_KEY or CODER_API_KEY"
 	}
 	if cfg.Label == "" {
-		cfg.Label = name
+		cfg.Label = label
 	}
-	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
+	return cfg
+}
+
+// Post is one streaming POST of body to path below the base URL, as every
+// call to an OpenAI-style endpoint makes it: cfg's headers, client and
+// timeouts, with secret scrubbed from its errors.
+func (cfg Config) Post(path, secret string, body *llm.Body) llm.StreamRequest {
+	return llm.StreamRequest{
+		Provider:         cfg.Label,
+		URL:              cfg.BaseURL + path,
+		Header:           header(cfg),
+		Body:             body,
+		Client:           cfg.HTTPClient,
+		Secret:           secret,
+		KeyHint:          cfg.KeyHint,
+		FirstByteTimeout: cfg.Timeout,
+		IdleTimeout:      cfg.IdleTimeout,
+		CallTimeout:      cfg.CallTimeout,
+	}
 }
 
 // Name returns "openai".
@@ -102,20 +128,9 @@ func (p *Provider) Name() string { return name }
 func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) error {
 	body, err := p.encode(req)
 	if err != nil {
-		return &llm.Error{Provider: p.cfg.Label, Message: "cannot encode the request: " + err.Error(), Err: err}
+		return llm.EncodeError(p.cfg.Label, err)
 	}
-	s, err := llm.OpenStream(ctx, llm.StreamRequest{
-		Provider:         p.cfg.Label,
-		URL:              p.cfg.BaseURL + "/chat/completions",
-		Header:           p.header(),
-		Body:             body,
-		Client:           p.cfg.HTTPClient,
-		Secret:           p.secret,
-		KeyHint:          p.cfg.KeyHint,
-		FirstByteTimeout: p.cfg.Timeout,
-		IdleTimeout:      p.cfg.IdleTimeout,
-		CallTimeout:      p.cfg.CallTimeout,
-	})
+	s, err := llm.OpenStream(ctx, p.cfg.Post("/chat/completions", p.secret, body))
 	if err != nil {
 		return err
 	}
@@ -153,12 +168,11 @@ func (p *Provider) read(ctx context.Context, s *llm.Stream, d *decoder) error {
 	}
 }
 
-func (p *Provider) header() http.Header { return Header(p.cfg) }
+func (p *Provider) header() http.Header { return header(p.cfg) }
 
-// Header is what every request to an OpenAI-style endpoint carries: JSON
-// in, an event stream out, the bearer key and the configured headers (the
-// Responses API provider sends the same).
-func Header(cfg Config) http.Header {
+// header is what every request to an OpenAI-style endpoint carries: JSON
+// in, an event stream out, the bearer key and the configured headers.
+func header(cfg Config) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "text/event-stream")

@@ -9,7 +9,6 @@ package responses
 import (
 	"bytes"
 	"context"
-	"strings"
 
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/openai"
@@ -38,19 +37,7 @@ var _ llm.Provider = (*Provider)(nil)
 
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
-	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = openai.DefaultIdleTimeout
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = cfg.IdleTimeout
-	}
-	if cfg.KeyHint == "" {
-		cfg.KeyHint = "OPENAI_API_KEY or CODER_API_KEY"
-	}
-	if cfg.Label == "" {
-		cfg.Label = name
-	}
+	cfg = cfg.WithDefaults(name)
 	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
 }
 
@@ -62,20 +49,9 @@ func (p *Provider) Name() string { return name }
 func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) error {
 	body, err := p.encode(req)
 	if err != nil {
-		return &llm.Error{Provider: p.cfg.Label, Message: "cannot encode the request: " + err.Error(), Err: err}
+		return llm.EncodeError(p.cfg.Label, err)
 	}
-	s, err := llm.OpenStream(ctx, llm.StreamRequest{
-		Provider:         p.cfg.Label,
-		URL:              p.cfg.BaseURL + "/responses",
-		Header:           openai.Header(p.cfg),
-		Body:             body,
-		Client:           p.cfg.HTTPClient,
-		Secret:           p.secret,
-		KeyHint:          p.cfg.KeyHint,
-		FirstByteTimeout: p.cfg.Timeout,
-		IdleTimeout:      p.cfg.IdleTimeout,
-		CallTimeout:      p.cfg.CallTimeout,
-	})
+	s, err := llm.OpenStream(ctx, p.cfg.Post("/responses", p.secret, body))
 	if err != nil {
 		return err
 	}
