@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/llm/catalog"
 )
 
 // apiProvider and apiModel are the parts of models.dev's api.json read here
@@ -56,28 +58,6 @@ var providers = []string{
 // (github.com/musistudio/llms/pull/64 strips it for Cerebras).
 var passBackNone = map[string]bool{"groq": true, "cerebras": true}
 
-// entry is one model line's JSON; the field names are the runtime's
-// (internal/llm/catalog.Model).
-type entry struct {
-	Context   int      `json:"context"`
-	Input     int      `json:"input,omitempty"`
-	Output    int      `json:"output,omitempty"`
-	Tokens    string   `json:"tokens,omitempty"`
-	Reasoning string   `json:"reasoning"`
-	Efforts   []string `json:"efforts,omitempty"`
-	Budget    bool     `json:"budget,omitempty"`
-	PassBack  string   `json:"passback,omitempty"`
-	Responses bool     `json:"responses,omitempty"`
-	Cost      cost     `json:"cost"`
-}
-
-type cost struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cache_read,omitempty"`
-	CacheWrite float64 `json:"cache_write,omitempty"`
-}
-
 // convert turns api.json into the catalog's lines: provider lines ("@id
 // {json}") then model lines ("provider model {json}"), sorted, skipping
 // models that produce no text (image, embedding, audio models).
@@ -88,12 +68,9 @@ func convert(api map[string]apiProvider) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("models.dev has no provider %q", pid)
 		}
-		info := map[string]string{"name": p.Name}
-		if p.API != "" {
-			info["api"] = p.API
-		}
+		info := catalog.Provider{Name: p.Name, API: p.API}
 		if passBackNone[pid] {
-			info["passback"] = "none"
+			info.PassBack = catalog.PassBackNone
 		}
 		b, _ := json.Marshal(info)
 		head = append(head, "@"+pid+" "+string(b))
@@ -112,19 +89,20 @@ func convert(api map[string]apiProvider) ([]string, error) {
 	return append(head, body...), nil
 }
 
-// derive applies coder's rules to one model.
-func derive(provider string, m apiModel) entry {
-	e := entry{
+// derive applies coder's rules to one model: a line of the catalog, as
+// the runtime reads it (catalog.Model).
+func derive(provider string, m apiModel) catalog.Model {
+	e := catalog.Model{
 		Context: m.Limit.Context, Input: m.Limit.Input, Output: m.Limit.Output,
-		Reasoning: "none",
-		Cost:      cost{m.Cost.Input, m.Cost.Output, m.Cost.CacheRead, m.Cost.CacheWrite},
+		Reasoning: catalog.ReasoningNone,
+		Cost:      catalog.Cost{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead, CacheWrite: m.Cost.CacheWrite},
 	}
 	// OpenAI: max_tokens is deprecated and rejected by reasoning models
 	// (o-series, gpt-5); max_completion_tokens works for every model.
 	// Reasoning models are served first by the Responses API, the only way
 	// to keep their reasoning between calls (Codex CLI speaks only it).
 	if provider == "openai" {
-		e.Tokens = "max_completion_tokens"
+		e.Tokens = catalog.MaxCompletionTokens
 		e.Responses = m.Reasoning
 	}
 	if m.Reasoning {
@@ -138,18 +116,18 @@ func derive(provider string, m apiModel) entry {
 // an effort take it with adaptive thinking (output_config.effort); a model
 // with both adaptive and budgets (Claude 4.6) is adaptive with Budget set.
 func style(provider string, opts []reasoningOption) (kind string, efforts []string, budget bool) {
-	kind = "fixed"
+	kind = catalog.ReasoningFixed
 	for _, o := range opts {
 		switch o.Type {
 		case "budget_tokens":
 			budget = true
-			if kind == "fixed" || kind == "toggle" {
-				kind = "budget"
+			if kind == catalog.ReasoningFixed || kind == catalog.ReasoningToggle {
+				kind = catalog.ReasoningBudget
 			}
 		case "effort":
-			kind = "effort"
+			kind = catalog.ReasoningEffort
 			if provider == "anthropic" {
-				kind = "adaptive"
+				kind = catalog.ReasoningAdaptive
 			}
 			for _, v := range o.Values {
 				if v != nil && *v != "default" {
@@ -157,8 +135,8 @@ func style(provider string, opts []reasoningOption) (kind string, efforts []stri
 				}
 			}
 		case "toggle":
-			if kind == "fixed" {
-				kind = "toggle"
+			if kind == catalog.ReasoningFixed {
+				kind = catalog.ReasoningToggle
 			}
 		}
 	}

@@ -50,7 +50,7 @@ func TestConvertAppliesTheRules(t *testing.T) {
 	}
 	want := map[string]string{
 		"@groq":                             `{"name":"Groq","passback":"none"}`,
-		"@deepseek":                         `{"api":"https://api.deepseek.com","name":"DeepSeek"}`,
+		"@deepseek":                         `{"name":"DeepSeek","api":"https://api.deepseek.com"}`,
 		"anthropic claude-3-haiku-20240307": `{"context":200000,"output":4096,"reasoning":"none","cost":{"input":0.25,"output":1.25,"cache_read":0.03,"cache_write":0.3}}`,
 		"anthropic claude-opus-4-7":         `{"context":1000000,"output":128000,"reasoning":"adaptive","efforts":["low","high","max"],"cost":{"input":0,"output":0}}`,
 		"anthropic claude-opus-4-6":         `{"context":1000000,"output":128000,"reasoning":"adaptive","efforts":["low","max"],"budget":true,"cost":{"input":0,"output":0}}`,
