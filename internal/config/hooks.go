@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -69,23 +68,8 @@ type claudeSettings struct {
 // does not have and hook types other than "command" are skipped. Its hooks
 // start programs, so they apply only in a trusted workspace.
 func (l *Loaded) mergeClaudeHooks(path string) error {
-	data, err := readFile(path)
-	if err != nil || data == nil {
-		return err
-	}
-	raw, err := parseObject(path, data)
-	if err != nil {
-		return err
-	}
-	if _, ok := raw["hooks"]; !ok {
-		return nil
-	}
-	c := &checker{file: path, root: reflect.TypeFor[claudeSettings]()}
-	if c.walk("", raw, c.root); len(c.errs) > 0 {
-		return c.errs[0]
-	}
-	var f claudeSettings
-	if err := decodeInto(path, data, raw, &f); err != nil {
+	f, found, err := readForeign[claudeSettings](path)
+	if !found {
 		return err
 	}
 	kept := Hooks{}

@@ -200,6 +200,26 @@ func (l *Loaded) mergeFile(path string, untrusted bool) error {
 	return nil
 }
 
+// readForeign reads another tool's JSON file (a .mcp.json, Claude Code's
+// settings) into T: the keys T declares are checked, the rest skipped.
+// found is false when there is no such file.
+func readForeign[T any](path string) (f T, found bool, err error) {
+	data, err := readFile(path)
+	if err != nil || data == nil {
+		return f, false, err
+	}
+	raw, err := parseObject(path, data)
+	if err != nil {
+		return f, false, err
+	}
+	c := &checker{file: path, root: reflect.TypeFor[T]()}
+	if c.walk("", raw, c.root); len(c.errs) > 0 {
+		return f, false, errors.Join(c.errs...)
+	}
+	err = decodeInto(path, data, raw, &f)
+	return f, err == nil, err
+}
+
 // mcpJSON is the shape of a Claude Code style project .mcp.json.
 type mcpJSON struct {
 	MCPServers map[string]MCPServer `json:"mcpServers"`
@@ -208,20 +228,8 @@ type mcpJSON struct {
 // mergeMCPJSON adds the servers of a project .mcp.json. It is another tool's
 // file, so keys we do not know are skipped rather than rejected.
 func (l *Loaded) mergeMCPJSON(path string) error {
-	data, err := readFile(path)
-	if err != nil || data == nil {
-		return err
-	}
-	raw, err := parseObject(path, data)
-	if err != nil {
-		return err
-	}
-	c := &checker{file: path, root: reflect.TypeFor[mcpJSON]()}
-	if c.walk("", raw, c.root); len(c.errs) > 0 {
-		return errors.Join(c.errs...)
-	}
-	var f mcpJSON
-	if err := decodeInto(path, data, raw, &f); err != nil {
+	f, found, err := readForeign[mcpJSON](path)
+	if !found {
 		return err
 	}
 	if !l.Trusted && len(f.MCPServers) > 0 {
