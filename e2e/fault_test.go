@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -17,6 +18,19 @@ func providerEnv(t *testing.T, srv *llmtest.Server, protocol string) map[string]
 	env["CODER_API_KEY"] = testKey
 	env["CODER_MODEL"] = "fake-model"
 	return env
+}
+
+// withProvider is a world's environment (its HOME and config) with coder
+// pointed at srv.
+func withProvider(t *testing.T, env map[string]string, srv *llmtest.Server) map[string]string {
+	out := map[string]string{}
+	maps.Copy(out, env)
+	for k, v := range providerEnv(t, srv, "openai") {
+		if strings.HasPrefix(k, "CODER_") {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 var protocols = []string{"openai", "anthropic"}

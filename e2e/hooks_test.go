@@ -60,15 +60,7 @@ func group(event, matcher, command string, timeout int) string {
 func (w *hookWorld) run(t *testing.T, sc llmtest.Scenario, args ...string) (result, *llmtest.Server) {
 	t.Helper()
 	srv := llmtest.NewServer(t, sc)
-	env := map[string]string{}
-	for k, v := range w.env {
-		env[k] = v
-	}
-	for k, v := range providerEnv(t, srv, "openai") {
-		if strings.HasPrefix(k, "CODER_") {
-			env[k] = v
-		}
-	}
+	env := withProvider(t, w.env, srv)
 	all := append([]string{"-p", "go", "--output-format", "stream-json"}, args...)
 	return run{args: all, env: env, dir: w.ws}.exec(t), srv
 }

@@ -50,15 +50,7 @@ func (w *sandboxWorld) headless(t *testing.T, steps ...llmtest.Step) (result, *l
 func (w *sandboxWorld) headlessArgs(t *testing.T, args []string, steps ...llmtest.Step) (result, *llmtest.Server) {
 	t.Helper()
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: append(steps, llmtest.Text("done"))})
-	env := map[string]string{}
-	for k, v := range w.env {
-		env[k] = v
-	}
-	for k, v := range providerEnv(t, srv, "openai") {
-		if strings.HasPrefix(k, "CODER_") {
-			env[k] = v
-		}
-	}
+	env := withProvider(t, w.env, srv)
 	return run{args: append(args, "-p", "go"), env: env, dir: w.ws}.exec(t), srv
 }
 
