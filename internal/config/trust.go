@@ -17,9 +17,6 @@ import (
 // or --trust). Elsewhere they are dropped before merging, and named once.
 // Settings that narrow (a stricter preset, deny and ask rules) always apply.
 
-// presetRank orders presets by how much they allow without asking.
-var presetRank = map[string]int{"strict": 0, "plan": 0, "balanced": 1, "build": 1, "auto-edit": 2, "auto_edit": 2, "autoedit": 2, "yolo": 3}
-
 // Trusted reports whether dir is a trusted workspace: it is, or is inside,
 // one of the user config's trusted_workspaces.
 func Trusted(trusted []string, dir string) bool {
@@ -95,7 +92,9 @@ func dropLooserPermission(raw map[string]any) []string {
 		return nil
 	}
 	var dropped []string
-	if s, ok := p["preset"].(string); ok && presetRank[strings.ToLower(strings.TrimSpace(s))] > presetRank["balanced"] {
+	// Only the exact names validate, so a variant of a looser one fails
+	// loading instead of slipping through.
+	if s, ok := p["preset"].(string); ok && slices.Contains(looserPresets, s) {
 		delete(p, "preset")
 		dropped = append(dropped, "permission.preset ("+s+")")
 	}

@@ -108,3 +108,17 @@ func TestTrustWorkspaceIsRemembered(t *testing.T) {
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
+
+// TestUntrustedLooserPresetVariantFails: a spelling of a looser preset that
+// is not dropped must not load at all, rather than slip through.
+func TestUntrustedLooserPresetVariantFails(t *testing.T) {
+	t.Parallel()
+	for _, preset := range []string{"YOLO", " yolo", "auto_edit"} {
+		f := newFixture(t)
+		f.flags = Overrides{}
+		f.writeProject(`{"permission": {"preset": ` + quote(preset) + `}}`)
+		if l, err := f.load(); err == nil {
+			t.Errorf("preset %q loaded untrusted as %q", preset, l.Config.Permission.Preset)
+		}
+	}
+}

@@ -14,9 +14,11 @@ var (
 	providerTypes     = []string{"openai", "openai-responses", "anthropic"}
 	permissionActions = []string{"allow", "ask", "deny"}
 	permissionPresets = []string{"strict", "balanced", "auto-edit", "yolo", "build", "plan"}
-	colorModes        = []string{"auto", "always", "never"}
-	reasoningEfforts  = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
-	mcpTypes          = []string{"stdio", "http", "sse"}
+	// looserPresets approve more without asking than the default, balanced.
+	looserPresets    = []string{"auto-edit", "yolo"}
+	colorModes       = []string{"auto", "always", "never"}
+	reasoningEfforts = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
+	mcpTypes         = []string{"stdio", "http", "sse"}
 )
 
 // Validate checks every value in c and reports all problems at once, each a
