@@ -117,8 +117,10 @@ func (ts *Tasks) StopAll() {
 	wg.Wait()
 }
 
-// taskOutput keeps a task's combined output that was not read yet, up to
-// taskOutputMax bytes.
+// taskOutput keeps a task's combined output that was not read yet: the
+// last taskOutputMax bytes of it. The buffer may run to twice that before
+// its head is dropped, so a task that writes on and on costs one move per
+// taskOutputMax bytes, not one per write.
 type taskOutput struct {
 	mu      sync.Mutex
 	buf     []byte
@@ -129,16 +131,25 @@ func (o *taskOutput) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.buf = append(o.buf, p...)
-	if over := len(o.buf) - taskOutputMax; over > 0 {
-		o.buf, o.dropped = append(o.buf[:0:0], o.buf[over:]...), o.dropped+over
+	if len(o.buf) > 2*taskOutputMax {
+		o.trim()
 	}
 	return len(p), nil
+}
+
+// trim drops all but the last taskOutputMax bytes.
+func (o *taskOutput) trim() {
+	if over := len(o.buf) - taskOutputMax; over > 0 {
+		n := copy(o.buf, o.buf[over:])
+		o.buf, o.dropped = o.buf[:n], o.dropped+over
+	}
 }
 
 // take returns the unread output and how many bytes were dropped unread.
 func (o *taskOutput) take() (string, int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.trim()
 	s, d := validUTF8(string(o.buf)), o.dropped
 	o.buf, o.dropped = nil, 0
 	return s, d
