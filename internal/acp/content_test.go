@@ -154,3 +154,15 @@ func TestRefusedCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffLinesThatLookLikeHeaders: inside a hunk, a removed "-- comment"
+// (SQL, Lua) reads "--- comment" and an added "++ x" reads "+++ x"; they are
+// lines of the hunk, not the next file's headers.
+func TestDiffLinesThatLookLikeHeaders(t *testing.T) {
+	d := "--- a/q.sql\n+++ b/q.sql\n@@ -1,3 +1,3 @@\n keep\n--- old comment\n+++ x\n tail\n" +
+		"--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n"
+	content, _ := diffContent(d, "/ws")
+	sameJSON(t, content, `[
+		{"type":"diff","path":"/ws/q.sql","oldText":"keep\n-- old comment\ntail\n","newText":"keep\n++ x\ntail\n"},
+		{"type":"diff","path":"/ws/b.txt","oldText":"b\n","newText":"B\n"}]`)
+}

@@ -24,25 +24,30 @@ func parseUnified(d string) []hunk {
 	var out []hunk
 	var cur *hunk
 	path := ""
+	oldLeft, newLeft := 0, 0 // lines of the hunk still to come: "--- x" inside one is a removed "-- x"
 	for _, line := range strings.Split(d, "\n") {
+		inHunk := cur != nil && (oldLeft > 0 || newLeft > 0)
 		switch {
-		case strings.HasPrefix(line, "--- "):
+		case !inHunk && strings.HasPrefix(line, "--- "):
 			cur = nil
-		case strings.HasPrefix(line, "+++ "):
+		case !inHunk && strings.HasPrefix(line, "+++ "):
 			path = strings.TrimPrefix(strings.TrimPrefix(line, "+++ "), "b/")
 			cur = nil
-		case strings.HasPrefix(line, "@@ "):
-			oldStart, oldLen, newStart, _ := hunkHeader(line)
+		case !inHunk && strings.HasPrefix(line, "@@ "):
+			oldStart, oldLen, newStart, newLen := hunkHeader(line)
 			out = append(out, hunk{path: path, newStart: newStart, created: oldStart == 0 && oldLen == 0})
-			cur = &out[len(out)-1]
+			cur, oldLeft, newLeft = &out[len(out)-1], oldLen, newLen
 		case cur == nil || line == "" || line[0] == '\\':
 		case line[0] == ' ':
 			cur.old = append(cur.old, line[1:])
 			cur.new = append(cur.new, line[1:])
+			oldLeft, newLeft = oldLeft-1, newLeft-1
 		case line[0] == '-':
 			cur.old = append(cur.old, line[1:])
+			oldLeft--
 		case line[0] == '+':
 			cur.new = append(cur.new, line[1:])
+			newLeft--
 		}
 	}
 	return out
