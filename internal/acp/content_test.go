@@ -166,3 +166,14 @@ func TestDiffLinesThatLookLikeHeaders(t *testing.T) {
 		{"type":"diff","path":"/ws/q.sql","oldText":"keep\n-- old comment\ntail\n","newText":"keep\n++ x\ntail\n"},
 		{"type":"diff","path":"/ws/b.txt","oldText":"b\n","newText":"B\n"}]`)
 }
+
+// TestReplayShowsWhatThePersonWrote: attached files and the core's own
+// auto-verify requests are not replayed as the person's words.
+func TestReplayShowsWhatThePersonWrote(t *testing.T) {
+	s := &session.Session{ID: "s", Messages: []chat.Message{
+		{Role: chat.RoleUser, Content: "explain @a.go\n\n[file a.go]\npackage a\n"},
+		{Role: chat.RoleUser, Content: "[auto-verify] go test ./... failed: fix it"},
+	}}
+	sameJSON(t, newMapper("/ws", nil).replay(s), `[
+		{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"explain @a.go"}}]`)
+}

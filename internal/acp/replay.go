@@ -7,6 +7,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -23,7 +24,7 @@ func (m *mapper) replay(s *session.Session) []sdk.SessionUpdate {
 		msg := msgs[i]
 		switch msg.Role {
 		case chat.RoleUser:
-			if text := userText(msg.Content); text != "" {
+			if text := orchestrator.PersonText(msg.Content); text != "" {
 				out = append(out, sdk.UpdateUserMessageText(text))
 			}
 		case chat.RoleAssistant:
@@ -52,15 +53,6 @@ func (m *mapper) replay(s *session.Session) []sdk.SessionUpdate {
 		out = append(out, planUpdate(s.Todos))
 	}
 	return out
-}
-
-// userText is a stored user message without the reminders coder appended
-// for the model.
-func userText(content string) string {
-	if i := strings.Index(content, "\n\n<system-reminder>"); i >= 0 {
-		content = content[:i]
-	}
-	return strings.TrimSpace(content)
 }
 
 // replayCall is one stored call with its outcome, in a single tool_call.

@@ -27,7 +27,7 @@ func (o *Orchestrator) Replay(limit int) event.Replay {
 		case chat.RoleTool:
 			failed[m.ToolCallID] = m.IsError
 		case chat.RoleUser:
-			if text := personText(m.Content); text != "" {
+			if text := PersonText(m.Content); text != "" {
 				entries = append(entries, entry{ReplayEntry: event.ReplayEntry{Role: event.ReplayUser, Text: text}})
 			}
 		case chat.RoleAssistant:
@@ -53,10 +53,11 @@ func (o *Orchestrator) Replay(limit int) event.Replay {
 	return r
 }
 
-// personText is what a person wrote in a user message: without the
+// PersonText is what a person wrote in a stored user message: without the
 // attached files and reminders the core added, and nothing for the core's
-// own requests (auto-verify).
-func personText(content string) string {
+// own requests (auto-verify). Every front end that replays a session shows
+// this.
+func PersonText(content string) string {
 	if strings.HasPrefix(content, "[auto-verify]") {
 		return ""
 	}
