@@ -8,7 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -264,5 +266,32 @@ func TestACPEditorMCPServers(t *testing.T) {
 	r.in.Close()
 	if err := r.cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v", err)
+	}
+}
+
+// TestACPClosingEndsTheSession: when the editor goes, each thread's session
+// ends as leaving the REPL ends one: its SessionEnd hooks run (and, by the
+// same call, its background tasks stop and its temp dir goes).
+func TestACPClosingEndsTheSession(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Scenario{})
+	dir := t.TempDir()
+	env := providerEnv(t, srv, "openai")
+	writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json",
+		`{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "echo ended > session-ended.txt"}]}]}}`+"\n")
+	r := startRawACP(t, env, dir)
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	r.until(1)
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":` + quoteJSON(dir) + `,"mcpServers":[]}}`)
+	if resp, _ := r.until(2); resp["result"] == nil {
+		t.Fatalf("session/new: %v", resp)
+	}
+	r.in.Close()
+	for range r.lines {
+	}
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("coder acp after the editor closed stdin: %v\n%s", err, r.stderr.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "session-ended.txt")); err != nil || strings.TrimSpace(string(b)) != "ended" {
+		t.Fatalf("the SessionEnd hook did not run: %q %v\n%s", b, err, r.stderr.String())
 	}
 }
