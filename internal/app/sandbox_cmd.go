@@ -67,25 +67,24 @@ func loadSandboxSubject(name string, args []string, env func(string) (string, bo
 	if err != nil {
 		return sandboxSubject{}, nil, err
 	}
-	s := sandboxSubject{loaded: loaded, mode: *mode}
-	if s.mode == "" {
-		s.mode = agentMode(loaded.Config, loaded.Config.Agents.Default)
+	m, err := subjectMode(loaded, *mode)
+	if err != nil {
+		return sandboxSubject{}, nil, err
 	}
-	return s, fs.Args(), nil
+	return sandboxSubject{loaded: loaded, mode: m}, fs.Args(), nil
 }
 
-// agentMode is the mode an agent runs in: plan for "plan" and custom
-// agents built on it, build otherwise.
-func agentMode(cfg config.Config, name string) string {
-	if name == "plan" {
-		return "plan"
+// subjectMode is --mode, else the mode the REPL would start in
+// (startAgent: agents.default, or a preset named plan or build).
+func subjectMode(l *config.Loaded, flagMode string) (string, error) {
+	if flagMode != "" {
+		return flagMode, nil
 	}
-	for _, d := range cfg.Agents.Definitions {
-		if d.Name == name && d.Mode == "plan" {
-			return "plan"
-		}
+	_, ag, err := startAgent(l.Config)
+	if err != nil {
+		return "", err
 	}
-	return "build"
+	return string(ag.Mode), nil
 }
 
 // sandboxProfile is the sandbox for the model's commands in this workspace

@@ -61,12 +61,22 @@ func TestSandboxProfileFollowsConfigAndMode(t *testing.T) {
 	}
 }
 
-func TestAgentMode(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.Agents.Definitions = []config.AgentDefinition{{Name: "reviewer", Mode: "plan"}, {Name: "fixer"}}
-	for name, want := range map[string]string{"build": "build", "plan": "plan", "reviewer": "plan", "fixer": "build", "x": "build"} {
-		if got := agentMode(cfg, name); got != want {
-			t.Errorf("agentMode(%q) = %q, want %q", name, got, want)
+// TestSubjectModeIsTheREPLs: coder sandbox and doctor judge the mode the
+// REPL would start in, a preset named plan included.
+func TestSubjectModeIsTheREPLs(t *testing.T) {
+	for project, want := range map[string]string{
+		``:                                "build",
+		`{"agents": {"default": "plan"}}`: "plan",
+		`{"agents": {"default": "reviewer", "definitions": [{"name": "reviewer", "mode": "plan"}]}}`: "plan",
+		`{"agents": {"default": "fixer", "definitions": [{"name": "fixer", "mode": "build"}]}}`:      "build",
+		`{"permission": {"preset": "plan"}}`:                                                         "plan",
+	} {
+		got, err := subjectMode(loadIn(t, t.TempDir(), project), "")
+		if err != nil || got != want {
+			t.Errorf("%s: mode %q (%v), want %q", project, got, err, want)
 		}
+	}
+	if got, _ := subjectMode(loadIn(t, t.TempDir(), `{"permission": {"preset": "plan"}}`), "build"); got != "build" {
+		t.Errorf("--mode build gave %q", got)
 	}
 }
