@@ -3,27 +3,14 @@ package sandbox
 import (
 	"os"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/secrets"
 )
 
-// secretNameParts mark a variable as a credential by its name. The value of
-// such a variable never enters the sandbox: the helper, PID 1 inside, and
-// every process there can read each other's environment.
-var secretNameParts = []string{"API_KEY", "APIKEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "ACCESS_KEY"}
-
-// SecretName reports whether an environment variable's name marks it as a
-// credential (OPENAI_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, …).
-func SecretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, part := range secretNameParts {
-		if strings.Contains(up, part) {
-			return true
-		}
-	}
-	return false
-}
-
 // environ is the command's environment: p.Env (or this process's) without
-// secret-named variables or ones holding p.Secrets, with TMPDIR (and TMP, TEMP) set to the private
+// secret-named variables (their values never enter the sandbox: the
+// helper, PID 1 inside, and every process there can read each other's
+// environment) or ones holding p.Secrets, with TMPDIR (and TMP, TEMP) set to the private
 // temp dir.
 func (p Profile) environ() []string {
 	base := p.Env
@@ -33,7 +20,7 @@ func (p Profile) environ() []string {
 	out := make([]string, 0, len(base)+3)
 	for _, kv := range base {
 		name, value, _ := strings.Cut(kv, "=")
-		if SecretName(name) || p.holdsSecret(value) {
+		if secrets.IsSecretName(name) || p.holdsSecret(value) {
 			continue
 		}
 		if p.TempDir != "" && (name == "TMPDIR" || name == "TMP" || name == "TEMP") {

@@ -9,11 +9,18 @@ import (
 // blank out ordinary words.
 const minSecret = 8
 
-// secretSuffixes end the names of variables that usually hold credentials.
-var secretSuffixes = []string{"_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD", "_CREDENTIALS", "_PAT"}
+// secretSuffixes end the names of variables that usually hold credentials;
+// secretParts mark one anywhere in the name (AWS_ACCESS_KEY_ID,
+// GITHUB_TOKEN_RO).
+var (
+	secretSuffixes = []string{"_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD", "_CREDENTIALS", "_PAT"}
+	secretParts    = []string{"API_KEY", "APIKEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "ACCESS_KEY"}
+)
 
 // IsSecretName reports whether an environment variable's name says it holds
 // a credential (OPENAI_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, …).
+// It is the one rule: what is redacted, what an MCP server or a sandboxed
+// command is not given.
 func IsSecretName(name string) bool {
 	n := strings.ToUpper(name)
 	for _, s := range secretSuffixes {
@@ -21,7 +28,12 @@ func IsSecretName(name string) bool {
 			return true
 		}
 	}
-	return n == "API_KEY" || n == "TOKEN" || n == "PASSWORD"
+	for _, p := range secretParts {
+		if strings.Contains(n, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // FromEnvironment returns the secret-named variables of environ
