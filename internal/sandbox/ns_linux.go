@@ -57,7 +57,7 @@ func probeNamespaces(abi int) error {
 	tmp := os.TempDir()
 	// Every step runs, masks included (over paths that exist everywhere;
 	// the probe's mount namespace is its own).
-	s := spec{Mode: modeNS, Workspace: tmp, Writable: []string{tmp}, DenyRead: []string{tmp, exe},
+	s := spec{Mode: modeNS, Writable: []string{tmp}, DenyRead: []string{tmp, exe},
 		Probe: true, LandlockABI: abi}
 	if abi > 0 {
 		s.Landlock = s.Writable

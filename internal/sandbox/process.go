@@ -39,9 +39,6 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	return p, nil
 }
 
-// Pid is the helper's process id (outside the sandbox).
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
-
 // Done is closed when the sandbox has ended.
 func (p *Process) Done() <-chan struct{} { return p.done }
 

@@ -160,11 +160,10 @@ const (
 // spec is what the helper needs, passed as JSON on its command line (the
 // command can read it there; it holds paths, not secrets).
 type spec struct {
-	Mode      string   `json:"mode"`
-	Workspace string   `json:"ws"`
-	Writable  []string `json:"rw,omitempty"`
-	ReadOnly  []string `json:"ro,omitempty"`
-	DenyRead  []string `json:"deny,omitempty"`
+	Mode     string   `json:"mode"`
+	Writable []string `json:"rw,omitempty"`
+	ReadOnly []string `json:"ro,omitempty"`
+	DenyRead []string `json:"deny,omitempty"`
 	// Landlock lists the paths Landlock lets the command write; ABI 0
 	// means no Landlock.
 	Landlock    []string `json:"ll,omitempty"`
@@ -203,7 +202,7 @@ func (p Profile) denyRead() (enforced, skipped []string) {
 
 func (p Profile) spec(level Level, abi int) spec {
 	deny, _ := p.denyRead()
-	s := spec{Workspace: p.Workspace, Writable: p.writable(), DenyRead: deny, Network: p.Network}
+	s := spec{Writable: p.writable(), DenyRead: deny, Network: p.Network}
 	if p.ReadOnly {
 		s.ReadOnly = []string{p.Workspace}
 	} else {

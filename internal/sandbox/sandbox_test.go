@@ -138,7 +138,7 @@ func needFull(t *testing.T) {
 }
 
 func TestHelperArgsRoundTrip(t *testing.T) {
-	s := spec{Mode: modeNS, Workspace: "/ws", Writable: []string{"/ws", "/tmp/x"}, ReadOnly: []string{"/ws/.git/config"},
+	s := spec{Mode: modeNS, Writable: []string{"/ws", "/tmp/x"}, ReadOnly: []string{"/ws/.git/config"},
 		DenyRead: []string{"/home/u/.ssh"}, LandlockABI: 7, Network: true, LongLived: true}
 	args := helperArgs(s, []string{"/bin/bash", "-c", "ls -la"})
 	if args[0] != HelperArg {
