@@ -34,17 +34,22 @@ func (h *hookStop) Error() string { return "stopped by a hook: " + h.reason }
 // runHooks runs ev's hooks, if there are any, and reports each run as an
 // event; the input's session fields are filled in here.
 func (o *Orchestrator) runHooks(ctx context.Context, in hooks.Input) hooks.Outcome {
-	h := o.opts.Hooks
-	if h == nil || !h.Has(in.Event) {
+	if !o.hasHooks(in.Event) {
 		return hooks.Outcome{}
 	}
 	in.SessionID, in.Cwd, in.PermissionMode = o.hookSession(), o.opts.Workspace, string(o.agent.Mode)
-	out := h.Run(ctx, in)
+	out := o.opts.Hooks.Run(ctx, in)
 	for _, r := range out.Runs {
 		o.emit(event.HookRan{Event: string(in.Event), Tool: in.ToolName, Command: r.Command, Outcome: r.Outcome,
 			Reason: o.redactText(r.Reason), Output: o.redactText(r.Output)})
 	}
 	return out
+}
+
+// hasHooks reports whether any hook listens to ev: what a hook's input
+// costs to build is spent only then.
+func (o *Orchestrator) hasHooks(ev hooks.Event) bool {
+	return o.opts.Hooks != nil && o.opts.Hooks.Has(ev)
 }
 
 // hookSession is the session hooks are told of: a subagent's is its
@@ -117,6 +122,9 @@ func (o *Orchestrator) preToolHooks(ctx context.Context, a *admitted) (c *tools.
 // postToolHooks runs PostToolUse on a call that ran: what a blocking hook
 // says, and any context, is added to the result the model gets.
 func (o *Orchestrator) postToolHooks(ctx context.Context, a *admitted, res tools.Result) tools.Result {
+	if !o.hasHooks(hooks.PostToolUse) {
+		return res // without encoding the whole result for nobody
+	}
 	c := a.call
 	out := o.runHooks(ctx, hooks.Input{Event: hooks.PostToolUse, ToolName: c.Name, ToolUseID: c.ID,
 		ToolInput: json.RawMessage(c.Raw), ToolResponse: toolResponse(res)})
