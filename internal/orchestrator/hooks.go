@@ -102,7 +102,7 @@ func (o *Orchestrator) preToolHooks(ctx context.Context, a *admitted) (c *tools.
 	switch {
 	case out.Stop:
 		a.hookStop = out.StopReason
-		a.refuse(tools.Failure("not run: a hook stopped the turn: %s", out.StopReason))
+		a.refuse(stoppedResult(out.StopReason))
 		return c, "", "", true
 	case out.Permission == "deny":
 		a.refuse(tools.Failure("blocked by a PreToolUse hook: %s", o.redactText(orDefault(out.PermissionReason, "denied"))))

@@ -115,7 +115,11 @@ echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReaso
 	if _, err := h.run("read"); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range h.toolResults(1) {
+	res := h.toolResults(1)
+	if len(res) != 1 {
+		t.Fatalf("results: %v", res)
+	}
+	for _, v := range res {
 		if msg := failure(t, v); !strings.Contains(msg, "reads are audited") {
 			t.Errorf("result: %s", msg)
 		}
@@ -146,6 +150,42 @@ echo '{"continue":false,"stopReason":"budget for today spent"}'`}))
 	}
 	if !said {
 		t.Error("no notice with the stop reason")
+	}
+}
+
+// A PreToolUse stop in a batch of read-only calls (admitted one by one,
+// then run at once) refuses the calls after it, as the serial loop does:
+// their hooks do not run, and neither do they.
+func TestHookStopInAConcurrentBatch(t *testing.T) {
+	sc := llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("read", `{"path":"a.txt"}`), llmtest.Call("read", `{"path":"b.txt"}`),
+			llmtest.Call("read", `{"path":"c.txt"}`)),
+		llmtest.Text("never asked"),
+	}}
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{hooks.PreToolUse: `in=$(cat)
+case "$in" in
+*b.txt*) echo '{"continue":false,"stopReason":"enough reading"}' ;;
+*) echo '{}' ;;
+esac`}))
+	for _, f := range []string{"a", "b", "c"} {
+		h.write(f+".txt", f+"-content\n")
+	}
+	out, err := h.run("read them")
+	if err != nil || out.State != event.StateCompleted {
+		t.Fatalf("state %s, err %v", out.State, err)
+	}
+	if n := len(hookRuns(h.sink.all())); n != 2 {
+		t.Errorf("%d PreToolUse runs, want 2 (a and b; c is never admitted)", n)
+	}
+	var results []string
+	for _, m := range h.orch.Session().Messages {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 3 || !strings.Contains(results[0], "a-content") ||
+		!strings.Contains(results[1], "not run") || !strings.Contains(results[2], "not run") {
+		t.Fatalf("results: %q", results)
 	}
 }
 

@@ -50,9 +50,7 @@ func (o *Orchestrator) toolLoopStep(ctx context.Context, ts *turnState, msgCalls
 	var stop string
 	for _, c := range calls {
 		if stop != "" {
-			// A hook stopped the turn: the rest get a result, never run.
-			a := (&admitted{call: c}).refuse(tools.Failure("not run: a hook stopped the turn: %s", stop))
-			if err := o.appendResult(ctx, a); err != nil {
+			if err := o.appendResult(ctx, notRun(c, stop)); err != nil {
 				return err
 			}
 			continue
@@ -75,11 +73,20 @@ func (o *Orchestrator) toolLoopStep(ctx context.Context, ts *turnState, msgCalls
 	return ctx.Err()
 }
 
+// runConcurrently admits every call first (approvals one at a time), then
+// runs the admitted ones at once. A hook's stop refuses the calls after it,
+// as in the serial loop.
 func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls []*tools.Call) error {
 	batch := make([]*admitted, len(calls))
 	admittedCalls := make([]*tools.Call, len(calls))
+	var stop string
 	for i, c := range calls {
-		batch[i] = o.admit(ctx, ts, c)
+		if stop != "" {
+			batch[i] = notRun(c, stop)
+		} else {
+			batch[i] = o.admit(ctx, ts, c)
+			stop = batch[i].hookStop
+		}
 		admittedCalls[i] = batch[i].call
 	}
 	// A PreToolUse hook's updatedInput may have made a call a writing one.
@@ -91,7 +98,12 @@ func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls
 			continue
 		}
 		if serial {
+			if stop != "" {
+				a.refuse(stoppedResult(stop))
+				continue
+			}
 			errs[i] = o.execute(ctx, a, ts)
+			stop = orDefault(stop, a.hookStop)
 			continue
 		}
 		wg.Go(func() { errs[i] = o.execute(ctx, a, ts) })
@@ -113,6 +125,16 @@ func (o *Orchestrator) runConcurrently(ctx context.Context, ts *turnState, calls
 		}
 	}
 	return ctx.Err()
+}
+
+// notRun is c refused because a hook stopped the turn before it: it gets a
+// result, never runs.
+func notRun(c *tools.Call, stop string) *admitted {
+	return (&admitted{call: c}).refuse(stoppedResult(stop))
+}
+
+func stoppedResult(stop string) tools.Result {
+	return tools.Failure("not run: a hook stopped the turn: %s", stop)
 }
 
 // storedResults are the ids of tool results stored after the last assistant
