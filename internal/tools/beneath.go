@@ -60,27 +60,50 @@ func (w *Workspace) remove(tg target) error {
 	return os.Remove(tg.Abs)
 }
 
+// keptModeBits are the bits of an existing file that a rewrite preserves.
+const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
 // writeAtomic replaces tg with data so that readers see the old or the new
-// content, never a mix: a temporary file in the same directory is written,
-// synced and renamed over it. Missing parent directories are created. An
-// existing file keeps its permission bits; a new one gets perm. The parent
-// directory is opened once and every step acts on it (see parentOf), so a
-// swapped directory makes the write fail, or land in the directory first
-// opened, never elsewhere, and the temporary file is always removed.
-func (w *Workspace) writeAtomic(tg target, data []byte, perm fs.FileMode) (err error) {
+// content, never a mix (see replaceIn). Missing parent directories are
+// created. The parent directory is opened once and every step acts on it
+// (see parentOf), so a swapped directory makes the write fail, or land in
+// the directory first opened, never elsewhere.
+func (w *Workspace) writeAtomic(tg target, data []byte, perm fs.FileMode) error {
 	dir, base, err := w.parentOf(tg)
 	if err != nil {
 		return err
 	}
 	defer dir.Close()
+	return replaceIn(dir, base, tg.Rel, data, perm)
+}
+
+// writeFileAtomic is writeAtomic for coder's own files, outside any
+// workspace (the patch journal).
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	dir, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return replaceIn(dir, filepath.Base(path), path, data, perm)
+}
+
+// replaceIn replaces base in dir with data: a temporary file beside it is
+// written, synced and renamed over it, and the directory synced; the
+// temporary file is always removed on failure. An existing file keeps its
+// permission bits; a new one gets perm. shown names it in errors.
+func replaceIn(dir *os.Root, base, shown string, data []byte, perm fs.FileMode) error {
 	mode := perm
 	if fi, err := dir.Stat(base); err == nil {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", tg.Rel)
+			return fmt.Errorf("%s is not a regular file", shown)
 		}
 		mode = fi.Mode() & keptModeBits
 	}
-	tmp := "." + base + ".tmp-" + randomSuffix()
+	tmp := tempName(base)
 	if err := writeNewIn(dir, tmp, data, mode); err != nil {
 		return err
 	}
@@ -88,11 +111,20 @@ func (w *Workspace) writeAtomic(tg target, data []byte, perm fs.FileMode) (err e
 		_ = dir.Remove(tmp)
 		return err
 	}
+	syncDir(dir)
+	return nil
+}
+
+// tempName is the name of a temporary file written beside base.
+func tempName(base string) string { return "." + base + ".tmp-" + randomSuffix() }
+
+// syncDir makes a rename or removal in dir durable; failure only weakens
+// durability.
+func syncDir(dir *os.Root) {
 	if d, err := dir.Open("."); err == nil {
 		_ = d.Sync()
 		_ = d.Close()
 	}
-	return nil
 }
 
 // parentOf opens tg's parent directory, created if missing, as a root of

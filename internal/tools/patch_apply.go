@@ -107,7 +107,7 @@ func planTemps(changes []*fileChange) {
 		if c.kind == patchDelete {
 			continue
 		}
-		name := "." + filepath.Base(c.dst.Abs) + ".tmp-" + randomSuffix()
+		name := tempName(filepath.Base(c.dst.Abs))
 		c.tmp = target{Abs: filepath.Join(filepath.Dir(c.dst.Abs), name), Inside: c.dst.Inside}
 		if c.dst.Inside {
 			c.tmp.Rel = pathJoinSlash(c.dst.Rel, name)

@@ -71,7 +71,10 @@ func (oj *openJournal) commit() error {
 func (oj *openJournal) done() {
 	if oj.path != "" {
 		_ = os.Remove(oj.path)
-		syncDir(filepath.Dir(oj.path))
+		if dir, err := os.OpenRoot(filepath.Dir(oj.path)); err == nil {
+			syncDir(dir)
+			_ = dir.Close()
+		}
 	}
 }
 
