@@ -168,12 +168,6 @@ func toCRLF(s string) string {
 	return strings.ReplaceAll(normaliseEOL(s), "\n", "\r\n")
 }
 
-// usesCRLF reports whether most line breaks of s are CRLF.
-func usesCRLF(s string) bool {
-	crlf := strings.Count(s, "\r\n")
-	return crlf > 0 && crlf*2 >= strings.Count(s, "\n")
-}
-
 // leadingWS is the indentation of line.
 func leadingWS(line string) string {
 	return line[:len(line)-len(strings.TrimLeft(line, " \t"))]

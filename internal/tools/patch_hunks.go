@@ -201,7 +201,7 @@ func withEOL(s, eol string) string {
 	if eol == "\n" {
 		return s
 	}
-	return strings.ReplaceAll(s, "\n", eol)
+	return toCRLF(s)
 }
 
 // hunkFailure explains why a hunk has no unique place, and where the model

@@ -87,7 +87,7 @@ func (t writeTool) write(c *Call) Result {
 // says so for the message.
 func keepFileStyle(before, content string) (string, string) {
 	var notes []string
-	if usesCRLF(before) && !strings.Contains(content, "\r") {
+	if fileEOL(before) == "\r\n" && !strings.Contains(content, "\r") {
 		content = toCRLF(content)
 		notes = append(notes, "CRLF line endings")
 	}
