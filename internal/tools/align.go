@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
@@ -65,6 +66,7 @@ type aligner struct {
 	shifted       bool // the model's indentation differs from the file's
 	inFileIndent  bool // new is written in the file's indentation already
 	typographic   map[rune]bool
+	modelUnit     int // the model's indentation step, when swapChars needs it
 	reindented    bool
 	// unplaced: a line's indentation could not be mapped to the file's.
 	unplaced bool
@@ -117,6 +119,9 @@ func (a *aligner) learn() {
 	}
 	if a.in.opts.unicode {
 		a.typographic = typographicDrift(a.in.old, a.in.region)
+	}
+	if a.in.swapChars {
+		a.modelUnit = indentStep(append(slices.Clip(a.old), a.new...))
 	}
 }
 
@@ -213,7 +218,7 @@ func (a *aligner) indentOf(ind string) string {
 			a.unplaced = true
 		}
 	case a.in.swapChars:
-		to = a.in.indent.convert(ind, indentStep(strings.Split(a.in.old+"\n"+a.in.new, "\n")))
+		to = a.in.indent.convert(ind, a.modelUnit)
 	default:
 		return ind // nothing says the model's indentation is not the file's
 	}

@@ -316,8 +316,10 @@ func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *
 		indent:      q.cache.fileIndent(content),
 		swapChars:   q.swapChars,
 	}
-	if u := localIndentStep(content, c.start, c.end); u > 0 {
-		in.indent.unit = u
+	if h.rung.opts.indent { // the unit is read only by a re-indenting rung's map
+		if u := localIndentStep(content, c.start, c.end); u > 0 {
+			in.indent.unit = u
+		}
 	}
 	out, ok := alignReplacement(in)
 	if !ok {

@@ -33,6 +33,9 @@ type indentMap struct {
 	// modelUnit and fileUnit are the indentation steps, in columns, of the
 	// model's text and of the file (0: unknown).
 	modelUnit, fileUnit int
+	// mapsNew: no clash, and deeper lines of the model's are never
+	// shallower in the file, so a width the pairs do not show can be mapped.
+	mapsNew bool
 }
 
 // newIndentMap learns the map from the model's old lines and the file's
@@ -60,6 +63,7 @@ func newIndentMap(old, region []string, firstAtStart bool, modelText string, fil
 		return indentMap{}, false
 	}
 	m.modelUnit = indentStep(strings.Split(modelText, "\n"))
+	m.mapsNew = len(m.clash) == 0 && m.monotonic()
 	m.learnShift()
 	return m, true
 }
@@ -92,7 +96,7 @@ func (m indentMap) apply(ind string) (string, bool) {
 	if to, ok := m.known[ind]; ok {
 		return to, !m.clash[ind]
 	}
-	if len(m.clash) > 0 || !m.monotonic() {
+	if !m.mapsNew {
 		return ind, false
 	}
 	w := m.mapWidth(indentWidth(ind))
