@@ -98,11 +98,9 @@ func refusedCommand(input string) string {
 	return ""
 }
 
-// Provider stop reasons that say the answer was cut or withheld.
-var (
-	truncatedStops = map[string]bool{"length": true, "max_tokens": true, "max_output_tokens": true}
-	refusalStops   = map[string]bool{"refusal": true, "content_filter": true}
-)
+// Provider stop reasons that say the answer was withheld. (A cut answer
+// always ends its turn with orchestrator.ErrTruncated.)
+var refusalStops = map[string]bool{"refusal": true, "content_filter": true}
 
 // stopReason is how a prompt turn ended, in ACP's words; a failed turn is
 // an error (the JSON-RPC error carries the reason). lastStop is the
@@ -113,7 +111,7 @@ func stopReason(out orchestrator.Outcome, err error, lastStop string) (sdk.StopR
 		return sdk.StopReasonCancelled, nil
 	case errors.Is(err, orchestrator.ErrStepLimit):
 		return sdk.StopReasonMaxTurnRequests, nil
-	case truncatedStops[lastStop]:
+	case errors.Is(err, orchestrator.ErrTruncated):
 		return sdk.StopReasonMaxTokens, nil
 	case err != nil:
 		msg := strings.TrimSpace(out.Reason)

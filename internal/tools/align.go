@@ -137,17 +137,9 @@ func (a *aligner) build() alignOut {
 		script = lcs.DiffLines(a.cmpOld, a.new)
 	}
 	var out []outLine
-	i, j := 0, 0
-	for _, d := range script {
-		for ; i < d.Start; i, j = i+1, j+1 {
-			out = append(out, outLine{a.file[i], a.fileEOL[i]})
-		}
-		out = append(out, a.changed(d)...)
-		i, j = d.End, d.ReplEnd
-	}
-	for ; j < len(a.new) && i < len(a.file); i, j = i+1, j+1 {
-		out = append(out, outLine{a.file[i], a.fileEOL[i]})
-	}
+	walkScript(script, len(a.file), len(a.new),
+		func(i, _ int) { out = append(out, outLine{a.file[i], a.fileEOL[i]}) },
+		func(d lcs.Diff) { out = append(out, a.changed(d)...) })
 	return alignOut{repl: a.join(out), reindented: a.reindented, unplaced: a.unplaced, swapped: a.imap.swapsChars()}
 }
 
@@ -259,25 +251,33 @@ func (a *aligner) join(out []outLine) string {
 func pairLines(old, repl []string) map[int]int {
 	pairs := map[int]int{}
 	ok, nk := lineKeys(old), lineKeys(repl)
-	same := lcs.DiffLines(ok, nk)
-	i, j := 0, 0
-	gap := func(iEnd, jEnd int) {
-		for i < iEnd && j < jEnd {
-			if similarity(ok[i], nk[j]) >= 0.5 {
-				pairs[j] = i
+	walkScript(lcs.DiffLines(ok, nk), len(ok), len(nk),
+		func(i, j int) { pairs[j] = i },
+		func(d lcs.Diff) {
+			for i, j := d.Start, d.ReplStart; i < d.End && j < d.ReplEnd; i, j = i+1, j+1 {
+				if similarity(ok[i], nk[j]) >= 0.5 {
+					pairs[j] = i
+				}
 			}
-			i, j = i+1, j+1
-		}
-	}
-	for _, d := range same {
+		})
+	return pairs
+}
+
+// walkScript walks a line diff of n old lines against m new ones in
+// order: kept(i, j) for each unchanged pair of lines, changed(d) for each
+// change between them (nil: nothing to do there).
+func walkScript(script []lcs.Diff, n, m int, kept func(i, j int), changed func(d lcs.Diff)) {
+	i, j := 0, 0
+	for _, d := range script {
 		for ; i < d.Start; i, j = i+1, j+1 {
-			pairs[j] = i
+			kept(i, j)
 		}
-		gap(d.End, d.ReplEnd)
+		if changed != nil {
+			changed(d)
+		}
 		i, j = d.End, d.ReplEnd
 	}
-	for ; i < len(ok) && j < len(nk); i, j = i+1, j+1 {
-		pairs[j] = i
+	for ; i < n && j < m; i, j = i+1, j+1 {
+		kept(i, j)
 	}
-	return pairs
 }

@@ -273,8 +273,7 @@ func renderIndent(w int, tabs bool) string {
 func newInFileIndent(old, region, repl []string) bool {
 	ok, nk := lineKeys(old), lineKeys(repl)
 	votesOld, votesFile := 0, 0
-	i, j := 0, 0
-	vote := func() {
+	walkScript(lcs.DiffLines(ok, nk), len(ok), len(nk), func(i, j int) {
 		o, f, n := leadingWS(old[i]), leadingWS(region[i]), leadingWS(repl[j])
 		switch {
 		case isBlank(old[i]) || o == f:
@@ -283,16 +282,7 @@ func newInFileIndent(old, region, repl []string) bool {
 		case n == f:
 			votesFile++
 		}
-	}
-	for _, d := range lcs.DiffLines(ok, nk) {
-		for ; i < d.Start; i, j = i+1, j+1 {
-			vote()
-		}
-		i, j = d.End, d.ReplEnd
-	}
-	for ; i < len(ok) && j < len(nk); i, j = i+1, j+1 {
-		vote()
-	}
+	}, nil)
 	if votesFile+votesOld > 0 {
 		// Unanimous only: lines the change itself re-indents can happen
 		// to land where the file's are.
