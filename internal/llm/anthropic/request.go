@@ -89,12 +89,8 @@ type tool struct {
 	Cache       *cacheControl   `json:"cache_control,omitempty"`
 }
 
-// emptyObject stands in for tool input that is not a JSON object;
-// emptySchema for a tool that declares no parameters.
-var (
-	emptyObject = json.RawMessage(`{}`)
-	emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
-)
+// emptyObject stands in for tool input that is not a JSON object.
+var emptyObject = json.RawMessage(`{}`)
 
 // encode builds the JSON body for req: the request's fields, then
 // "messages", each made of its history messages' blocks, encoded once per
@@ -312,11 +308,7 @@ func tools(in []chat.ToolSpec) []tool {
 	}
 	out := make([]tool, len(in))
 	for i, t := range in {
-		schema := t.Parameters
-		if len(schema) == 0 || !json.Valid(schema) {
-			schema = emptySchema
-		}
-		out[i] = tool{Name: t.Name, Description: t.Description, InputSchema: schema}
+		out[i] = tool{Name: t.Name, Description: t.Description, InputSchema: llm.ToolSchema(t)}
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -51,8 +50,8 @@ type contentBlock struct {
 func (b *contentBlock) UnmarshalJSON(data []byte) error {
 	type plain contentBlock
 	var p plain
-	if err := json.Unmarshal(data, &p); err != nil && !typeError(err) {
-		return err // a field of an unexpected type is skipped, as elsewhere
+	if err := llm.SkipTypeErrors(json.Unmarshal(data, &p)); err != nil {
+		return err
 	}
 	*b = contentBlock(p)
 	if b.Type == "redacted_thinking" {
@@ -106,8 +105,8 @@ func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
 // event applies one SSE event and reports whether the message is complete.
 func (d *decoder) event(ev sse.Event) (done bool, err error) {
 	d.ev = event{}
-	if err := json.Unmarshal(ev.Data, &d.ev); err != nil && !typeError(err) {
-		return false, &llm.Error{Provider: d.label, Message: "malformed stream event: " + err.Error(), Retryable: true, Err: err}
+	if err := llm.DecodeEvent(d.label, ev.Data, &d.ev); err != nil {
+		return false, err
 	}
 	e := &d.ev
 	if e.Type == "" {
@@ -280,7 +279,3 @@ func (d *decoder) done() error {
 
 // typeError reports whether err only says a field had an unexpected type:
 // such a field is skipped, the rest of the payload is still used.
-func typeError(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te)
-}

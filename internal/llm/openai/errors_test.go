@@ -136,7 +136,7 @@ func TestErrorsNameTheConfiguredProvider(t *testing.T) {
 	}
 	fs = serve(t, reply{body: ck(`{"content":"a"}`, "") + "data: {\"choices\":[{\"delta\":{\"content\":\"b\"\n\n"})
 	p = New(Config{BaseURL: fs.url, Model: "m", Label: "DeepSeek"})
-	if _, err := collect(t, p, testReq); err == nil || !strings.HasPrefix(err.Error(), "DeepSeek: malformed stream chunk") {
+	if _, err := collect(t, p, testReq); err == nil || !strings.HasPrefix(err.Error(), "DeepSeek: malformed stream event") {
 		t.Fatalf("err = %v", err)
 	}
 }

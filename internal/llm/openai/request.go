@@ -72,9 +72,6 @@ type functionDef struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// emptySchema is sent for a tool that declares no parameters.
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
-
 // encode builds the JSON body for req, shaped for the model (shape.go):
 // the request's fields, then "messages", the system prompt and each
 // history message's encoding, made once per message (p.history).
@@ -192,11 +189,7 @@ func tools(in []chat.ToolSpec) []tool {
 	}
 	out := make([]tool, len(in))
 	for i, t := range in {
-		params := t.Parameters
-		if len(params) == 0 || !json.Valid(params) {
-			params = emptySchema
-		}
-		out[i] = tool{Type: "function", Function: functionDef{Name: t.Name, Description: t.Description, Parameters: params}}
+		out[i] = tool{Type: "function", Function: functionDef{Name: t.Name, Description: t.Description, Parameters: llm.ToolSchema(t)}}
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
@@ -104,10 +103,8 @@ func (d *decoder) chunk(data []byte) error {
 	ch := d.c.Choices[:cap(d.c.Choices)]
 	clear(ch)
 	d.c = chunk{Choices: ch[:0]}
-	if err := json.Unmarshal(data, &d.c); err != nil && !typeError(err) {
-		// A field of an unexpected type is skipped; broken JSON is a fault
-		// of this response, worth another attempt.
-		return &llm.Error{Provider: d.label, Message: "malformed stream chunk: " + err.Error(), Retryable: true, Err: err}
+	if err := llm.DecodeEvent(d.label, data, &d.c); err != nil {
+		return err
 	}
 	if len(d.c.Error) > 0 && string(d.c.Error) != "null" {
 		return llm.StreamError(d.label, data, d.secret)
@@ -243,7 +240,3 @@ func (d *decoder) done() error {
 
 // typeError reports whether err only says a field had an unexpected type:
 // such a field is skipped, the rest of the payload is still used.
-func typeError(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te)
-}

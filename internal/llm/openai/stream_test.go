@@ -163,7 +163,7 @@ func TestMalformedChunk(t *testing.T) {
 	t.Parallel()
 	body := ck(`{"content":"a"}`, "") + "data: {\"choices\":[{\"delta\":{\"content\":\"b\"\n\n" + ck(`{}`, "stop") + done
 	_, err := collect(t, newProvider(serve(t, reply{body: body})), testReq)
-	if !llm.IsRetryable(err) || !strings.Contains(err.Error(), "malformed stream chunk") {
+	if !llm.IsRetryable(err) || !strings.Contains(err.Error(), "malformed stream event") {
 		t.Fatalf("err = %v", err)
 	}
 }

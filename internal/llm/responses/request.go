@@ -63,8 +63,6 @@ type (
 	}
 )
 
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
-
 // encode builds the body. Reasoning is asked for, with summaries to show
 // and its encrypted content to pass back, from models that reason (by the
 // catalog) or when an effort is configured for an unknown one; a model
@@ -172,11 +170,7 @@ func reasoningItems(m *chat.Message) []any {
 func tools(in []chat.ToolSpec) []tool {
 	var out []tool
 	for _, t := range in {
-		params := t.Parameters
-		if len(params) == 0 || !json.Valid(params) {
-			params = emptySchema
-		}
-		out = append(out, tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
+		out = append(out, tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: llm.ToolSchema(t)})
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -78,8 +77,8 @@ func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
 // event applies one event and reports whether the response is complete.
 func (d *decoder) event(name string, data []byte) (done bool, err error) {
 	var e event
-	if err := json.Unmarshal(data, &e); err != nil && !typeError(err) {
-		return false, &llm.Error{Provider: d.label, Message: "malformed stream event: " + err.Error(), Retryable: true, Err: err}
+	if err := llm.DecodeEvent(d.label, data, &e); err != nil {
+		return false, err
 	}
 	if e.Type == "" {
 		e.Type = name
@@ -229,9 +228,4 @@ func errorObject(e *event, data []byte) []byte {
 	}
 	b, _ := json.Marshal(map[string]any{"error": map[string]string{"message": e.Message, "type": code}})
 	return b
-}
-
-func typeError(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te)
 }
