@@ -354,7 +354,7 @@ func TestREPLModelListExitAndSavedModel(t *testing.T) {
 	s := startTmux(t, srv, dir, nil)
 	s.typeText("/model")
 	s.keys("Enter")
-	s.waitFor("models the provider serves (* = current):\n  * fake-model\n    other-model")
+	s.waitFor("models the provider serves and the catalog knows (* = current):\n  * fake-model\n    other-model")
 	s.typeText("/model other-model")
 	s.keys("Enter")
 	s.waitFor("model: other-model (saved to ")

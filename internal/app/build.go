@@ -184,7 +184,8 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Environ: func(keep map[string]bool) []string { return redactor.ScrubEnv(os.Environ(), keep) }})
 	rules, ruleProblems := contextmgr.LoadRules(ws.Root, b.loaded.UserDir)
 	orch, err := orchestrator.New(orchestrator.Options{
-		Model:     orchestrator.Model{Provider: newProvider(rp, sink), Name: rp.Model, MaxTokens: rp.MaxTokens},
+		Model: orchestrator.Model{Provider: newProvider(rp, sink), Name: rp.Model, MaxTokens: rp.MaxTokens,
+			Catalog: catalog.ProviderFor(rp.Name, rp.BaseURL)},
 		Front:     front,
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),

@@ -294,11 +294,15 @@ func (x *Dispatcher) model(ctx context.Context, args string) (string, error) {
 func (x *Dispatcher) listModels(ctx context.Context) string {
 	current := x.core.Status().Model
 	models, err := x.core.Models(ctx)
-	if err != nil {
-		return fmt.Sprintf("model: %s (the provider's models could not be listed: %v)", current, err)
-	}
 	var b strings.Builder
-	b.WriteString("models the provider serves (* = current):\n")
+	switch {
+	case err != nil && len(models) == 0:
+		return fmt.Sprintf("model: %s (the provider's models could not be listed: %v)", current, err)
+	case err != nil:
+		fmt.Fprintf(&b, "the provider's models could not be listed (%v); the catalog's for this endpoint (* = current):\n", err)
+	default:
+		b.WriteString("models the provider serves and the catalog knows (* = current):\n")
+	}
 	found := false
 	for _, m := range models {
 		mark := "  "

@@ -146,7 +146,7 @@ func TestResumeRepairsUnansweredToolCalls(t *testing.T) {
 
 func TestModelSwitchPersists(t *testing.T) {
 	e := newEnv(t)
-	if out, err := e.do(t, "/model"); err != nil || out != "models the provider serves (* = current):\n  * m1\n    m2\nswitch with /model <name>" {
+	if out, err := e.do(t, "/model"); err != nil || out != "models the provider serves and the catalog knows (* = current):\n  * m1\n    m2\nswitch with /model <name>" {
 		t.Fatalf("/model: %q %v", out, err)
 	}
 	if got := e.cmds.Arguments(context.Background(), "model"); strings.Join(got, ",") != "m1,m2" {

@@ -59,6 +59,9 @@ type Model struct {
 	Provider  llm.Provider
 	Name      string
 	MaxTokens int
+	// Catalog is the endpoint's catalog provider (catalog.ProviderFor):
+	// its models join the provider's own list in Models.
+	Catalog string
 }
 
 // Limits bound a run. Their defaults come from the config package; a zero
