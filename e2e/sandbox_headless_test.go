@@ -256,9 +256,15 @@ func TestHeadlessSandboxFallbacks(t *testing.T) {
 	if !strings.Contains(r, "put them back") || !strings.Contains(res.stderr, "Landlock only") {
 		t.Fatalf("the fallback was not stated: %s\nstderr: %s", r, res.stderr)
 	}
+	// With no OS sandbox the protected paths are still put back (doctor
+	// says so at every level).
 	w.env[sandbox.ForceLevelEnv] = "none"
-	res, srv = w.headless(t, llmtest.Calls(bashCall(`echo ran`)))
-	if !strings.Contains(res.stderr, "without an OS sandbox") || !strings.Contains(results(t, srv, 0)[0], "ran") {
+	res, srv = w.headless(t, llmtest.Calls(bashCall(`echo ran; git config core.pager evil`)))
+	r = results(t, srv, 0)[0]
+	if !strings.Contains(res.stderr, "without an OS sandbox") || !strings.Contains(r, "ran") {
 		t.Fatalf("no sandbox must be stated: %s", res.stderr)
+	}
+	if fileHashes(t, w.ws, []string{".git/config"}) != cfg || !strings.Contains(r, "put them back") {
+		t.Fatalf("with no OS sandbox a changed control file stayed changed: %s", r)
 	}
 }

@@ -66,7 +66,7 @@ func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sand
 			fmt.Fprintf(w, "    (absent, so not writable: %s)\n", strings.Join(missing, ", "))
 		}
 	}
-	if !p.ReadOnly && r.Level > sandbox.LevelNone {
+	if !p.ReadOnly { // the guard holds at every level, "none" too
 		how := "bound read-only"
 		if r.Level < sandbox.LevelFull {
 			how = "restored after each call if a command changes them"

@@ -200,7 +200,7 @@ type sandboxProc struct {
 func (p *sandboxProc) Finish(stderr string) (notes []string, refused bool) {
 	<-p.released
 	if len(p.changes) > 0 {
-		notes = append(notes, "coder's sandbox keeps "+strings.Join(sandbox.DefaultProtected, ", ")+
+		notes = append(notes, "coder keeps "+strings.Join(sandbox.DefaultProtected, ", ")+
 			" read-only for commands, so it put them back: "+strings.Join(p.changes, "; ")+".")
 	}
 	if p.guardErr != nil {
