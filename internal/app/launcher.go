@@ -223,15 +223,12 @@ var _ tools.Launcher = (*launcher)(nil)
 // session's temp dir, under the same guard of the protected paths, and is
 // stopped with everything it started when ctx ends (its timeout).
 func (l *launcher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
-	tmp, err := l.tempDir()
+	ws := l.loaded.Config.Runtime.WorkspaceRoot
+	// Claude Code's variable too, so its hook scripts find the project.
+	p, err := l.profile(&tools.Call{}, append(os.Environ(), "CODER_PROJECT_DIR="+ws, "CLAUDE_PROJECT_DIR="+ws))
 	if err != nil {
 		return -1, err
 	}
-	ws := l.loaded.Config.Runtime.WorkspaceRoot
-	p := sandboxProfile(l.loaded, "build", tmp)
-	// Claude Code's variable too, so its hook scripts find the project.
-	p.Env = append(os.Environ(), "CODER_PROJECT_DIR="+ws, "CLAUDE_PROJECT_DIR="+ws)
-	p.Secrets = l.secrets
 	if err := l.acquire(); err != nil {
 		return -1, err
 	}
