@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -308,5 +309,15 @@ func TestAliasesNameCoderTools(t *testing.T) {
 				t.Errorf("%s is an alias of %q, which is no tool of coder's", claude, n)
 			}
 		}
+	}
+}
+
+// TestCappedOutputStaysValidUTF8: a cut inside a character leaves no
+// broken byte sequence in what events and terminals get.
+func TestCappedOutputStaysValidUTF8(t *testing.T) {
+	w := &capped{limit: 4}
+	_, _ = w.Write([]byte("abcé and more")) // é is 2 bytes: the cut splits it
+	if s := w.String(); !utf8.ValidString(s) || !strings.HasPrefix(s, "abc") || !strings.Contains(s, "cut at 4 bytes") {
+		t.Fatalf("%q", s)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -235,7 +236,9 @@ func (w *capped) Write(p []byte) (int, error) {
 func (w *capped) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	s := w.buf.String()
+	// Valid UTF-8 (a cut may split a character): it goes to events, JSON
+	// output and terminals.
+	s := strings.ToValidUTF8(w.buf.String(), "\uFFFD")
 	if w.truncated {
 		s += fmt.Sprintf("\n[output cut at %d bytes]", w.limit)
 	}
