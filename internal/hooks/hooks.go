@@ -95,17 +95,22 @@ var claudeNames = func() map[string][]string {
 // otherwise a regular expression that must match the whole name (Claude
 // Code's "Write" matches Write, not WriteFile).
 func (g *Group) compile() error {
-	m := strings.TrimSpace(g.Matcher)
-	if m == "" || m == "*" {
-		g.re = nil
-		return nil
-	}
-	re, err := regexp.Compile("^(?:" + m + ")$")
+	re, err := matcherRE(g.Matcher)
 	if err != nil {
 		return fmt.Errorf("hooks.%s: matcher %q: %v", g.Event, g.Matcher, err)
 	}
 	g.re = re
 	return nil
+}
+
+// matcherRE is a matcher as a regular expression of the whole name; nil
+// for one that matches everything ("" or "*").
+func matcherRE(matcher string) (*regexp.Regexp, error) {
+	m := strings.TrimSpace(matcher)
+	if m == "" || m == "*" {
+		return nil, nil
+	}
+	return regexp.Compile("^(?:" + m + ")$")
 }
 
 // Matches reports whether the group applies to name: a tool name for the
@@ -128,10 +133,8 @@ func (g *Group) Matches(name string) bool {
 
 // CheckMatcher reports whether matcher is a valid matcher.
 func CheckMatcher(matcher string) error {
-	if m := strings.TrimSpace(matcher); m != "" && m != "*" {
-		if _, err := regexp.Compile("^(?:" + m + ")$"); err != nil {
-			return fmt.Errorf("matcher %q is not a valid regular expression: %v", matcher, err)
-		}
+	if _, err := matcherRE(matcher); err != nil {
+		return fmt.Errorf("matcher %q is not a valid regular expression: %v", matcher, err)
 	}
 	return nil
 }

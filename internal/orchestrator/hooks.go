@@ -41,7 +41,7 @@ func (o *Orchestrator) runHooks(ctx context.Context, in hooks.Input) hooks.Outco
 	out := o.opts.Hooks.Run(ctx, in)
 	for _, r := range out.Runs {
 		o.emit(event.HookRan{Event: string(in.Event), Tool: in.ToolName, Command: r.Command, Outcome: r.Outcome,
-			Reason: o.redactText(r.Reason), Output: o.redactText(r.Output)})
+			Reason: o.opts.Secrets.Redact(r.Reason), Output: o.opts.Secrets.Redact(r.Output)})
 	}
 	return out
 }
@@ -59,13 +59,6 @@ func (o *Orchestrator) hookSession() string {
 		return o.parentSession
 	}
 	return o.conv.sess.ID
-}
-
-func (o *Orchestrator) redactText(s string) string {
-	if o.opts.Secrets == nil {
-		return s
-	}
-	return o.opts.Secrets.Redact(s)
 }
 
 // hookContext wraps what hooks asked to add to the model's context.
@@ -105,7 +98,7 @@ func (o *Orchestrator) preToolHooks(ctx context.Context, a *admitted) (c *tools.
 		a.refuse(stoppedResult(out.StopReason))
 		return c, "", "", true
 	case out.Permission == "deny":
-		a.refuse(tools.Failure("blocked by a PreToolUse hook: %s", o.redactText(orDefault(out.PermissionReason, "denied"))))
+		a.refuse(tools.Failure("blocked by a PreToolUse hook: %s", o.opts.Secrets.Redact(orDefault(out.PermissionReason, "denied"))))
 		return c, "", "", true
 	}
 	if out.UpdatedInput != nil {
@@ -134,7 +127,7 @@ func (o *Orchestrator) postToolHooks(ctx context.Context, a *admitted, res tools
 	}
 	notes = append(notes, out.Context...)
 	if len(notes) > 0 {
-		res.Content += "\n\n" + o.redactText(strings.Join(notes, "\n"))
+		res.Content += "\n\n" + o.opts.Secrets.Redact(strings.Join(notes, "\n"))
 	}
 	if out.Stop {
 		a.hookStop = out.StopReason
@@ -176,7 +169,7 @@ func (o *Orchestrator) stopHooks(ctx context.Context, ts *turnState) (again bool
 		return false, nil
 	}
 	ts.stopHookActive = true
-	msg := chat.Message{Role: chat.RoleUser, Content: string(ev) + " hook feedback:\n" + o.redactText(out.Reason)}
+	msg := chat.Message{Role: chat.RoleUser, Content: string(ev) + " hook feedback:\n" + o.opts.Secrets.Redact(out.Reason)}
 	if err := o.conv.append(ctx, msg); err != nil {
 		return false, err
 	}
