@@ -59,10 +59,7 @@ const continuePrompt = "Your previous answer was cut off by the output limit. Co
 // continued answer completes, the turn's result is both parts.
 func (o *Orchestrator) truncationStep(ctx context.Context, ts *turnState, msg chat.Message) (again bool, err error) {
 	if !llm.Truncated(ts.stop) {
-		if ts.cutText != "" {
-			ts.last.Content = ts.cutText + ts.last.Content
-			ts.cutText = ""
-		}
+		ts.joinCutText()
 		return false, nil
 	}
 	terr := &TruncatedError{OutputTokens: o.conv.counted.OutputTokens, Continued: ts.continued}
@@ -83,9 +80,15 @@ func (o *Orchestrator) truncationStep(ctx context.Context, ts *turnState, msg ch
 		ts.cutText += msg.Content
 		return true, o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: continuePrompt})
 	}
+	ts.joinCutText()
+	return false, terr
+}
+
+// joinCutText puts the cut part of a continued answer before the rest, as
+// the turn's result.
+func (ts *turnState) joinCutText() {
 	if ts.cutText != "" {
 		ts.last.Content = ts.cutText + ts.last.Content
 		ts.cutText = ""
 	}
-	return false, terr
 }
