@@ -249,11 +249,15 @@ func (o *Orchestrator) approval(ctx context.Context, ts *turnState, req permissi
 		Danger: req.Danger, Preview: req.Preview})
 	reply, err := o.opts.Front.Approver.Approve(ctx, req)
 	o.setState(ts, prev)
+	// "Always" is remembered for a plain policy ask only: never for a
+	// danger request or a re-run outside the sandbox, whatever a front end
+	// offered or a client sent.
+	reply.Always = reply.Always && req.PolicyAsk && !req.Danger && !req.Escalation
 	decision := "denied"
 	switch {
 	case err != nil:
 		decision = "cancelled"
-	case reply.Approved && reply.Always && !req.Escalation:
+	case reply.Approved && reply.Always:
 		decision = "always"
 	case reply.Approved:
 		decision = "approved"

@@ -174,6 +174,31 @@ func TestOneApprovalForPolicyAndToolReasons(t *testing.T) {
 	}
 }
 
+// TestAlwaysIsNeverRememberedForDanger: whatever a front end sends, an
+// "always" is remembered for a plain policy ask, and only for one.
+func TestAlwaysIsNeverRememberedForDanger(t *testing.T) {
+	appr := &countingApprover{reply: permission.Reply{Approved: true, Always: true}}
+	var remembered []string
+	h := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.ToolCall{ID: "d", Name: "read", Args: `{"path":"/etc/hostname"}`}),
+		llmtest.Calls(llmtest.ToolCall{ID: "p", Name: "read", Args: `{"path":"a.txt"}`}),
+		llmtest.Text("fine"),
+	}}, nil, func(o *Options) {
+		o.Policy, o.Front.Approver = askPolicy{}, appr
+		o.OnAlways = func(tool, subject string) error { remembered = append(remembered, subject); return nil }
+	})
+	h.write("a.txt", "a\n")
+	if _, err := h.run("read both"); err != nil {
+		t.Fatal(err)
+	}
+	if len(appr.reqs) != 2 || !appr.reqs[0].Danger || appr.reqs[1].Danger {
+		t.Fatalf("requests %+v", appr.reqs)
+	}
+	if len(remembered) != 1 || !strings.Contains(remembered[0], "a.txt") {
+		t.Fatalf("remembered %q: only the plain ask's", remembered)
+	}
+}
+
 func TestOutsidePathDeniedWithoutApprover(t *testing.T) {
 	h := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{
 		llmtest.Calls(llmtest.ToolCall{ID: "r", Name: "read", Args: `{"path":"../../etc/passwd"}`}),
