@@ -1,12 +1,9 @@
 package acp
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -22,23 +19,17 @@ const clientFileTimeout = time.Minute
 // clientFiles serves the file tools through the editor (fs/read_text_file,
 // fs/write_text_file) where it offers them: the model reads the buffer the
 // person sees, unsaved edits included, and the editor applies writes to
-// its buffers. Files outside the workspace, and binary ones, are left to
-// the disk (tools.ErrUseDisk).
+// its buffers. The tools ask it only for text files inside the workspace
+// (see tools.Files); what the editor does not offer is left to the disk
+// (tools.ErrUseDisk).
 type clientFiles struct {
-	s            *acpSession
-	read, write  bool
-	workspaceDir func() string
-}
-
-func (f clientFiles) viaClient(abs string) bool {
-	ws := f.workspaceDir()
-	rel, err := filepath.Rel(ws, abs)
-	return ws != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	s           *acpSession
+	read, write bool
 }
 
 // Open implements tools.Files.
 func (f clientFiles) Open(abs string) (io.ReadCloser, error) {
-	if !f.read || !f.viaClient(abs) || binaryOnDisk(abs) {
+	if !f.read {
 		return nil, tools.ErrUseDisk
 	}
 	ctx, cancel := context.WithTimeout(f.s.srv.ctx, clientFileTimeout)
@@ -53,11 +44,8 @@ func (f clientFiles) Open(abs string) (io.ReadCloser, error) {
 // WriteFile implements tools.Files. Text that is not UTF-8 cannot travel
 // as a JSON string unchanged, so it is written to disk.
 func (f clientFiles) WriteFile(abs string, data []byte, perm fs.FileMode) error {
-	if !f.write || !f.viaClient(abs) || !utf8.Valid(data) {
+	if !f.write || !utf8.Valid(data) {
 		return tools.ErrUseDisk
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return err
 	}
 	ctx, cancel := context.WithTimeout(f.s.srv.ctx, clientFileTimeout)
 	defer cancel()
@@ -71,16 +59,3 @@ func (f clientFiles) WriteFile(abs string, data []byte, perm fs.FileMode) error 
 type clientError string
 
 func (e clientError) Error() string { return string(e) }
-
-// binaryOnDisk: a NUL byte in the file's first 8 KiB. Such files are read
-// from disk, where the read tool recognises them, not as editor text.
-func binaryOnDisk(abs string) bool {
-	f, err := os.Open(abs)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, 8<<10)
-	n, _ := io.ReadFull(f, buf)
-	return bytes.IndexByte(buf[:n], 0) >= 0
-}

@@ -175,7 +175,7 @@ func (srv *server) files(s *acpSession) tools.Files {
 	if !fsc.ReadTextFile && !fsc.WriteTextFile {
 		return nil
 	}
-	return clientFiles{s: s, read: fsc.ReadTextFile, write: fsc.WriteTextFile, workspaceDir: s.workspace}
+	return clientFiles{s: s, read: fsc.ReadTextFile, write: fsc.WriteTextFile}
 }
 
 // NewSession starts a coder session in cwd; with --continue, the first one

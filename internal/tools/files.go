@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -11,7 +12,9 @@ import (
 // read and write content through it, by absolute path, so the model reads
 // what the person sees, unsaved changes included. Everything else the tools
 // do (resolving paths, stat, listing, deleting) stays on the file system,
-// and without Files content goes through the workspace's root too.
+// and without Files content goes through the workspace's root too. The
+// tools ask Files only for text files inside the workspace that resolve
+// inside it through the workspace's root (see readThrough, fileGuard.write).
 type Files interface {
 	// Open opens the file at abs for reading, or returns ErrUseDisk.
 	Open(abs string) (io.ReadCloser, error)
@@ -22,14 +25,20 @@ type Files interface {
 	WriteFile(abs string, data []byte, perm fs.FileMode) error
 }
 
-// ErrUseDisk is a Files' answer for a path it leaves to the disk (one
-// outside the editor's workspace, a binary file): the tools then read or
-// write it as they do without Files, traversal-proof inside the workspace.
+// ErrUseDisk is a Files' answer for a path it leaves to the disk (one the
+// editor does not serve): the tools then read or write it as they do
+// without Files, traversal-proof inside the workspace.
 var ErrUseDisk = errors.New("not through the editor: use the disk")
 
-// readThrough reads tg through files; handled is false when files leaves
-// the path to the disk.
-func readThrough(files Files, tg target) (data []byte, handled bool, err error) {
+// readThrough reads tg through files; handled is false when the content
+// is left to the disk: no editor, a path outside the workspace, one that
+// does not resolve inside it now (through the workspace's root: the
+// editor follows links by name), or a binary file (a NUL byte in its first
+// 8 KiB, which the read tool recognises on disk, not as editor text).
+func readThrough(files Files, ws *Workspace, tg target) (data []byte, handled bool, err error) {
+	if files == nil || !tg.Inside || ws.binary(tg) {
+		return nil, false, nil
+	}
 	f, err := files.Open(tg.Abs)
 	if errors.Is(err, ErrUseDisk) {
 		return nil, false, nil
@@ -42,20 +51,38 @@ func readThrough(files Files, tg target) (data []byte, handled bool, err error) 
 	return data, true, err
 }
 
+// binary reports whether tg, opened through the workspace's root, holds a
+// NUL byte in its first 8 KiB; true too when it cannot be opened so.
+func (w *Workspace) binary(tg target) bool {
+	f, err := w.open(tg)
+	if err != nil {
+		return true // not inside now, or unreadable: the disk path says why
+	}
+	defer f.Close()
+	buf := make([]byte, 8<<10)
+	n, _ := io.ReadFull(f, buf)
+	return bytes.IndexByte(buf[:n], 0) >= 0
+}
+
 // read is tg's content, through the editor when there is one.
 func (g fileGuard) read(tg target) ([]byte, error) {
-	if g.files != nil {
-		if data, handled, err := readThrough(g.files, tg); handled {
-			return data, err
-		}
+	if data, handled, err := readThrough(g.files, g.ws, tg); handled {
+		return data, err
 	}
 	return g.ws.readFile(tg)
 }
 
 // write replaces tg's content atomically, through the editor when there is
-// one.
+// one and tg is inside the workspace. Its directory is made, or found,
+// through the workspace's root first, so the path the editor is given
+// resolves inside the workspace.
 func (g fileGuard) write(tg target, data []byte, perm fs.FileMode) error {
-	if g.files != nil {
+	if g.files != nil && tg.Inside {
+		dir, _, err := g.ws.parentOf(tg)
+		if err != nil {
+			return err
+		}
+		_ = dir.Close()
 		if err := g.files.WriteFile(tg.Abs, data, perm); !errors.Is(err, ErrUseDisk) {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,11 +17,13 @@ type bufferFiles struct {
 	mu      sync.Mutex
 	buffers map[string]string
 	writes  []string
+	opened  []string
 }
 
 func (b *bufferFiles) Open(abs string) (io.ReadCloser, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.opened = append(b.opened, abs)
 	if s, ok := b.buffers[abs]; ok {
 		return io.NopCloser(strings.NewReader(s)), nil
 	}
@@ -100,5 +103,49 @@ func TestFilesCanLeaveAPathToTheDisk(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(ws.Root, "b.txt")); got != "b\n" || files.asked < 4 {
 		t.Fatalf("b.txt holds %q; the editor was asked %d times", got, files.asked)
+	}
+}
+
+// TestEditorIsAskedOnlyForTextInside: the tools decide what goes through
+// the editor, which follows paths by name: a binary file and an approved
+// path outside the workspace stay on the disk, and a new file's missing
+// directories are made through the workspace's root before the editor
+// writes it.
+func TestEditorIsAskedOnlyForTextInside(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	outside := t.TempDir()
+	writeFiles(t, ws.Root, map[string]string{"bin.dat": "a\x00b\n", "t.txt": "text\n"})
+	writeFiles(t, outside, map[string]string{"o.txt": "outside\n"})
+	files := &bufferFiles{buffers: map[string]string{}}
+	env := Env{Workspace: ws, Files: files, Tracker: NewReadTracker()}
+	var read, write Tool
+	for _, tl := range Builtins(env) {
+		switch tl.Name() {
+		case Read:
+			read = tl
+		case Write:
+			write = tl
+		}
+	}
+	opened := func() []string {
+		files.mu.Lock()
+		defer files.mu.Unlock()
+		return slices.Clone(files.opened)
+	}
+	call(t, read, map[string]any{"path": "bin.dat"})
+	if got := mustOK(t, callApproved(t, read, map[string]any{"path": filepath.Join(outside, "o.txt")})); !strings.Contains(got, "outside") {
+		t.Fatalf("approved outside read: %q", got)
+	}
+	if got := opened(); len(got) != 0 {
+		t.Fatalf("the editor was asked for %v", got)
+	}
+	mustOK(t, call(t, read, map[string]any{"path": "t.txt"}))
+	mustOK(t, call(t, write, map[string]any{"path": "new/dir/n.txt", "content": "n\n"}))
+	if got := opened(); len(got) != 1 || !strings.HasSuffix(got[0], "t.txt") {
+		t.Fatalf("the editor was asked for %v, want t.txt only", got)
+	}
+	if got := readFile(t, filepath.Join(ws.Root, "new/dir/n.txt")); got != "n\n" || len(files.writes) != 1 {
+		t.Fatalf("n.txt holds %q; editor writes %v", got, files.writes)
 	}
 }

@@ -101,14 +101,12 @@ func (t readTool) Run(ctx context.Context, c *Call) (Result, error) {
 		return Failure("%s is not a regular file (%s)", tg.Rel, fi.Mode().Type()), nil
 	}
 	var r io.Reader = f
-	if t.files != nil {
-		data, handled, err := readThrough(t.files, tg)
-		if err != nil {
-			return fileFailure(tg.Rel, err), nil
-		}
-		if handled {
-			r = bytes.NewReader(data)
-		}
+	data, handled, err := readThrough(t.files, t.ws, tg)
+	if err != nil {
+		return fileFailure(tg.Rel, err), nil
+	}
+	if handled {
+		r = bytes.NewReader(data)
 	}
 	// The content is hashed as it streams by, so the guards compare a later
 	// edit with exactly what this call read.
