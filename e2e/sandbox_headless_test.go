@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/sandbox"
@@ -266,5 +267,41 @@ func TestHeadlessSandboxFallbacks(t *testing.T) {
 	}
 	if fileHashes(t, w.ws, []string{".git/config"}) != cfg || !strings.Contains(r, "put them back") {
 		t.Fatalf("with no OS sandbox a changed control file stayed changed: %s", r)
+	}
+}
+
+// TestHeadlessTaskToldWhatWasPutBack: a background task that changes a
+// protected file has it put back, and the model is told so when it reads
+// the ended task, as a foreground call's result tells it. (Landlock level:
+// with namespaces the file is bound read-only and the write fails.)
+func TestHeadlessTaskToldWhatWasPutBack(t *testing.T) {
+	needLevel(t, sandbox.LevelLandlock)
+	w := newSandboxWorld(t)
+	w.allowDanger(t, "")
+	w.env[sandbox.ForceLevelEnv] = "landlock"
+	cfg := fileHashes(t, w.ws, []string{".git/config"})
+	m := marker()
+	t.Cleanup(func() { killMarked(m) })
+	task := llmtest.Call("bash", fmt.Sprintf(`{"command":%q,"background":true}`, `git config core.pager evil; sleep `+m))
+	_, srv := w.headless(t,
+		llmtest.Calls(task),
+		// No other command runs meanwhile: the task itself ends the guard.
+		llmtest.Step{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash_kill", `{"task_id":"task-1"}`)},
+			Check: func(llmtest.Request) error {
+				for deadline := time.Now().Add(20 * time.Second); fileHashes(t, w.ws, []string{".git/config"}) == cfg; {
+					if time.Now().After(deadline) {
+						return fmt.Errorf("the task never changed .git/config")
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				return nil
+			}},
+	)
+	r := results(t, srv, 1)[0]
+	if !strings.Contains(r, `"status":"exited"`) || !strings.Contains(r, "put them back") {
+		t.Fatalf("bash_kill: %s", r)
+	}
+	if fileHashes(t, w.ws, []string{".git/config"}) != cfg {
+		t.Fatal(".git/config stayed changed")
 	}
 }

@@ -36,6 +36,7 @@ type task struct {
 	started     time.Time
 	proc        Proc
 	out         *taskOutput
+	finish      sync.Once // Proc.Finish, once the task has ended and is read
 }
 
 // TaskInfo describes a task for /tasks.
@@ -222,6 +223,13 @@ func (t taskTool) Run(_ context.Context, c *Call) (Result, error) {
 	res := map[string]any{"ok": true, "task_id": tk.id, "status": status, "output": text}
 	if code >= 0 {
 		res["exit_code"] = code
+		// What the sandbox did (protected paths put back, a refusal), as a
+		// foreground call's result says it; told once.
+		tk.finish.Do(func() {
+			if notes, _ := tk.proc.Finish(text); len(notes) > 0 {
+				res["notes"] = strings.Join(notes, " ")
+			}
+		})
 	}
 	if dropped > 0 {
 		res["dropped_bytes"] = dropped
