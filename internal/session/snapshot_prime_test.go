@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -38,19 +37,12 @@ func TestPrimedSnapshotMatchesFullEncode(t *testing.T) {
 	if st2.snap == nil || st2.snap.file.count != len(loaded.Messages) {
 		t.Fatal("the snapshot cache was not primed from disk")
 	}
-	inode := func() uint64 {
-		fi, err := os.Stat(st2.SnapshotPath(s.ID))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Sys().(*syscall.Stat_t).Ino
-	}
-	before := inode()
+	before := inodeOf(t, st2.SnapshotPath(s.ID))
 	loaded.Messages = append(loaded.Messages, chat.Message{Role: chat.RoleUser, Content: "next"})
 	if err := st2.Checkpoint(ctx, loaded); err != nil {
 		t.Fatal(err)
 	}
-	if inode() != before {
+	if inodeOf(t, st2.SnapshotPath(s.ID)) != before {
 		t.Error("the first checkpoint after a resume rewrote the whole snapshot")
 	}
 	got, err := os.ReadFile(st2.SnapshotPath(s.ID))

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -251,13 +250,7 @@ func TestSnapshotMatchesEncoder(t *testing.T) {
 		}
 	}
 	check("first")
-	inode := func() uint64 {
-		fi, err := os.Stat(st.SnapshotPath(s.ID))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Sys().(*syscall.Stat_t).Ino
-	}
+	inode := func() uint64 { return inodeOf(t, st.SnapshotPath(s.ID)) }
 	first := inode()
 	for i := range 3 {
 		s.Messages = append(s.Messages, chat.Message{Role: chat.RoleUser, Content: `"messages": []` + "\n  \"messages\": []"})
