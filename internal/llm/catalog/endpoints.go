@@ -172,8 +172,8 @@ func ProviderFor(preset, baseURL string) string {
 
 // RulesFor is the rules of a Chat Completions request for model on the
 // catalog provider (ProviderFor's answer, "" for an endpoint coder does
-// not know): the endpoint's row, and the model's catalog entry
-// where the row says nothing.
+// not know): the endpoint's row, and the model's catalog entry (an
+// alias's is its target's) where the row says nothing.
 func RulesFor(provider, model string) Rules {
 	e, _ := endpointByID(provider)
 	row := e.rules

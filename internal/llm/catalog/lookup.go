@@ -9,9 +9,10 @@ import (
 // Lookup finds what the catalog knows about model when served by the
 // catalog provider (see ProviderFor). It tries the provider's own entry,
 // then the model's vendor's (from a "vendor/model" id or the model's
-// name), each with the id as given, without a date suffix, without an
-// OpenRouter ":variant", and lower-cased. Nothing else is guessed: an
-// unknown model gets the callers' safe defaults, not a relative's limits.
+// name): each with the id as given, without a date suffix, without an
+// OpenRouter ":variant", and lower-cased, then as an alias ("-latest" or
+// undated, alias.go). Nothing else is guessed: an unknown model gets the
+// callers' safe defaults, not a relative's limits.
 func Lookup(provider, model string) (Model, bool) {
 	ix := load()
 	model = strings.TrimSpace(model)
@@ -20,6 +21,9 @@ func Lookup(provider, model string) (Model, bool) {
 			if m, ok := ix.find(p.provider, id); ok {
 				return m, true
 			}
+		}
+		if m, ok := ix.alias(p.provider, p.model); ok {
+			return m, true
 		}
 	}
 	return Model{}, false

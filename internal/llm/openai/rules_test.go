@@ -142,3 +142,28 @@ func TestRequestRulesPerEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasTakesItsTargetsRules: a "-latest" or undated name shapes the
+// request as its snapshot does; the name sent is the one configured.
+func TestAliasTakesItsTargetsRules(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ endpoint, alias, target string }{
+		{"mistral", "devstral-small-latest", "devstral-small-2507"},
+		{"openai", "gpt-4o-latest", "gpt-4o"},
+		{"openai", "gpt-5-chat", "gpt-5-chat-latest"},
+	} {
+		got := sentBody(t, Config{Catalog: tt.endpoint, Model: tt.alias, MaxTokens: 10_000_000})
+		want := sentBody(t, Config{Catalog: tt.endpoint, Model: tt.target, MaxTokens: 10_000_000})
+		if got["model"] != tt.alias {
+			t.Errorf("%s sent as %v", tt.alias, got["model"])
+		}
+		delete(got, "model")
+		delete(want, "model")
+		if jsonOf(got) != jsonOf(want) {
+			t.Errorf("%s: %s\n%s: %s", tt.alias, jsonOf(got), tt.target, jsonOf(want))
+		}
+		if want["max_tokens"] == float64(10_000_000) || want["max_completion_tokens"] == float64(10_000_000) {
+			t.Errorf("%s: the output limit was not capped: %s", tt.target, jsonOf(want))
+		}
+	}
+}
