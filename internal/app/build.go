@@ -376,9 +376,9 @@ func (rt *runtime) warn() {
 
 // newProvider builds the configured provider wrapped in the retry policy.
 // The catalog provider of the endpoint shapes its requests; errors name
-// the endpoint (OpenRouter, DeepSeek, …). A plain "openai" endpoint that
-// is api.openai.com speaks the Responses API for the models OpenAI serves
-// first there, Chat Completions for the others.
+// the endpoint (OpenRouter, DeepSeek, …). api.openai.com with no type
+// named speaks the Responses API for the models OpenAI serves first
+// there, Chat Completions for the others (responses.ForWire).
 func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 	cat := catalog.ProviderFor(rp.Name, rp.BaseURL)
 	label := providerLabel(rp, cat)
@@ -396,14 +396,7 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort,
 			Label: label, Catalog: cat,
 		}
-		switch {
-		case rp.Type == "openai-responses":
-			p = responses.New(cfg)
-		case cat == "openai":
-			p = responses.Auto(cfg)
-		default:
-			p = openai.New(cfg)
-		}
+		p = responses.ForWire(cfg, rp.Type, rp.TypeNamed)
 	}
 	return llm.WithRetry(p, llm.RetryPolicy{
 		MaxRetries: rp.MaxRetries,

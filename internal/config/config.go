@@ -35,8 +35,10 @@ type Fetch struct {
 // Provider says which model endpoint to use.
 type Provider struct {
 	// Type is "openai" (any OpenAI-compatible Chat Completions endpoint),
-	// "openai-responses" (OpenAI's Responses API; chosen by itself for
-	// api.openai.com models the catalog marks Responses-first) or "anthropic".
+	// "openai-responses" (OpenAI's Responses API) or "anthropic". Left
+	// unset for api.openai.com, the Responses API is chosen by itself for
+	// the models the catalog marks Responses-first; "openai" set is Chat
+	// Completions, as asked.
 	Type    string `json:"type,omitempty"`
 	BaseURL string `json:"base_url,omitempty"`
 	// APIKey is the key itself; prefer APIKeyEnv, the name of a variable holding it.

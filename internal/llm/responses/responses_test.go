@@ -171,6 +171,39 @@ func TestRequestShapedByCatalog(t *testing.T) {
 	}
 }
 
+// TestForWireHonoursANamedType: a person who names "openai" for
+// api.openai.com gets Chat Completions for gpt-5 and o3 as asked; left
+// unnamed, those go to the Responses API; "openai-responses" is the
+// Responses API anywhere.
+func TestForWireHonoursANamedType(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Scenario{Repeat: true, Steps: []llmtest.Step{llmtest.Text("ok")}})
+	tests := []struct {
+		typ     string
+		named   bool
+		catalog string
+		want    string
+	}{
+		{"openai", true, "openai", "/v1/chat/completions"},
+		{"openai", false, "openai", "/v1/responses"},
+		{"openai-responses", true, "openai", "/v1/responses"},
+		{"openai-responses", true, "deepseek", "/v1/responses"},
+		{"openai", false, "openrouter", "/v1/chat/completions"},
+	}
+	for _, tt := range tests {
+		for _, model := range []string{"gpt-5", "o3-2025-04-16"} {
+			p := ForWire(Config{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Model: model, Catalog: tt.catalog}, tt.typ, tt.named)
+			if a, err := stream(t, p, llm.Request{RunID: "r"}); err != nil || a.Message().Content != "ok" {
+				t.Fatalf("%+v %s: %v", tt, model, err)
+			}
+			r := srv.Requests()
+			if got := r[len(r)-1].Path; got != tt.want {
+				t.Errorf("%s (named %v) on %s, %s: %s, want %s", tt.typ, tt.named, tt.catalog, model, got, tt.want)
+			}
+		}
+	}
+}
+
 func TestAutoPicksTheWirePerModel(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Scenario{Repeat: true, Steps: []llmtest.Step{llmtest.Text("ok")}})
