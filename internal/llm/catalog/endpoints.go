@@ -72,16 +72,17 @@ type modelRules struct {
 var endpoints = []endpoint{
 	// The Messages API: its rules are internal/llm/anthropic's.
 	{id: "anthropic", presets: []string{"anthropic"}, hosts: []string{"api.anthropic.com"}},
-	// max_tokens is deprecated there and rejected by the reasoning models
-	// ("Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens'
-	// instead", OpenAI API reference, Chat Completions); the replacement
+	// max_tokens is deprecated there and its reasoning models answer it
+	// with 400 "Unsupported parameter: 'max_tokens' is not supported with
+	// this model. Use 'max_completion_tokens' instead."; the replacement
 	// works for every OpenAI model, so one the catalog lacks gets it too.
 	{id: "openai", presets: []string{"openai"}, hosts: []string{"api.openai.com"},
 		rules: rules{tokenParam: MaxCompletionTokens}},
 	// Thinking mode with tools wants each tool-call turn's
-	// reasoning_content back (DeepSeek API docs, "Thinking Mode", tool
-	// calls; models.dev marks its reasoning models interleaved:
-	// reasoning_content).
+	// reasoning_content back: models.dev marks its reasoning models
+	// interleaved in reasoning_content, and clients pad it where it is
+	// missing for "DeepSeek thinking-mode providers" to avoid a 400
+	// (NousResearch/hermes-agent#23407).
 	{id: "deepseek", presets: []string{"deepseek"}, hosts: []string{"api.deepseek.com"},
 		rules: rules{required: chat.ReasoningContentField}},
 	// reasoning_details go back unmodified, encrypted entries included,
