@@ -20,6 +20,7 @@ type Config struct {
 	Sandbox    Sandbox    `json:"sandbox"`
 	Fetch      Fetch      `json:"fetch"`
 	Hooks      Hooks      `json:"hooks,omitempty"`
+	LSP        LSP        `json:"lsp"`
 	// TrustedWorkspaces are the directories whose project settings may widen
 	// what coder does (see trust.go); only the user config's list counts.
 	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
@@ -227,6 +228,7 @@ func Defaults() Config {
 		Storage: Storage{Dir: ".coder"},
 		UI:      UI{Timezone: "Asia/Shanghai", Color: "auto", Markdown: true},
 		Sandbox: defaultSandbox(),
+		LSP:     defaultLSP(),
 	}
 }
 

@@ -187,12 +187,13 @@ func (l *Loaded) mergeFile(path string, untrusted bool) error {
 	var keys []string
 	(&checker{file: path, strict: true, root: c.root, seen: func(k string) { keys = append(keys, k) }}).walk("", raw, c.root)
 	resetOnSwitch(&l.Config.Provider, raw)
-	prevHooks := l.Config.Hooks
-	l.Config.Hooks = nil
+	prevHooks, prevServers := l.Config.Hooks, l.Config.LSP.Servers
+	l.Config.Hooks, l.Config.LSP.Servers = nil, nil
 	if err := decodeInto(path, data, raw, &l.Config); err != nil {
 		return err
 	}
 	l.addHooks(prevHooks, path)
+	l.mergeLSPServers(prevServers, raw)
 	for _, k := range keys {
 		l.origins[k] = origin{file: path}
 	}

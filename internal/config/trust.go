@@ -11,8 +11,8 @@ import (
 // Workspace trust. A repository can carry a .coder/config.json and a
 // .mcp.json, and so can a model that writes files: settings there that widen
 // what coder may do — looser permissions, unattended approvals, another
-// workspace root, where the API key is sent, servers and hooks that start
-// programs, sandbox and fetch exceptions — apply only in a workspace the
+// workspace root, where the API key is sent, servers (MCP, language) and hooks
+// that start programs, sandbox and fetch exceptions — apply only in a workspace the
 // person trusts (trusted_workspaces in the user config, the REPL's question,
 // or --trust). Elsewhere they are dropped before merging, and named once.
 // Settings that narrow (a stricter preset, deny and ask rules) always apply.
@@ -61,6 +61,7 @@ func dropWidening(raw map[string]any) []string {
 		drop("provider", k, "provider."+k)
 	}
 	drop("mcp", "servers", "mcp.servers")
+	drop("lsp", "servers", "lsp.servers")
 	drop("fetch", "allow_hosts", "fetch.allow_hosts")
 	dropped = append(dropped, dropLooserApproval(raw)...)
 	dropped = append(dropped, dropLooserPermission(raw)...)
