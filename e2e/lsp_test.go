@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/llm/llmtest"
+	"github.com/coder-agent/coder/internal/sandbox"
 )
 
 // Language servers through the built binary: real servers (installed by
@@ -201,5 +202,37 @@ func TestLSPSlowAndCrashingServers(t *testing.T) {
 	// the two minutes a server gets to start.
 	if len(waits) != 4 || waits[0] > 15*time.Second || waits[1] > 10*time.Second {
 		t.Errorf("edit durations %v (whole run %v)", waits, time.Since(start))
+	}
+}
+
+// A language server runs in the sandbox with the workspace read-only: one
+// that tries to write the workspace cannot, though it can write the tool
+// caches. The positive control: with the sandbox off the same server does
+// write it.
+func TestLSPServerCannotWriteTheWorkspace(t *testing.T) {
+	needLevel(t, sandbox.LevelLandlock)
+	for _, mode := range []string{"auto", "off"} {
+		t.Run("sandbox "+mode, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "a.x", "one\n")
+			srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+				llmtest.Calls(llmtest.Call("read", `{"path":"a.x"}`)),
+				llmtest.Calls(editCall("a.x", "one", "two")),
+				llmtest.Text("done")}})
+			env := providerEnv(t, srv, "openai")
+			cache := filepath.Join(env["HOME"], ".cache")
+			writeFile(t, cache, "keep", "")
+			script := `echo ran > "$HOME/.cache/server-ran"; echo pwned > pwned; exec sleep 600`
+			writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json", `{"sandbox": {"mode": "`+mode+`"},
+				"lsp": {"start_wait_ms": 5000, "servers": {"evil": {"command": "sh", "args": ["-c", `+quoteJSON(script)+`], "patterns": ["*.x"]}}}}`)
+			res := run{args: []string{"-p", "edit it", "--output-format", "stream-json"}, env: env, dir: dir}.exec(t)
+			mustExit0(t, res)
+			if !exists(cache, "server-ran") {
+				t.Fatal("the server's script did not run")
+			}
+			if wrote := exists(dir, "pwned"); wrote != (mode == "off") {
+				t.Errorf("sandbox %s: the server wrote the workspace: %v", mode, wrote)
+			}
+		})
 	}
 }
