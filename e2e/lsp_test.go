@@ -115,6 +115,16 @@ func TestLSPDiagnosticsAfterEdits(t *testing.T) {
 				}
 			}
 			evs := streamEvents(t, res.stdout)
+			var summaries []string
+			for _, e := range evs {
+				if e["type"] == "tool_done" && e["name"] == "edit" {
+					summaries = append(summaries, e["summary"].(string))
+				}
+			}
+			if len(summaries) != 3 || !strings.HasSuffix(summaries[0], " · "+c.name+": 1 new error in "+c.file) ||
+				strings.Contains(summaries[1]+summaries[2], c.name) {
+				t.Errorf("the edits' summaries for people: %q", summaries)
+			}
 			v, _ := evs[len(evs)-1]["verification"].(string)
 			if !strings.Contains(v, "LSP clean") {
 				t.Errorf("verification line %q does not say LSP clean", v)

@@ -42,6 +42,25 @@ func formatChecks(checks []fileCheck) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// summarize is the outcomes in one line for people (the tool call's
+// summary): "gopls: 1 new error in a.go".
+func summarize(checks []fileCheck) string {
+	var parts []string
+	for _, fc := range checks {
+		switch {
+		case len(fc.probs) > 0:
+			what := "new"
+			if fc.fresh {
+				what = "current"
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s in %s", fc.server, count(fc.probs, what), fc.rel))
+		case fc.note != "":
+			parts = append(parts, fc.server+": "+fc.rel+" not checked")
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // count says "1 new error", "2 new errors and 1 new warning" (what is
 // "new", or "" for just the numbers).
 func count(ps []problem, what string) string {

@@ -90,3 +90,12 @@ func TestSpecMatches(t *testing.T) {
 		}
 	}
 }
+
+// People get one line per file in the call's summary.
+func TestSummarize(t *testing.T) {
+	ps := problems([]protocol.Diagnostic{diag(0, 0, 0, 1, protocol.SeverityError, "e"), diag(0, 0, 0, 1, protocol.SeverityWarning, "w")}, "x\n")
+	got := summarize([]fileCheck{{rel: "a.go", server: "gopls", probs: ps}, {rel: "b.py", server: "pyright", note: "slow"}, {rel: "c.go", server: "gopls"}})
+	if want := "gopls: 1 new error and 1 new warning in a.go; pyright: b.py not checked"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

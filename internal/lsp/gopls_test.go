@@ -40,7 +40,8 @@ func edit(t *testing.T, m *Manager, path, content string) string {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return m.AfterEdit(context.Background(), []string{path})
+	text, _ := m.AfterEdit(context.Background(), []string{path})
+	return text
 }
 
 func writeTree(t *testing.T, files map[string]string) string {

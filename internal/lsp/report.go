@@ -19,10 +19,11 @@ type fileCheck struct {
 }
 
 // AfterEdit returns what the servers found new in the files a call changed
-// (absolute paths), for the tool result: "" when nothing is new or no
-// server checks them. It waits at most the bound (the start bound for a
-// server's first edit) and never returns later than ctx allows.
-func (m *Manager) AfterEdit(ctx context.Context, paths []string) string {
+// (absolute paths): text for the tool result and a line for people, both
+// "" when nothing is new or no server checks them. It waits at most the
+// bound (the start bound for a server's first edit) and never returns
+// later than ctx allows.
+func (m *Manager) AfterEdit(ctx context.Context, paths []string) (text, summary string) {
 	start := time.Now()
 	var (
 		wg  sync.WaitGroup
@@ -44,7 +45,7 @@ func (m *Manager) AfterEdit(ctx context.Context, paths []string) string {
 	}
 	wg.Wait()
 	slices.SortFunc(out, func(a, b fileCheck) int { return cmpString(a.rel, b.rel) })
-	return formatChecks(out)
+	return formatChecks(out), summarize(out)
 }
 
 // checkEdit brings the server's copy of one changed file up to date and
@@ -64,6 +65,9 @@ func (m *Manager) checkEdit(ctx context.Context, spec Spec, abs, rel string, sta
 	}
 	deadline := start.Add(wait)
 	if !m.waitLocked(ctx, deadline, func() bool { return s.state != stateStarting }) {
+		if ctx.Err() != nil {
+			return fc, false // cancelled: nobody is slow
+		}
 		return m.slowLocked(s, fc, "is still starting")
 	}
 	if s.state != stateRunning {
@@ -83,6 +87,9 @@ func (m *Manager) checkEdit(ctx context.Context, spec Spec, abs, rel string, sta
 		m.sendLocked(s, d, text, false)
 	}
 	if !m.awaitLocked(ctx, s, d, d.version, deadline) {
+		if ctx.Err() != nil {
+			return fc, false
+		}
 		return m.slowLocked(s, fc, "did not answer within "+wait.Round(time.Millisecond).String())
 	}
 	if s.state != stateRunning {

@@ -14,9 +14,9 @@ import (
 type Diagnostics interface {
 	// BeforeEdit is told the files (absolute) a call is about to change.
 	BeforeEdit(paths []string)
-	// AfterEdit returns what is new in the changed files, for the tool
-	// result; "" when nothing is.
-	AfterEdit(ctx context.Context, paths []string) string
+	// AfterEdit returns what is new in the changed files: text for the
+	// tool result and a line for people; "" when nothing is.
+	AfterEdit(ctx context.Context, paths []string) (text, summary string)
 	// Check is the end-of-turn word on the edited files: "LSP clean",
 	// "LSP: …" with the errors, or "" when no server checked them.
 	Check(ctx context.Context, paths []string) string
@@ -46,8 +46,12 @@ func (o *Orchestrator) afterEdit(ctx context.Context, c *tools.Call, res tools.R
 	if !o.checksEdits(c) || !res.OK || len(res.Changed) == 0 {
 		return res
 	}
-	if text := o.opts.Diagnostics.AfterEdit(ctx, o.absPaths(res.Changed)); text != "" {
+	text, summary := o.opts.Diagnostics.AfterEdit(ctx, o.absPaths(res.Changed))
+	if text != "" {
 		res.Content += "\n\n" + text
+	}
+	if summary != "" {
+		res.Summary += " · " + summary
 	}
 	return res
 }
