@@ -218,8 +218,9 @@ func (c *client) diagnostics(ctx context.Context, path string) ([]protocol.Diagn
 	if err != nil {
 		return nil, err
 	}
-	if rep.Kind != "full" {
-		return nil, fmt.Errorf("textDocument/diagnostic: a %q report without a previous one", rep.Kind)
+	// gopls leaves out "kind": a report that is not "unchanged" is full.
+	if rep.Kind == "unchanged" {
+		return nil, fmt.Errorf("textDocument/diagnostic: an unchanged report, though coder sent no previous one")
 	}
 	return rep.Items, nil
 }

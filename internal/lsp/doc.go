@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
@@ -29,6 +30,10 @@ type doc struct {
 	known    multiset
 	// last are the problems of the latest answer, for /lsp.
 	last []problem
+	// refused is a version the server would not give diagnostics for,
+	// and refusal its error.
+	refused int32
+	refusal error
 }
 
 // answer is a server's diagnostics for a version of a doc (0: a server
@@ -126,23 +131,35 @@ func (d *doc) answered(v int32) bool {
 
 // awaitLocked waits, with the mutex held (it is released while waiting),
 // until d has an answer for version v, asking the server for one when it
-// can be asked. ok is false when the deadline or ctx came first.
-func (m *Manager) awaitLocked(ctx context.Context, s *server, d *doc, v int32, deadline time.Time) bool {
+// can be asked. The error says why there is none: the deadline or ctx came
+// first (errNoAnswer), or the server refused to answer.
+func (m *Manager) awaitLocked(ctx context.Context, s *server, d *doc, v int32, deadline time.Time) error {
 	if s.cl != nil && s.cl.asks() && !d.answered(v) {
 		path := d.path
 		m.enqueueLocked(s, func(cl *client) {
 			ctx, cancel := context.WithDeadline(ctx, deadline)
 			defer cancel()
 			diags, err := cl.fetch(ctx, path)
-			if err != nil {
-				return
-			}
 			m.mu.Lock()
 			defer m.mu.Unlock()
-			if d.version == v {
+			switch {
+			case err == nil && d.version == v:
 				m.answerLocked(d, v, diags)
+			case err != nil && ctx.Err() == nil:
+				d.refused, d.refusal = v, err
+				m.changedLocked()
 			}
 		})
 	}
-	return m.waitLocked(ctx, deadline, func() bool { return d.answered(v) || s.state != stateRunning })
+	m.waitLocked(ctx, deadline, func() bool { return d.answered(v) || d.refused == v || s.state != stateRunning })
+	switch {
+	case d.answered(v):
+		return nil
+	case d.refused == v:
+		return d.refusal
+	}
+	return errNoAnswer
 }
+
+// errNoAnswer: the server said nothing about the document in time.
+var errNoAnswer = errors.New("no answer in time")

@@ -24,10 +24,10 @@ func needCommand(t *testing.T, cmd string) {
 // tested with servers that never answer.
 const slowMachine = 90 * time.Second
 
-func goplsManager(t *testing.T, dir string) *Manager {
+func goplsManager(t *testing.T, dir string, initOptions map[string]any) *Manager {
 	t.Helper()
 	m := New(Options{Root: dir, Wait: slowMachine, StartWait: slowMachine,
-		Servers: []Spec{{Name: "gopls", Command: "gopls", Patterns: []string{"*.go"}}}})
+		Servers: []Spec{{Name: "gopls", Command: "gopls", Patterns: []string{"*.go"}, InitOptions: initOptions}}})
 	t.Cleanup(m.Close)
 	return m
 }
@@ -66,17 +66,35 @@ const goMod = "module example.com/m\n\ngo 1.22\n"
 // reported with its line and a code frame; fixing it clears it; a clean
 // edit adds nothing; a new file's errors are all new; the end-of-turn
 // check counts only errors that were not there before.
+//
+// gopls publishes its diagnostics by default; asked to (pullDiagnostics),
+// it answers textDocument/diagnostic instead, and coder asks.
 func TestGoplsReportsWhatTheEditBroke(t *testing.T) {
 	needCommand(t, "gopls")
+	for _, pull := range []bool{false, true} {
+		t.Run(map[bool]string{false: "published", true: "pulled"}[pull], func(t *testing.T) {
+			t.Parallel()
+			testGoplsEdits(t, map[string]any{"pullDiagnostics": pull}, pull)
+		})
+	}
+}
+
+func testGoplsEdits(t *testing.T, initOptions map[string]any, pull bool) {
 	dir := writeTree(t, map[string]string{
 		"go.mod": goMod,
 		"a.go":   "package m\n\nvar old int = \"was already broken\"\n",
 	})
-	m := goplsManager(t, dir)
+	m := goplsManager(t, dir, initOptions)
 	a := filepath.Join(dir, "a.go")
 
 	if got := edit(t, m, a, "package m\n\n// Moved down.\n\nvar old int = \"was already broken\"\n"); got != "" {
 		t.Fatalf("an edit above an old error reported: %q", got)
+	}
+	m.mu.Lock()
+	asked := m.servers["gopls"].cl.pull
+	m.mu.Unlock()
+	if asked != pull {
+		t.Fatalf("the client pulls: %v, want %v", asked, pull)
 	}
 	broken := "package m\n\n// Moved down.\n\nvar old int = \"was already broken\"\n\nfunc F() string {\n\treturn 42\n}\n"
 	got := edit(t, m, a, broken)

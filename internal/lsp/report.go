@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -86,11 +87,14 @@ func (m *Manager) checkEdit(ctx context.Context, spec Spec, abs, rel string, sta
 	} else if d.texts[d.version] != text || !d.res.got {
 		m.sendLocked(s, d, text, false)
 	}
-	if !m.awaitLocked(ctx, s, d, d.version, deadline) {
-		if ctx.Err() != nil {
+	if err := m.awaitLocked(ctx, s, d, d.version, deadline); err != nil {
+		switch {
+		case ctx.Err() != nil:
 			return fc, false
+		case errors.Is(err, errNoAnswer):
+			return m.slowLocked(s, fc, "did not answer within "+wait.Round(time.Millisecond).String())
 		}
-		return m.slowLocked(s, fc, "did not answer within "+wait.Round(time.Millisecond).String())
+		return m.slowLocked(s, fc, "gave no diagnostics for "+rel+" ("+clip(err.Error(), 200)+")")
 	}
 	if s.state != stateRunning {
 		return m.failedLocked(s, fc)
@@ -115,7 +119,7 @@ func (m *Manager) baselineLocked(ctx context.Context, s *server, d *doc, deadlin
 		return true
 	}
 	v := d.version
-	if v == 1 && m.awaitLocked(ctx, s, d, v, deadline) && d.res.version == v {
+	if v == 1 && m.awaitLocked(ctx, s, d, v, deadline) == nil && d.res.version == v {
 		d.baseline = setOf(d.res.probs)
 		d.known = setOf(d.res.probs)
 		return true
@@ -147,7 +151,7 @@ func (m *Manager) slowLocked(s *server, fc fileCheck, what string) (fileCheck, b
 		return fc, false
 	}
 	s.slow = true
-	fc.note = fmt.Sprintf("%s %s, so this edit was not checked (coder does not wait longer for it; /lsp shows what it says later)", s.spec.Name, what)
+	fc.note = fmt.Sprintf("%s %s, so this edit was not checked (/lsp shows what it says later)", s.spec.Name, what)
 	return fc, true
 }
 
@@ -222,7 +226,7 @@ func (m *Manager) recheck(ctx context.Context, spec Spec, abs, rel string, deadl
 	if d.texts[d.version] != text || !d.res.got {
 		m.sendLocked(s, d, text, false)
 	}
-	if !m.awaitLocked(ctx, s, d, d.version, deadline) || s.state != stateRunning {
+	if m.awaitLocked(ctx, s, d, d.version, deadline) != nil || s.state != stateRunning {
 		return nil, false
 	}
 	return reported(newSince(d.res.probs, d.baseline), false), true
