@@ -79,15 +79,18 @@ type initParams struct {
 
 // capabilities are the client's: only what coder uses, written out (the
 // generated ClientCapabilities type would send every section, some with
-// null lists that servers choke on).
-var capabilities = map[string]any{
-	"textDocument": map[string]any{
-		"synchronization":    map[string]any{"didSave": true},
-		"publishDiagnostics": map[string]any{"versionSupport": true},
-		"diagnostic":         map[string]any{},
-	},
-	"workspace": map[string]any{"configuration": true, "workspaceFolders": true},
-	"general":   map[string]any{"positionEncodings": []string{"utf-16"}},
+// null lists that servers choke on). A function, not a variable: nothing
+// of coder's LSP client is built at start-up.
+func capabilities() map[string]any {
+	return map[string]any{
+		"textDocument": map[string]any{
+			"synchronization":    map[string]any{"didSave": true},
+			"publishDiagnostics": map[string]any{"versionSupport": true},
+			"diagnostic":         map[string]any{},
+		},
+		"workspace": map[string]any{"configuration": true, "workspaceFolders": true},
+		"general":   map[string]any{"positionEncodings": []string{"utf-16"}},
+	}
 }
 
 func initializeParams(o clientOptions, folders []protocol.WorkspaceFolder) initParams {
@@ -95,7 +98,7 @@ func initializeParams(o clientOptions, folders []protocol.WorkspaceFolder) initP
 		ClientInfo:            &protocol.ClientInfo{Name: "coder"},
 		RootPath:              o.root,
 		RootURI:               protocol.URIFromPath(o.root),
-		Capabilities:          capabilities,
+		Capabilities:          capabilities(),
 		InitializationOptions: o.initOptions,
 		WorkspaceFolders:      folders,
 	}

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
@@ -162,4 +161,8 @@ func (m *Manager) awaitLocked(ctx context.Context, s *server, d *doc, v int32, d
 }
 
 // errNoAnswer: the server said nothing about the document in time.
-var errNoAnswer = errors.New("no answer in time")
+const errNoAnswer = noAnswer("no answer in time")
+
+type noAnswer string
+
+func (e noAnswer) Error() string { return string(e) }

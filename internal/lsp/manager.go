@@ -47,6 +47,9 @@ type Manager struct {
 	seq     uint64
 	servers map[string]*server
 	closed  bool
+
+	rootOnce sync.Once
+	resolved string
 }
 
 // New returns a Manager; nothing starts until a file is edited.
@@ -60,11 +63,21 @@ func New(o Options) *Manager {
 	if o.LookPath == nil {
 		o.LookPath = exec.LookPath
 	}
-	if r, err := filepath.EvalSymlinks(o.Root); err == nil {
-		o.Root = r // servers see resolved paths; so must the documents
-	}
 	slices.SortFunc(o.Servers, func(a, b Spec) int { return cmpString(a.Name, b.Name) })
 	return &Manager{opts: o, changed: make(chan struct{}), servers: map[string]*server{}}
+}
+
+// root is the workspace with symlinks resolved, found on first use (New
+// does nothing a session that edits no file would not need): servers see
+// resolved paths, so must the documents.
+func (m *Manager) root() string {
+	m.rootOnce.Do(func() {
+		m.resolved = m.opts.Root
+		if r, err := filepath.EvalSymlinks(m.opts.Root); err == nil {
+			m.resolved = r
+		}
+	})
+	return m.resolved
 }
 
 func cmpString(a, b string) int {
@@ -86,7 +99,7 @@ func (m *Manager) specFor(path string) (spec Spec, abs, rel string, ok bool) {
 	} else if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
 		abs = filepath.Join(r, filepath.Base(path)) // a deleted or new file
 	}
-	r, err := filepath.Rel(m.opts.Root, abs)
+	r, err := filepath.Rel(m.root(), abs)
 	if err != nil || r == ".." || filepath.IsAbs(r) || len(r) > 2 && r[:3] == ".."+string(filepath.Separator) {
 		return Spec{}, "", "", false
 	}

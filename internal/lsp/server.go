@@ -76,7 +76,7 @@ func (m *Manager) serverLocked(spec Spec) *server {
 // queue until it ends.
 func (m *Manager) start(s *server, path string) {
 	argv := append([]string{path}, s.spec.Args...)
-	proc, err := m.opts.Starter.Start(argv, m.environ(s.spec), m.opts.Root, &s.stderr)
+	proc, err := m.opts.Starter.Start(argv, m.environ(s.spec), m.root(), &s.stderr)
 	if err != nil {
 		m.fail(s, fmt.Sprintf("could not start %s: %v", s.spec.Command, err))
 		return
@@ -91,7 +91,7 @@ func (m *Manager) start(s *server, path string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), initTimeout)
 	defer cancel()
-	cl, err := dial(ctx, proc, clientOptions{root: m.opts.Root, initOptions: s.spec.InitOptions,
+	cl, err := dial(ctx, proc, clientOptions{root: m.root(), initOptions: s.spec.InitOptions,
 		settings: s.spec.Settings, onDiag: func(p protocol.PublishDiagnosticsParams) { m.published(s, p) }})
 	if err != nil {
 		reason := fmt.Sprintf("%s did not start: %v%s", s.spec.Command, err, lastLine(s.stderr.String()))

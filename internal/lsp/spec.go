@@ -62,11 +62,19 @@ func languageID(file string) string {
 	return strings.TrimPrefix(ext, ".")
 }
 
-// installHints say how to install the usual servers, by command.
-var installHints = map[string]string{
-	"gopls":                      "go install golang.org/x/tools/gopls@latest",
-	"typescript-language-server": "npm install -g typescript-language-server typescript",
-	"pyright-langserver":         "npm install -g pyright",
-	"rust-analyzer":              "rustup component add rust-analyzer",
-	"clangd":                     "install clangd with your system's package manager (apt install clangd)",
+// installHint says how to install one of the usual servers, by command.
+func installHint(command string) (string, bool) {
+	switch command {
+	case "gopls":
+		return "go install golang.org/x/tools/gopls@latest", true
+	case "typescript-language-server":
+		return "npm install -g typescript-language-server typescript", true
+	case "pyright-langserver":
+		return "npm install -g pyright", true
+	case "rust-analyzer":
+		return "rustup component add rust-analyzer", true
+	case "clangd":
+		return "install clangd with your system's package manager (apt install clangd)", true
+	}
+	return "", false
 }

@@ -31,7 +31,7 @@ func (m *Manager) Describe() string {
 	if !installed {
 		b.WriteString("\nNo language server is installed, so edits are not checked. Install one and start a new coder session:\n")
 		for _, spec := range m.opts.Servers {
-			if hint, ok := installHints[spec.Command]; ok {
+			if hint, ok := installHint(spec.Command); ok {
 				fmt.Fprintf(&b, "  %-16s %s\n", spec.Name, hint)
 			}
 		}
@@ -46,7 +46,7 @@ func (m *Manager) stateLocked(spec Spec) string {
 	if s == nil {
 		if _, err := m.opts.LookPath(spec.Command); err != nil {
 			hint := ""
-			if h, ok := installHints[spec.Command]; ok {
+			if h, ok := installHint(spec.Command); ok {
 				hint = ": " + h
 			}
 			return fmt.Sprintf("not installed (%s not found on PATH%s)", spec.Command, hint)
