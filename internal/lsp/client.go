@@ -29,7 +29,7 @@ type client struct {
 	nextID   atomic.Uint64
 	settings map[string]any
 	folders  []protocol.WorkspaceFolder
-	onDiag   func(protocol.PublishDiagnosticsParams)
+	onDiag   func(published)
 }
 
 // clientOptions say what the client tells the server.
@@ -38,7 +38,35 @@ type clientOptions struct {
 	initOptions map[string]any
 	settings    map[string]any
 	// onDiag is called, in order, with every publishDiagnostics.
-	onDiag func(protocol.PublishDiagnosticsParams)
+	onDiag func(published)
+}
+
+// published is a publishDiagnostics notification.
+type published struct {
+	URI         string       `json:"uri"`
+	Version     int32        `json:"version,omitempty"`
+	Diagnostics []diagnostic `json:"diagnostics"`
+}
+
+// diagnostic is the part of an LSP Diagnostic coder reads. Decoding the
+// whole generated type would reject a notification over a field coder
+// does not use (a related location in a non-file URI, say).
+type diagnostic struct {
+	Range    protocol.Range              `json:"range"`
+	Severity protocol.DiagnosticSeverity `json:"severity,omitempty"`
+	Code     any                         `json:"code,omitempty"`
+	Source   string                      `json:"source,omitempty"`
+	Message  string                      `json:"message"`
+}
+
+// initializeResult is the part of the server's answer to initialize coder
+// reads, decoded as leniently (the generated union types refuse shapes
+// they do not know).
+type initializeResult struct {
+	Capabilities struct {
+		DiagnosticProvider     json.RawMessage                 `json:"diagnosticProvider"`
+		ExecuteCommandProvider *protocol.ExecuteCommandOptions `json:"executeCommandProvider"`
+	} `json:"capabilities"`
 }
 
 // dial connects to a started server and runs the initialize handshake.
@@ -50,13 +78,14 @@ func dial(ctx context.Context, rwc io.ReadWriteCloser, o clientOptions) (*client
 	// in the order they came; it never blocks on the server.
 	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(c.handle),
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
-	var res protocol.InitializeResult
+	var res initializeResult
 	if err := c.call(ctx, "initialize", initializeParams(o, c.folders), &res); err != nil {
 		_ = c.conn.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	c.pull = res.Capabilities.DiagnosticProvider != nil && res.Capabilities.DiagnosticProvider.Value != nil
-	c.ts = !c.pull && offersTSServerRequest(res.Capabilities)
+	dp := strings.TrimSpace(string(res.Capabilities.DiagnosticProvider))
+	c.pull = dp != "" && dp != "null" && dp != "false"
+	c.ts = !c.pull && offersTSServerRequest(res.Capabilities.ExecuteCommandProvider)
 	if err := c.conn.Notify(ctx, "initialized", struct{}{}); err != nil {
 		_ = c.conn.Close()
 		return nil, fmt.Errorf("initialized: %w", err)
@@ -114,7 +143,7 @@ func (c *client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 	}
 	switch req.Method {
 	case "textDocument/publishDiagnostics":
-		var p protocol.PublishDiagnosticsParams
+		var p published
 		if err := json.Unmarshal(params, &p); err == nil && c.onDiag != nil {
 			c.onDiag(p)
 		}
@@ -203,7 +232,7 @@ func (c *client) didChange(ctx context.Context, path string, version int32, text
 func (c *client) asks() bool { return c.pull || c.ts }
 
 // fetch asks for a document's diagnostics as the server sees it now.
-func (c *client) fetch(ctx context.Context, path string) ([]protocol.Diagnostic, error) {
+func (c *client) fetch(ctx context.Context, path string) ([]diagnostic, error) {
 	if c.ts {
 		return c.tsDiagnostics(ctx, path)
 	}
@@ -211,10 +240,10 @@ func (c *client) fetch(ctx context.Context, path string) ([]protocol.Diagnostic,
 }
 
 // diagnostics pulls a document's diagnostics (textDocument/diagnostic).
-func (c *client) diagnostics(ctx context.Context, path string) ([]protocol.Diagnostic, error) {
+func (c *client) diagnostics(ctx context.Context, path string) ([]diagnostic, error) {
 	var rep struct {
-		Kind  string                `json:"kind"`
-		Items []protocol.Diagnostic `json:"items"`
+		Kind  string       `json:"kind"`
+		Items []diagnostic `json:"items"`
 	}
 	err := c.call(ctx, "textDocument/diagnostic", protocol.DocumentDiagnosticParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: protocol.URIFromPath(path)}}, &rep)

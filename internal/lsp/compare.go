@@ -31,7 +31,7 @@ func (p problem) key() string {
 
 // problems turns a server's diagnostics on text into problems, in order of
 // position.
-func problems(diags []protocol.Diagnostic, text string) []problem {
+func problems(diags []diagnostic, text string) []problem {
 	lines := strings.Split(text, "\n")
 	out := make([]problem, 0, len(diags))
 	for _, d := range diags {

@@ -85,8 +85,12 @@ func (m *Manager) sendLocked(s *server, d *doc, text string, open bool) {
 const writeTimeout = 10 * time.Second
 
 // published takes a server's publishDiagnostics.
-func (m *Manager) published(s *server, p protocol.PublishDiagnosticsParams) {
-	path, err := p.URI.Path()
+func (m *Manager) published(s *server, p published) {
+	uri, err := protocol.ParseDocumentURI(p.URI)
+	if err != nil {
+		return
+	}
+	path, err := uri.Path()
 	if err != nil {
 		return
 	}
@@ -101,7 +105,7 @@ func (m *Manager) published(s *server, p protocol.PublishDiagnosticsParams) {
 
 // answerLocked records diagnostics for version v of d (0: the server did
 // not say; taken as the latest version sent).
-func (m *Manager) answerLocked(d *doc, v int32, diags []protocol.Diagnostic) {
+func (m *Manager) answerLocked(d *doc, v int32, diags []diagnostic) {
 	if v == 0 {
 		v = d.version
 	}

@@ -225,6 +225,8 @@ func (m *Manager) recheck(ctx context.Context, spec Spec, abs, rel string, deadl
 	}
 	if d.texts[d.version] != text || !d.res.got {
 		m.sendLocked(s, d, text, false)
+	} else if s.cl.asks() {
+		d.res = answer{} // edits to other files since may have changed its answer: ask again
 	}
 	if m.awaitLocked(ctx, s, d, d.version, deadline) != nil || s.state != stateRunning {
 		return nil, false

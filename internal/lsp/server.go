@@ -8,8 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-
-	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
 )
 
 // state is where a server is in its life.
@@ -92,7 +90,7 @@ func (m *Manager) start(s *server, path string) {
 	ctx, cancel := context.WithTimeout(context.Background(), initTimeout)
 	defer cancel()
 	cl, err := dial(ctx, proc, clientOptions{root: m.root(), initOptions: s.spec.InitOptions,
-		settings: s.spec.Settings, onDiag: func(p protocol.PublishDiagnosticsParams) { m.published(s, p) }})
+		settings: s.spec.Settings, onDiag: func(p published) { m.published(s, p) }})
 	if err != nil {
 		reason := fmt.Sprintf("%s did not start: %v%s", s.spec.Command, err, lastLine(s.stderr.String()))
 		select {

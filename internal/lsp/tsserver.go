@@ -17,8 +17,8 @@ import (
 // it is now: a pull in all but name.
 const tsserverRequest = "typescript.tsserverRequest"
 
-func offersTSServerRequest(caps protocol.ServerCapabilities) bool {
-	return caps.ExecuteCommandProvider != nil && slices.Contains(caps.ExecuteCommandProvider.Commands, tsserverRequest)
+func offersTSServerRequest(o *protocol.ExecuteCommandOptions) bool {
+	return o != nil && slices.Contains(o.Commands, tsserverRequest)
 }
 
 // tsDiagnostic is tsserver's DiagnosticWithLinePosition (1-based lines
@@ -38,8 +38,8 @@ type tsLocation struct {
 
 // tsDiagnostics asks tsserver for a document's syntactic and semantic
 // diagnostics.
-func (c *client) tsDiagnostics(ctx context.Context, path string) ([]protocol.Diagnostic, error) {
-	var out []protocol.Diagnostic
+func (c *client) tsDiagnostics(ctx context.Context, path string) ([]diagnostic, error) {
+	var out []diagnostic
 	for _, cmd := range []string{"syntacticDiagnosticsSync", "semanticDiagnosticsSync"} {
 		args, _ := json.Marshal(map[string]any{"file": string(protocol.URIFromPath(path)), "includeLinePosition": true})
 		name, _ := json.Marshal(cmd)
@@ -58,7 +58,7 @@ func (c *client) tsDiagnostics(ctx context.Context, path string) ([]protocol.Dia
 	return out, nil
 }
 
-func (d tsDiagnostic) lsp() protocol.Diagnostic {
+func (d tsDiagnostic) lsp() diagnostic {
 	sev := protocol.SeverityError
 	switch d.Category {
 	case "warning":
@@ -71,6 +71,6 @@ func (d tsDiagnostic) lsp() protocol.Diagnostic {
 	pos := func(l tsLocation) protocol.Position {
 		return protocol.Position{Line: uint32(max(l.Line-1, 0)), Character: uint32(max(l.Offset-1, 0))}
 	}
-	return protocol.Diagnostic{Range: protocol.Range{Start: pos(d.StartLocation), End: pos(d.EndLocation)},
+	return diagnostic{Range: protocol.Range{Start: pos(d.StartLocation), End: pos(d.EndLocation)},
 		Severity: sev, Code: d.Code, Source: "typescript", Message: d.Message}
 }
