@@ -67,6 +67,10 @@ func (m *Manager) openLocked(s *server, d *doc) {
 func (m *Manager) sendLocked(s *server, d *doc, text string, open bool) {
 	d.version++
 	d.texts[d.version], d.sent[d.version] = text, m.seq
+	// A server that never answers must not make the session keep every
+	// version: an answer this late is of no use.
+	delete(d.texts, d.version-keptVersions)
+	delete(d.sent, d.version-keptVersions)
 	v, path, lang := d.version, d.path, languageID(d.path)
 	d.opened = true
 	m.enqueueLocked(s, func(cl *client) {
@@ -79,6 +83,9 @@ func (m *Manager) sendLocked(s *server, d *doc, text string, open bool) {
 		}
 	})
 }
+
+// keptVersions is how many versions of a doc an answer may still be for.
+const keptVersions = 8
 
 // writeTimeout bounds one notification's write (the write itself cannot
 // be cancelled; a server that stops reading is found by its queue).
