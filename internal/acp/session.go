@@ -21,9 +21,15 @@ const shutdownWait = 10 * time.Second
 // It is the event sink of its orchestrator.
 type acpSession struct {
 	srv *server
-	// turn holds a token while a prompt turn (or a mode switch) uses the
-	// core, which runs one input at a time.
+	// turn holds a token while a prompt turn (or a mode switch, or the
+	// session's start) uses the core, which runs one input at a time.
 	turn chan struct{}
+	// ready is closed once the session has started (its SessionStart
+	// hooks ran): a prompt waits for it, so it never races them.
+	ready chan struct{}
+	// closed is closed when the session shuts down.
+	closed    chan struct{}
+	closeOnce sync.Once
 
 	mu     sync.Mutex
 	id     string
@@ -36,7 +42,40 @@ type acpSession struct {
 }
 
 func newSession(srv *server) *acpSession {
-	return &acpSession{srv: srv, turn: make(chan struct{}, 1)}
+	return &acpSession{srv: srv, turn: make(chan struct{}, 1), ready: make(chan struct{}), closed: make(chan struct{})}
+}
+
+// start runs the session's SessionStart hooks (if Resume has not) with the
+// core to itself, then lets prompts in. session/new answers first: an
+// editor opens the thread at once, and a slow hook runs while the person
+// types, as Claude Code's own adapter lets its CLI start in the
+// background; the first prompt waits for it, and gets its context. A
+// cancel (closing the session) kills the hooks.
+func (s *acpSession) start() {
+	defer close(s.ready)
+	ctx, cancel := context.WithCancel(s.srv.ctx)
+	defer cancel()
+	// Set first: shutdown closes s.closed, then cancels what is set here.
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
+	select {
+	case s.turn <- struct{}{}:
+	case <-s.closed:
+		return
+	}
+	defer func() { <-s.turn }()
+	select {
+	case <-s.closed:
+		return
+	default:
+	}
+	s.rt.Core.StartSession(ctx)
 }
 
 // attach gives the session its runtime once the factory built it.
@@ -108,6 +147,11 @@ func (s *acpSession) sendText(text string) {
 // pending approval and every queued step stop.
 func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason, error) {
 	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return sdk.StopReasonCancelled, nil
+	}
+	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
 		return sdk.StopReasonCancelled, nil
@@ -173,6 +217,7 @@ func (s *acpSession) applyPendingMode() {
 // shutdown cancels the running turn, lets it save the session, and
 // releases the runtime.
 func (s *acpSession) shutdown() {
+	s.closeOnce.Do(func() { close(s.closed) })
 	s.cancelTurn()
 	s.srv.out.forget(s.sessionID())
 	select {
