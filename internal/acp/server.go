@@ -269,9 +269,8 @@ func (srv *server) resume(ctx context.Context, id, cwd string, servers []sdk.Mcp
 	if err == nil {
 		s.setID(id)
 		// Resume runs the SessionStart hooks (source resume) before the
-		// answer, so the session is ready when the editor has it.
+		// answer, as it replays the history.
 		err = s.rt.Core.Resume(ctx, stored)
-		close(s.ready)
 	}
 	if err != nil {
 		s.shutdown()

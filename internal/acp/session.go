@@ -24,9 +24,6 @@ type acpSession struct {
 	// turn holds a token while a prompt turn (or a mode switch, or the
 	// session's start) uses the core, which runs one input at a time.
 	turn chan struct{}
-	// ready is closed once the session has started (its SessionStart
-	// hooks ran): a prompt waits for it, so it never races them.
-	ready chan struct{}
 	// closed is closed when the session shuts down.
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -42,20 +39,25 @@ type acpSession struct {
 }
 
 func newSession(srv *server) *acpSession {
-	return &acpSession{srv: srv, turn: make(chan struct{}, 1), ready: make(chan struct{}), closed: make(chan struct{})}
+	return &acpSession{srv: srv, turn: make(chan struct{}, 1), closed: make(chan struct{})}
 }
 
-// start runs the session's SessionStart hooks (if Resume has not) with the
-// core to itself, then lets prompts in. session/new answers first: an
-// editor opens the thread at once, and a slow hook runs while the person
-// types, as Claude Code's own adapter lets its CLI start in the
-// background; the first prompt waits for it, and gets its context. A
-// cancel (closing the session) kills the hooks.
+// start runs a new session's SessionStart hooks with the core to itself.
+// session/new answers first: an editor opens the thread at once and a slow
+// hook runs while the person types, as Claude Code's adapter lets its CLI
+// start in the background. A prompt takes the same token, so it never
+// races them: it waits, or, first to the core, runs them itself before its
+// input (the core runs them once per session either way), and its input
+// carries their context. Closing the session kills them.
 func (s *acpSession) start() {
-	defer close(s.ready)
+	select {
+	case s.turn <- struct{}{}:
+	case <-s.closed:
+		return
+	}
+	defer func() { <-s.turn }()
 	ctx, cancel := context.WithCancel(s.srv.ctx)
 	defer cancel()
-	// Set first: shutdown closes s.closed, then cancels what is set here.
 	s.mu.Lock()
 	s.cancel = cancel
 	s.mu.Unlock()
@@ -64,12 +66,7 @@ func (s *acpSession) start() {
 		s.cancel = nil
 		s.mu.Unlock()
 	}()
-	select {
-	case s.turn <- struct{}{}:
-	case <-s.closed:
-		return
-	}
-	defer func() { <-s.turn }()
+	// After setting cancel: shutdown closes s.closed, then cancels.
 	select {
 	case <-s.closed:
 		return
@@ -146,11 +143,6 @@ func (s *acpSession) sendText(text string) {
 // session. Cancelling ctx is Esc: the model stream, the running tool, a
 // pending approval and every queued step stop.
 func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason, error) {
-	select {
-	case <-s.ready:
-	case <-ctx.Done():
-		return sdk.StopReasonCancelled, nil
-	}
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
