@@ -40,7 +40,7 @@ func newTeamHooks(t *testing.T, w *hookWorld) *teamHooks {
 	th := &teamHooks{log: filepath.Join(w.env["HOME"], ".local", "state", "team", "hooks.log"), hook: newWebhook(t)}
 	logHook := w.script(t, "log.sh", `mkdir -p "$HOME/.local/state/team" || exit 1
 { cat; echo; echo "token=$TEAM_CHAT_TOKEN key=$CODER_API_KEY"; } >> "$HOME/.local/state/team/hooks.log"`)
-	post := w.bashScript(t, "post.sh", `body=$(cat)
+	post := w.scriptFor(t, "/bin/bash", "post.sh", `body=$(cat)
 exec 3<>/dev/tcp/127.0.0.1/`+th.hook.port+` || exit 1
 printf 'POST /chat HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' "${#body}" "$body" >&3
 cat <&3 >/dev/null`)
@@ -76,16 +76,6 @@ func (wh *webhook) received() []string {
 	wh.mu.Lock()
 	defer wh.mu.Unlock()
 	return append([]string(nil), wh.bodies...)
-}
-
-// bashScript is script with bash as its interpreter (for /dev/tcp).
-func (w *hookWorld) bashScript(t *testing.T, name, body string) string {
-	t.Helper()
-	p := filepath.Join(w.scripts, name)
-	if err := os.WriteFile(p, []byte("#!/bin/bash\n"+body+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // readCall reads a.txt: a call plan mode allows too.

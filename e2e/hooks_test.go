@@ -33,8 +33,14 @@ func newHookWorld(t *testing.T) *hookWorld {
 // script writes an executable hook script and returns its path.
 func (w *hookWorld) script(t *testing.T, name, body string) string {
 	t.Helper()
+	return w.scriptFor(t, "/bin/sh", name, body)
+}
+
+// scriptFor is script with another interpreter.
+func (w *hookWorld) scriptFor(t *testing.T, interpreter, name, body string) string {
+	t.Helper()
 	p := filepath.Join(w.scripts, name)
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+	if err := os.WriteFile(p, []byte("#!"+interpreter+"\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p

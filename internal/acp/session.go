@@ -56,16 +56,8 @@ func (s *acpSession) start() {
 		return
 	}
 	defer func() { <-s.turn }()
-	ctx, cancel := context.WithCancel(s.srv.ctx)
-	defer cancel()
-	s.mu.Lock()
-	s.cancel = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-	}()
+	ctx, done := s.cancellable(s.srv.ctx)
+	defer done()
 	// After setting cancel: shutdown closes s.closed, then cancels.
 	select {
 	case <-s.closed:
@@ -153,16 +145,8 @@ func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason,
 		<-s.turn
 	}()
 	s.applyPendingMode()
-	turnCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.mu.Lock()
-	s.cancel = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-	}()
+	turnCtx, done := s.cancellable(ctx)
+	defer done()
 	if msg := refusedCommand(input); msg != "" {
 		s.sendText(msg)
 		return sdk.StopReasonEndTurn, nil
@@ -170,6 +154,21 @@ func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason,
 	s.m.beginTurn()
 	out, err := s.rt.Input.RunInput(turnCtx, input)
 	return stopReason(out, err, s.m.stopReason())
+}
+
+// cancellable is what runs with the turn token held, made cancellable by
+// cancelTurn until done.
+func (s *acpSession) cancellable(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}
 }
 
 // cancelTurn is session/cancel.
