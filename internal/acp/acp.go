@@ -31,6 +31,8 @@ type Core interface {
 	SetAgent(a agent.Agent)
 	Session() *session.Session
 	Resume(ctx context.Context, s *session.Session) error
+	// StartSession runs a new session's SessionStart hooks, once.
+	StartSession(ctx context.Context)
 	Decode(tc chat.ToolCall) *tools.Call
 }
 

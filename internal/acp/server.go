@@ -202,6 +202,7 @@ func (srv *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (res
 			s.sendAll(s.m.replay(resumed))
 		}
 		s.greet()
+		s.start()
 	})
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(id), Modes: s.modes()}, nil
 }
@@ -267,6 +268,8 @@ func (srv *server) resume(ctx context.Context, id, cwd string, servers []sdk.Mcp
 	stored, err := s.rt.Sessions.Load(ctx, id)
 	if err == nil {
 		s.setID(id)
+		// Resume runs the SessionStart hooks (source resume) before the
+		// answer, as it replays the history.
 		err = s.rt.Core.Resume(ctx, stored)
 	}
 	if err != nil {

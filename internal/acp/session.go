@@ -21,9 +21,12 @@ const shutdownWait = 10 * time.Second
 // It is the event sink of its orchestrator.
 type acpSession struct {
 	srv *server
-	// turn holds a token while a prompt turn (or a mode switch) uses the
-	// core, which runs one input at a time.
+	// turn holds a token while a prompt turn (or a mode switch, or the
+	// session's start) uses the core, which runs one input at a time.
 	turn chan struct{}
+	// closed is closed when the session shuts down.
+	closed    chan struct{}
+	closeOnce sync.Once
 
 	mu     sync.Mutex
 	id     string
@@ -36,7 +39,32 @@ type acpSession struct {
 }
 
 func newSession(srv *server) *acpSession {
-	return &acpSession{srv: srv, turn: make(chan struct{}, 1)}
+	return &acpSession{srv: srv, turn: make(chan struct{}, 1), closed: make(chan struct{})}
+}
+
+// start runs a new session's SessionStart hooks with the core to itself.
+// session/new answers first: an editor opens the thread at once and a slow
+// hook runs while the person types, as Claude Code's adapter lets its CLI
+// start in the background. A prompt takes the same token, so it never
+// races them: it waits, or, first to the core, runs them itself before its
+// input (the core runs them once per session either way), and its input
+// carries their context. Closing the session kills them.
+func (s *acpSession) start() {
+	select {
+	case s.turn <- struct{}{}:
+	case <-s.closed:
+		return
+	}
+	defer func() { <-s.turn }()
+	ctx, done := s.cancellable(s.srv.ctx)
+	defer done()
+	// After setting cancel: shutdown closes s.closed, then cancels.
+	select {
+	case <-s.closed:
+		return
+	default:
+	}
+	s.rt.Core.StartSession(ctx)
 }
 
 // attach gives the session its runtime once the factory built it.
@@ -117,16 +145,8 @@ func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason,
 		<-s.turn
 	}()
 	s.applyPendingMode()
-	turnCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.mu.Lock()
-	s.cancel = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-	}()
+	turnCtx, done := s.cancellable(ctx)
+	defer done()
 	if msg := refusedCommand(input); msg != "" {
 		s.sendText(msg)
 		return sdk.StopReasonEndTurn, nil
@@ -134,6 +154,21 @@ func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason,
 	s.m.beginTurn()
 	out, err := s.rt.Input.RunInput(turnCtx, input)
 	return stopReason(out, err, s.m.stopReason())
+}
+
+// cancellable is what runs with the turn token held, made cancellable by
+// cancelTurn until done.
+func (s *acpSession) cancellable(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}
 }
 
 // cancelTurn is session/cancel.
@@ -173,6 +208,7 @@ func (s *acpSession) applyPendingMode() {
 // shutdown cancels the running turn, lets it save the session, and
 // releases the runtime.
 func (s *acpSession) shutdown() {
+	s.closeOnce.Do(func() { close(s.closed) })
 	s.cancelTurn()
 	s.srv.out.forget(s.sessionID())
 	select {

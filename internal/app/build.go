@@ -176,7 +176,8 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	}
 	// A matcher that does not compile (coder's own files are checked when
 	// loaded; .claude settings are another tool's) drops its group, said.
-	hookRunner, err := newHooks(cfg, launch, inside(ws.Root, cfg.Storage.Dir))
+	hookRunner, err := newHooks(cfg, newHookLauncher(ws.Root, os.Environ(), credentials(rp)), launch,
+		inside(ws.Root, cfg.Storage.Dir))
 	if err != nil {
 		warnings = append(warnings, err)
 	}
@@ -339,21 +340,34 @@ func (rt *runtime) end(reason string) {
 }
 
 // newHooks builds the hook runner from the configured hooks (already
-// filtered by trust), each run through the launcher's sandbox.
-func newHooks(cfg config.Config, l *launcher, storeDir string) (*hooks.Runner, error) {
+// filtered by trust): each runs as the person's own program (outside), or
+// in the sandbox when hooks.sandbox or its own "sandbox" asks.
+func newHooks(cfg config.Config, outside, sandboxed hooks.Launcher, storeDir string) (*hooks.Runner, error) {
 	var groups []hooks.Group
 	for _, ev := range hooks.Events {
-		for _, g := range cfg.Hooks[string(ev)] {
+		for _, g := range cfg.Hooks.Events[string(ev)] {
 			hg := hooks.Group{Event: ev, Matcher: g.Matcher, Source: g.Source}
 			for _, h := range g.Hooks {
 				hg.Commands = append(hg.Commands, hooks.Command{Command: h.Command,
-					Timeout: time.Duration(h.Timeout) * time.Second})
+					Timeout: time.Duration(h.Timeout) * time.Second, Sandbox: h.Sandbox || cfg.Hooks.Sandbox})
 			}
 			groups = append(groups, hg)
 		}
 	}
-	return hooks.New(hooks.Options{Groups: groups, Launcher: l, OutputLimit: cfg.Safety.OutputLimitBytes,
-		Transcript: func(id string) string { return filepath.Join(storeDir, "sessions", id+".json") }})
+	return hooks.New(hooks.Options{Groups: groups, Launcher: outside, Sandboxed: sandboxed,
+		OutputLimit: cfg.Safety.OutputLimitBytes,
+		Transcript:  func(id string) string { return filepath.Join(storeDir, "sessions", id+".json") }})
+}
+
+// credentials are the values that let coder use its provider: the key and
+// the configured header values. Processes coder starts outside the
+// sandbox for the person (hooks) are not given them.
+func credentials(rp config.ResolvedProvider) []string {
+	out := []string{rp.APIKey}
+	for _, v := range rp.Headers {
+		out = append(out, v)
+	}
+	return out
 }
 
 // showResumed shows where a resumed session stands (the REPL only: a

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
@@ -217,37 +216,3 @@ func (p *sandboxProc) Finish(stderr string) (notes []string, refused bool) {
 }
 
 var _ tools.Launcher = (*launcher)(nil)
-
-// RunHook implements hooks.Launcher: a hook is a process coder starts on
-// the person's behalf, so it runs in the build-mode sandbox with the
-// session's temp dir, under the same guard of the protected paths, and is
-// stopped with everything it started when ctx ends (its timeout).
-func (l *launcher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
-	ws := l.loaded.Config.Runtime.WorkspaceRoot
-	// Claude Code's variable too, so its hook scripts find the project.
-	p, err := l.profile(&tools.Call{}, append(os.Environ(), "CODER_PROJECT_DIR="+ws, "CLAUDE_PROJECT_DIR="+ws))
-	if err != nil {
-		return -1, err
-	}
-	if err := l.acquire(); err != nil {
-		return -1, err
-	}
-	defer func() { _, _ = l.release() }()
-	// Not tied to ctx: Stop below ends the whole sandbox, then returns.
-	cmd, err := sandbox.Command(context.Background(), p, []string{"/bin/sh", "-c", command})
-	if err != nil {
-		return -1, err
-	}
-	cmd.Stdin = bytes.NewReader(stdin)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	proc, err := sandbox.Start(cmd)
-	if err != nil {
-		return -1, err
-	}
-	select {
-	case <-proc.Done():
-	case <-ctx.Done():
-		proc.Stop()
-	}
-	return proc.ExitCode(), nil
-}

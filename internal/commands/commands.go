@@ -33,7 +33,7 @@ type Core interface {
 	SetModel(m string)
 	NewSession() *session.Session
 	Resume(ctx context.Context, s *session.Session) error
-	Compact(ctx context.Context) (orchestrator.Compaction, error)
+	Compact(ctx context.Context, instructions string) (orchestrator.Compaction, error)
 	LoadLazyTools(ctx context.Context)
 	ToolSpecs() []chat.ToolSpec
 	Models(ctx context.Context) ([]string, error)
@@ -119,7 +119,7 @@ func New(core Core, d Deps) *Dispatcher {
 		"undo":        {"revert the files the last turn changed (again: the turn before)", x.undoLast},
 		"permissions": {"show the permission matrix, or switch: /permissions strict|balanced|auto-edit|yolo|build|plan", x.permissions},
 		"todos":       {"show the session's todo list", x.todos},
-		"compact":     {"summarise older history now to free context", x.compact},
+		"compact":     {"summarise older history now to free context: /compact [what to keep]", x.compact},
 		"skills":      {"list the skills the model can load", x.listSkills},
 		"diff":        {"show the workspace's changes (git, or this session's snapshots)", x.diff},
 		"tasks":       {"list background tasks, or stop one: /tasks stop <id>", x.tasks},

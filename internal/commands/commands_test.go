@@ -269,12 +269,14 @@ func TestHooksListsActiveHooksAndTheirFiles(t *testing.T) {
 		t.Fatalf("/hooks without hooks: %q %v", out, err)
 	}
 	e.cmds.deps.Hooks = []hooks.Group{
-		{Event: hooks.Stop, Commands: []hooks.Command{{Command: "stop.sh", Timeout: time.Minute}}, Source: "/u/config.json"},
+		{Event: hooks.Stop, Commands: []hooks.Command{{Command: "stop.sh", Timeout: time.Minute},
+			{Command: "boxed.sh", Timeout: time.Second, Sandbox: true}}, Source: "/u/config.json"},
 		{Event: hooks.PreToolUse, Matcher: "Bash", Commands: []hooks.Command{{Command: "check.sh", Timeout: 5 * time.Second}},
 			Source: "/p/.claude/settings.json"},
 	}
 	out, err := e.do(t, "/hooks")
-	want := "PreToolUse\n  [Bash] check.sh  (timeout 5s; /p/.claude/settings.json)\nStop\n  [*] stop.sh  (timeout 1m0s; /u/config.json)"
+	want := "PreToolUse\n  [Bash] check.sh  (timeout 5s; /p/.claude/settings.json)\nStop\n  [*] stop.sh  (timeout 1m0s; /u/config.json)\n" +
+		"  [*] boxed.sh  (timeout 1s; in the sandbox; /u/config.json)"
 	if err != nil || out != want {
 		t.Fatalf("/hooks:\n%s\nwant:\n%s", out, want)
 	}

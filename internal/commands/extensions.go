@@ -10,9 +10,10 @@ import (
 	"github.com/coder-agent/coder/internal/customcmd"
 )
 
-// compact forces a compaction and echoes the summary.
-func (x *Dispatcher) compact(ctx context.Context, _ string) (string, error) {
-	c, err := x.core.Compact(ctx)
+// compact forces a compaction and echoes the summary; its arguments, as
+// in Claude Code, tell the summary what to keep.
+func (x *Dispatcher) compact(ctx context.Context, args string) (string, error) {
+	c, err := x.core.Compact(ctx, strings.TrimSpace(args))
 	if errors.Is(err, contextmgr.ErrNothingToCompact) {
 		return "nothing to compact yet", nil
 	}

@@ -111,6 +111,7 @@ func Load(opts Options) (*Loaded, error) {
 		l.mergeClaudeHooks(filepath.Join(cwd, ".claude", "settings.json")),
 		l.mergeClaudeHooks(filepath.Join(cwd, ".claude", "settings.local.json")),
 	}
+	errs = append(errs, l.mergeClaudeUserHooks())
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func (l *Loaded) mergeFile(path string, untrusted bool) error {
 	(&checker{file: path, strict: true, root: c.root, seen: func(k string) { keys = append(keys, k) }}).walk("", raw, c.root)
 	resetOnSwitch(&l.Config.Provider, raw)
 	prevHooks := l.Config.Hooks
-	l.Config.Hooks = nil
+	l.Config.Hooks = Hooks{}
 	if err := decodeInto(path, data, raw, &l.Config); err != nil {
 		return err
 	}

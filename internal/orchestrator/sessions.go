@@ -19,7 +19,7 @@ func (o *Orchestrator) NewSession() *session.Session {
 	o.conv.switchTo(session.New(o.opts.Now(), o.model, o.agent.Name))
 	o.pendingContext = nil
 	o.announce(false)
-	o.sessionStartHooks("clear")
+	o.sessionStartHooks(context.Background(), "clear")
 	return o.conv.sess
 }
 
@@ -40,7 +40,7 @@ func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
 		o.emit(event.Notice{Text: interruptedNotice(repaired, started)})
 	}
 	o.announce(true)
-	o.sessionStartHooks("resume")
+	o.sessionStartHooks(ctx, "resume")
 	return nil
 }
 
@@ -49,7 +49,7 @@ func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
 // (source startup, or resume).
 func (o *Orchestrator) AnnounceSession(resumed bool) {
 	o.announce(resumed)
-	o.sessionStartHooks(map[bool]string{false: "startup", true: "resume"}[resumed])
+	o.sessionStartHooks(context.Background(), map[bool]string{false: "startup", true: "resume"}[resumed])
 }
 
 func (o *Orchestrator) announce(resumed bool) {

@@ -76,7 +76,7 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 	o.setState(ts, event.StatePreparing)
 	o.LoadLazyTools(ctx)
 	if !o.hookStarted {
-		o.sessionStartHooks("startup")
+		o.sessionStartHooks(ctx, "startup")
 	}
 	extra, err := o.promptHooks(ctx, ts.input)
 	if err != nil {
