@@ -163,6 +163,10 @@ func runScenario(bin string, sc scenario) (runStats, error) {
 	return st, nil
 }
 
+// probeCache is the cache dir every run shares (XDG_CACHE_HOME), where
+// coder remembers what its sandbox probe found; "" leaves it under HOME.
+var probeCache string
+
 // coderEnv is the parent environment without anything that configures a
 // provider, HOME and the config directory in an empty temp dir, and the
 // provider pointed at the fake server.
@@ -176,6 +180,9 @@ func coderEnv(home, baseURL string) []string {
 			continue
 		}
 		env = append(env, kv)
+	}
+	if probeCache != "" {
+		env = append(env, "XDG_CACHE_HOME="+probeCache)
 	}
 	return append(env,
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
