@@ -97,7 +97,7 @@ func runCodex(codex string, sc scenario, prompt string) (runStats, error) {
 	if err := sc.check(p, reqs); err != nil {
 		return runStats{}, fmt.Errorf("codex %s: %w", sc.name, err)
 	}
-	return runStats{wall: p.wall, rssBytes: p.maxRSSBytes, requests: len(reqs)}, nil
+	return runStats{wall: p.wall, cpu: p.cpu, rssBytes: p.maxRSSBytes, requests: len(reqs)}, nil
 }
 
 // codexMetrics runs hi and tool3 through coder and Codex, paired.
@@ -120,6 +120,7 @@ func codexMetrics(bin, codex string, n int) ([]Metric, error) {
 		out = append(out,
 			runMetric(p+".vs_codex", p+": wall time / Codex CLI's (workspace-write sandbox), pair by pair", "×",
 				pairRatios(as, bs), &Goal{"<=", 0.125}, false),
+			runMetric(p+".vs_codex_cpu", p+": CPU time / Codex CLI's, pair by pair", "×", cpuRatios(as, bs), nil, true),
 			runMetric(p+".codex_wall", p+": Codex CLI's wall time", "s", walls(bs, 1), nil, true),
 			runMetric(p+".codex_rss", p+": Codex CLI's max RSS", "MB", rsses(bs), nil, true),
 			runMetric(p+".paired_rss", p+": coder's max RSS (paired runs)", "MB", rsses(as), &Goal{"<=", 25}, false))

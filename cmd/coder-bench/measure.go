@@ -20,7 +20,10 @@ import (
 // proc is one finished process: wall time from fork to exit and the largest
 // resident set of the process or any descendant it waited for.
 type proc struct {
-	wall           time.Duration
+	wall time.Duration
+	// cpu is user + system time of the process and the children it waited
+	// for: less moved than wall time by other work on the machine.
+	cpu            time.Duration
 	maxRSSBytes    int64
 	code           int
 	stdout, stderr string
@@ -67,6 +70,7 @@ func runProc(bin string, args []string, dir string, env []string) (proc, error) 
 		return proc{}, fmt.Errorf("running %s: %w", bin, err)
 	}
 	p.code = cmd.ProcessState.ExitCode()
+	p.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		p.maxRSSBytes = ru.Maxrss * 1024 // KB on Linux
 		if runtime.GOOS == "darwin" {

@@ -37,11 +37,19 @@ func pairedRuns(n int, a, b func() (runStats, error)) (as, bs []runStats, err er
 	return as, bs, nil
 }
 
-// pairRatios is a[i]/b[i] of the wall times.
+// pairRatios is a[i]/b[i] of the wall times; cpuRatios of the CPU times.
 func pairRatios(as, bs []runStats) []float64 {
 	out := make([]float64, len(as))
 	for i := range as {
 		out[i] = as[i].wall.Seconds() / bs[i].wall.Seconds()
+	}
+	return out
+}
+
+func cpuRatios(as, bs []runStats) []float64 {
+	out := make([]float64, len(as))
+	for i := range as {
+		out[i] = as[i].cpu.Seconds() / max(bs[i].cpu.Seconds(), 1e-6)
 	}
 	return out
 }
@@ -85,6 +93,7 @@ func vsMetrics(bin, base string, n int, goals map[string]float64) ([]Metric, err
 		p := sc.name
 		out = append(out,
 			runMetric(p+".vs_base", p+": wall time / the base revision's, pair by pair", "×", pairRatios(as, bs), &Goal{"<=", goal}, false),
+			runMetric(p+".vs_base_cpu", p+": CPU time / the base revision's, pair by pair", "×", cpuRatios(as, bs), nil, true),
 			runMetric(p+".base_wall", p+": the base revision's wall time", "s", walls(bs, 1), nil, true))
 	}
 	return out, nil
@@ -169,7 +178,7 @@ func sandboxMetrics(bin string, n int) ([]Metric, error) {
 			if err == nil && p.code != 0 {
 				err = fmt.Errorf("%s %v: exit %d\nstderr: %s", path, args, p.code, p.stderr)
 			}
-			return runStats{wall: p.wall, rssBytes: p.maxRSSBytes}, err
+			return runStats{wall: p.wall, cpu: p.cpu, rssBytes: p.maxRSSBytes}, err
 		}
 	}
 	as, bs, err := pairedRuns(n, run(bin, "sandbox", "--", "true"), run(bash, "-c", "true"))
@@ -189,5 +198,6 @@ func sandboxMetrics(bin string, n int) ([]Metric, error) {
 		runMetric("sandbox.over", "sandbox: time over `bash -c true`, pair by pair", "ms", over, nil, true),
 		runMetric("sandbox.vs_bash", "sandbox: / `bash -c true`, pair by pair (goal: 3× or 10 ms over, the larger)", "×",
 			pairRatios(as, bs), &Goal{"<=", allowed}, false),
+		runMetric("sandbox.vs_bash_cpu", "sandbox: CPU time / `bash -c true`'s, pair by pair", "×", cpuRatios(as, bs), nil, true),
 	}, nil
 }

@@ -29,7 +29,7 @@ type scenario struct {
 
 // runStats is what one run measured.
 type runStats struct {
-	wall       time.Duration
+	wall, cpu  time.Duration
 	rssBytes   int64
 	firstBytes int      // body of the first model request
 	totalBytes int      // bodies of all model requests
@@ -155,7 +155,7 @@ func runScenario(bin string, sc scenario) (runStats, error) {
 	if err := sc.check(p, reqs); err != nil {
 		return runStats{}, fmt.Errorf("%s: %w", sc.name, err)
 	}
-	st := runStats{wall: p.wall, rssBytes: p.maxRSSBytes, requests: len(reqs),
+	st := runStats{wall: p.wall, cpu: p.cpu, rssBytes: p.maxRSSBytes, requests: len(reqs),
 		firstBytes: len(reqs[0].Body), tools: reqs[0].ToolNames()}
 	for _, r := range reqs {
 		st.totalBytes += len(r.Body)
