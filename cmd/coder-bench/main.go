@@ -92,9 +92,13 @@ func run(o options) int {
 		fmt.Fprintln(os.Stderr, "coder-bench:", err)
 		return 1
 	}
-	// One cache dir for every run, as a user's: the first run of a binary
+	// One runtime dir for every run, as a user's: the first run of a binary
 	// probes the sandbox, the others read what it found.
-	probeCache = filepath.Join(tmp, "cache")
+	probeCache = filepath.Join(tmp, "run")
+	if err := os.Mkdir(probeCache, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "coder-bench:", err)
+		return 1
+	}
 	var base string
 	if o.vs != "" && o.only["vs"] {
 		progress("building the base revision %s", o.vs)

@@ -163,8 +163,8 @@ func runScenario(bin string, sc scenario) (runStats, error) {
 	return st, nil
 }
 
-// probeCache is the cache dir every run shares (XDG_CACHE_HOME), where
-// coder remembers what its sandbox probe found; "" leaves it under HOME.
+// probeCache is the runtime dir every run shares (XDG_RUNTIME_DIR), where
+// coder remembers what its sandbox probe found; "" leaves the default.
 var probeCache string
 
 // coderEnv is the parent environment without anything that configures a
@@ -182,7 +182,7 @@ func coderEnv(home, baseURL string) []string {
 		env = append(env, kv)
 	}
 	if probeCache != "" {
-		env = append(env, "XDG_CACHE_HOME="+probeCache)
+		env = append(env, "XDG_RUNTIME_DIR="+probeCache)
 	}
 	return append(env,
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),

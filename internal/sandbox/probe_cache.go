@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,18 +10,24 @@ import (
 
 // The namespace probe starts the helper in new namespaces, which costs a
 // process; its answer only changes with the binary, the kernel or the
-// system's settings, so a success is remembered in the user's cache dir
-// and the next start reads it instead.
+// system's settings, so a success is remembered and the next start reads
+// it instead.
 //
-// Only a success is remembered. The file lies where sandboxed commands may
-// write (~/.cache is a writable root), so it must not be able to lower the
-// sandbox: a forged entry can only claim that namespaces work, and if they
-// do not, every command fails to start (the helper's set-up fails closed)
-// and the entry is dropped (forgetProbeCache). A failure, the Landlock ABI
-// (one system call) and ForceLevelEnv are always found afresh.
+// The file lives in the user's runtime dir ($XDG_RUNTIME_DIR/coder), else
+// in a directory of the user's own in the system temp dir (coder-UID, mode
+// 0700, checked before use). Both last until reboot, as the boot id in the
+// key does, and both lie outside what sandboxed commands may touch (the
+// runtime dir is masked, /tmp is read-only in the sandbox) and outside
+// HOME, which coder's runs leave as they found it.
+//
+// Only a success is remembered, so a forged entry can only claim that
+// namespaces work; if they do not, every command fails to start (the
+// helper's set-up fails closed) and the entry is dropped
+// (forgetProbeCache). A failure, the Landlock ABI (one system call) and
+// ForceLevelEnv are always found afresh.
 
-// probeCacheName is the cache file, under os.UserCacheDir.
-const probeCacheName = "coder/sandbox-probe.json"
+// probeCacheName is the cache file in probeCacheDir.
+const probeCacheName = "sandbox-probe.json"
 
 // probeCacheKeys bounds the successes kept: one per binary and system, so
 // a few coder builds side by side do not evict each other.
@@ -45,13 +52,32 @@ type probeKey struct {
 	ABI int `json:"abi"`
 }
 
-// probeCacheFile is the cache's path, "" when there is no cache dir.
+// probeCacheFile is the cache's path, "" when there is no safe place.
 func probeCacheFile() string {
-	dir, err := os.UserCacheDir()
-	if err != nil || !filepath.IsAbs(dir) {
+	dir := probeCacheDir()
+	if dir == "" {
 		return ""
 	}
 	return filepath.Join(dir, probeCacheName)
+}
+
+// probeCacheDir is the user's directory for the cache, made if missing:
+// one only this user can write (owned by the user, no access for others),
+// or "" (another user made /tmp/coder-UID, say).
+func probeCacheDir() string {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("coder-%d", os.Getuid()))
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		dir = filepath.Join(rt, "coder")
+	}
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	_ = os.Mkdir(dir, 0o700)
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 || !ownedByMe(fi) {
+		return ""
+	}
+	return dir
 }
 
 // readProbeCache returns the remembered successes; a missing, unreadable
@@ -89,9 +115,6 @@ func rememberProbe(path string, k probeKey) {
 	}
 	data, err := json.Marshal(keys)
 	if err != nil {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".sandbox-probe-*")

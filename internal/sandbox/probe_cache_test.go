@@ -7,13 +7,13 @@ import (
 	"testing"
 )
 
-// useCacheDir points the probe cache at a fresh directory for one test.
+// useCacheDir points the probe cache at a fresh runtime dir for one test.
 func useCacheDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	t.Setenv("XDG_CACHE_HOME", dir)
+	t.Setenv("XDG_RUNTIME_DIR", dir)
 	t.Setenv(ForceLevelEnv, "")
-	return filepath.Join(dir, probeCacheName)
+	return filepath.Join(dir, "coder", probeCacheName)
 }
 
 // TestProbeCacheRemembersSuccess: the second start of the same binary on
@@ -70,7 +70,7 @@ func TestProbeCacheKeyed(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := useCacheDir(t)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			if err := os.Mkdir(filepath.Dir(path), 0o700); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(path, content, 0o644); err != nil {
@@ -122,5 +122,41 @@ func TestProbeCacheForgottenOnHelperFailure(t *testing.T) {
 	ForgetProbe()
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("ForgetProbe left the cache: %v", err)
+	}
+}
+
+// TestProbeCacheDirMustBeOwn: a cache dir others may write (or that is
+// not a directory) is not used: nothing is read from it or written to it.
+func TestProbeCacheDirMustBeOwn(t *testing.T) {
+	for name, make := range map[string]func(string) error{
+		"group-writable": func(p string) error {
+			if err := os.Mkdir(p, 0o777); err != nil {
+				return err
+			}
+			return os.Chmod(p, 0o770)
+		},
+		"a symlink": func(p string) error { return os.Symlink(t.TempDir(), p) },
+		"a file":    func(p string) error { return os.WriteFile(p, nil, 0o600) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := useCacheDir(t)
+			if err := make(filepath.Dir(path)); err != nil {
+				t.Fatal(err)
+			}
+			if probeCacheDir() != "" {
+				t.Fatalf("%s accepted as the cache dir", name)
+			}
+			if r := probe(); r.Remembered {
+				t.Fatal("answered from a dir others may write")
+			}
+			if _, err := os.Lstat(path); err == nil {
+				t.Fatalf("the probe wrote into %s", filepath.Dir(path))
+			}
+		})
+	}
+	// Positive control: a fresh runtime dir gets a dir of the user's own.
+	path := useCacheDir(t)
+	if got := probeCacheDir(); got != filepath.Dir(path) {
+		t.Fatalf("cache dir %q, want %q", got, filepath.Dir(path))
 	}
 }

@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -63,4 +65,10 @@ func currentProbeKey(abi int) (probeKey, error) {
 		Sysctl: strings.Join(settings, " "),
 		ABI:    abi,
 	}, nil
+}
+
+// ownedByMe reports whether this user owns the file fi describes.
+func ownedByMe(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
 }
