@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +57,10 @@ func runProc(bin string, args []string, dir string, env []string) (proc, error) 
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// The kernel counts this process's resident pages into the child's
+	// max RSS until the child execs: give the heap back first, so that
+	// the floor is coder-bench's code, not the last scenario's garbage.
+	debug.FreeOSMemory()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return proc{}, fmt.Errorf("starting %s: %w", bin, err)
