@@ -4,8 +4,8 @@
 // Go initialises a package after those it imports, choosing among the
 // ready ones by import path; this one imports only os, so it runs among
 // the first, before the session store's SQLite, Markdown, HTML or MCP
-// packages set up their tables. Other command lines (`coder -v`, flags
-// before --version) go through the flag parser in main and print the same.
+// packages set up their tables. Other command lines (flags beside
+// --version) go through app's flag parser and print the same.
 package version
 
 import "os"
