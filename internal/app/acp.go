@@ -17,6 +17,7 @@ import (
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/version"
 )
 
 // runACP is `coder acp`: coder as an Agent Client Protocol agent on stdio,
@@ -48,7 +49,7 @@ func runACP(ctx context.Context, f flags, stdio IO, env func(string) (string, bo
 	}
 	log := slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	_ = acp.Serve(ctx, acp.Options{
-		In: stdio.In, Out: out, Log: log, Version: Version, Cwd: wd, Continue: f.continueLast,
+		In: stdio.In, Out: out, Log: log, Version: version.Version, Cwd: wd, Continue: f.continueLast,
 		Factory: &acpFactory{f: f, env: env},
 	})
 	if ctx.Err() != nil {

@@ -19,10 +19,8 @@ import (
 	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/termsafe"
+	"github.com/coder-agent/coder/internal/version"
 )
-
-// Version is set at build time with -ldflags "-X .../internal/app.Version=...".
-var Version = "0.1.0-dev"
 
 // IO is the process's standard streams and what is known about them.
 type IO struct {
@@ -49,7 +47,7 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 		fmt.Fprint(stdio.Out, usageText)
 		return ExitOK
 	case f.version:
-		fmt.Fprintln(stdio.Out, "coder "+Version)
+		fmt.Fprint(stdio.Out, version.Line())
 		return ExitOK
 	}
 	if len(f.args) > 0 && f.args[0] == "sessions" && !f.print {

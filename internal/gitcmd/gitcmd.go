@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // fixed are overrides every call gets: git's own program settings that a
@@ -29,7 +30,9 @@ var fixed = []string{
 // driverKey matches the per-driver settings that name programs and that an
 // empty value switches off. External diff drivers cannot be emptied (git
 // would try to run ""): diff-like commands get --no-ext-diff instead.
-var driverKey = regexp.MustCompile(`^(filter\..+\.(clean|smudge|process)|diff\..+\.textconv|merge\..+\.driver)$`)
+var driverKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(filter\..+\.(clean|smudge|process)|diff\..+\.textconv|merge\..+\.driver)$`)
+})
 
 // diffLike are the commands that may run external diff drivers or textconv.
 var diffLike = map[string]bool{"diff": true, "log": true, "show": true}
@@ -105,7 +108,7 @@ func repoOverrides(ctx context.Context, dir string, secrets []string) ([]string,
 	for i := 0; i+1 < len(fields); i += 2 {
 		scope := string(fields[i])
 		key, _, _ := strings.Cut(string(fields[i+1]), "\n")
-		if (scope == "local" || scope == "worktree") && driverKey.MatchString(strings.ToLower(key)) {
+		if (scope == "local" || scope == "worktree") && driverKey().MatchString(strings.ToLower(key)) {
 			overrides = append(overrides, key+"=")
 		}
 	}
