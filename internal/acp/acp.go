@@ -29,6 +29,10 @@ import (
 type Core interface {
 	Status() orchestrator.Status
 	SetAgent(a agent.Agent)
+	// RequestAgent switches the agent before the running turn's next model
+	// call; ApplyRequestedAgent applies what no call took, between inputs.
+	RequestAgent(a agent.Agent)
+	ApplyRequestedAgent()
 	Session() *session.Session
 	Resume(ctx context.Context, s *session.Session) error
 	Decode(tc chat.ToolCall) *tools.Call
@@ -69,6 +73,8 @@ type Runtime struct {
 	Warnings []string
 	// Close releases the runtime (MCP servers, the session store).
 	Close func()
+	// Price prices model calls for usage_update; nil reports no cost.
+	Price Pricer
 }
 
 // Front is who the core talks to in one session: the orchestrator gets the

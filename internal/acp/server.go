@@ -324,8 +324,8 @@ func (srv *server) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Pr
 	if err != nil {
 		return resp, err
 	}
-	stop, err := s.runTurn(ctx, input)
-	return sdk.PromptResponse{StopReason: stop}, err
+	stop, usage, err := s.runTurn(ctx, input)
+	return sdk.PromptResponse{StopReason: stop, Usage: usage}, err
 }
 
 // Cancel is session/cancel: Esc for that session's running turn.

@@ -33,6 +33,7 @@ type mapper struct {
 	question *callState
 	// plan is the plan exit_plan_mode showed, sent with its question.
 	plan string
+	usage usageBook
 }
 
 // callState is one open tool call.
@@ -44,8 +45,9 @@ type callState struct {
 	announced bool
 }
 
-func newMapper(workspace string, decode func(chat.ToolCall) *tools.Call) *mapper {
-	return &mapper{workspace: workspace, decode: decode, calls: map[string]*callState{}, used: map[string]bool{}}
+func newMapper(workspace string, decode func(chat.ToolCall) *tools.Call, price Pricer) *mapper {
+	return &mapper{workspace: workspace, decode: decode, calls: map[string]*callState{}, used: map[string]bool{},
+		usage: usageBook{price: price}}
 }
 
 // callKey names an open call: subagents' calls are scoped by the subagent,
@@ -59,6 +61,9 @@ const approvalScope = "approval"
 func (m *mapper) updates(e event.Event) []sdk.SessionUpdate {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if u := m.usage.note(e); u != nil {
+		return u
+	}
 	switch e := e.(type) {
 	case event.TextDelta:
 		return one(sdk.UpdateAgentMessageText(e.Text))
@@ -322,16 +327,17 @@ func planUpdate(todos []session.Todo) sdk.SessionUpdate {
 	return sdk.UpdatePlan(entries...)
 }
 
-// beginTurn forgets the previous turn's stop reason.
+// beginTurn forgets the previous turn's stop reason and tokens.
 func (m *mapper) beginTurn() {
 	m.mu.Lock()
-	m.lastStop = ""
+	m.lastStop, m.usage.turn = "", chat.Usage{}
 	m.mu.Unlock()
 }
 
-// stopReason is the provider's stop reason of the turn's last model call.
-func (m *mapper) stopReason() string {
+// stopReason is the provider's stop reason of the turn's last model call,
+// and the tokens the turn used.
+func (m *mapper) stopReason() (string, chat.Usage) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.lastStop
+	return m.lastStop, m.usage.turn
 }

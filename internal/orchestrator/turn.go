@@ -146,6 +146,7 @@ func (o *Orchestrator) endUndo(ctx context.Context) error {
 // loop is the agent loop: at most maxSteps model calls.
 func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 	for ts.modelCalls < ts.maxSteps {
+		o.ApplyRequestedAgent()
 		if err := o.deliverInbox(ctx); err != nil {
 			return err
 		}
