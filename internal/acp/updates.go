@@ -32,7 +32,7 @@ type mapper struct {
 	// questions go to the editor as permission requests.
 	question *callState
 	// plan is the plan exit_plan_mode showed, sent with its question.
-	plan string
+	plan  string
 	usage usageBook
 }
 
