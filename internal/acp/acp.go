@@ -86,6 +86,10 @@ type Front struct {
 	// Files serves read/write/edit/patch from the editor's buffers; nil
 	// means the disk.
 	Files tools.Files
+	// Terminals runs the model's commands in the editor's terminals, where
+	// it offers them (the program still runs each inside its sandbox);
+	// nil means coder runs them itself.
+	Terminals Terminals
 }
 
 // MCPServer is an MCP server the editor passes with a session; it joins the

@@ -43,6 +43,8 @@ type callState struct {
 	title    string
 	// announced: a tool_call was sent; what follows are tool_call_updates.
 	announced bool
+	// terminal is the editor's terminal the call's command runs in.
+	terminal string
 }
 
 func newMapper(workspace string, decode func(chat.ToolCall) *tools.Call, price Pricer) *mapper {
@@ -77,6 +79,8 @@ func (m *mapper) updates(e event.Event) []sdk.SessionUpdate {
 		return m.toolStarted("", "", e)
 	case event.ToolFinished:
 		return m.toolFinished("", "", e)
+	case event.ToolTerminal:
+		return m.toolTerminal("", e)
 	case event.Subagent:
 		return m.subagent(e)
 	case event.TodoUpdated:
@@ -114,6 +118,8 @@ func (m *mapper) subagent(e event.Subagent) []sdk.SessionUpdate {
 		return m.toolStarted("sub:"+e.ID, prefix, in)
 	case event.ToolFinished:
 		return m.toolFinished("sub:"+e.ID, prefix, in)
+	case event.ToolTerminal:
+		return m.toolTerminal("sub:"+e.ID, in)
 	case event.TodoUpdated:
 		return nil // the parent's plan is the one the editor shows
 	}
@@ -213,6 +219,9 @@ func (m *mapper) toolFinished(scope, prefix string, e event.ToolFinished) []sdk.
 		m.question, m.plan = nil, ""
 	}
 	content, locs := finishedContent(e, m.workspace)
+	if st.terminal != "" {
+		content = terminalContent(st.terminal, e.Result)
+	}
 	status := sdk.ToolCallStatusCompleted
 	if !e.OK {
 		status = sdk.ToolCallStatusFailed
@@ -234,6 +243,19 @@ func (m *mapper) toolFinished(scope, prefix string, e event.ToolFinished) []sdk.
 	return one(sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
 		ToolCallId: sdk.ToolCallId(st.id), Title: prefix + title(e.Name, summary), Kind: kind,
 		Status: status, Content: content, Locations: locs, RawInput: rawJSON(e.Args),
+	}})
+}
+
+// toolTerminal shows the editor's terminal in the call whose command runs
+// there: the editor streams its output as it comes.
+func (m *mapper) toolTerminal(scope string, e event.ToolTerminal) []sdk.SessionUpdate {
+	st := m.calls[callKey(scope, e.CallID)]
+	if st == nil || !st.announced {
+		return nil // not started: nothing shows it yet
+	}
+	st.terminal = e.TerminalID
+	return one(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+		ToolCallId: sdk.ToolCallId(st.id), Content: []sdk.ToolCallContent{sdk.ToolTerminalRef(e.TerminalID)},
 	}})
 }
 

@@ -102,7 +102,7 @@ func (a *acpFactory) Open(ctx context.Context, req acp.OpenRequest) (_ *acp.Runt
 			b.Close()
 		}
 	}()
-	b.files = req.Front.Files
+	b.files, b.terminals = req.Front.Files, req.Front.Terminals
 	b.cfg.MCP.Servers = withEditorServers(b.cfg.MCP.Servers, req.MCPServers)
 	rt, err := build(ctx, b, orchestrator.Front{Sink: req.Front.Sink, Questioner: req.Front.Questioner,
 		Approver: editorApprover(b.cfg.Approval, req.Front.Approver)})
@@ -117,7 +117,7 @@ func (a *acpFactory) Open(ctx context.Context, req acp.OpenRequest) (_ *acp.Runt
 	// Closing a thread ends what its session started, as leaving the REPL
 	// does: SessionEnd hooks, background tasks, the sandbox's temp dir, MCP.
 	out := &acp.Runtime{Core: rt.orch, Input: rt.input, Sessions: b.store, Workspace: rt.workspace,
-		Close: func() { rt.Close(); b.Close() }}
+		Close: func() { rt.Close(); b.Close() }, Price: rt.price}
 	for _, name := range catalog.Names() {
 		if ag, ok := catalog.Lookup(name); ok {
 			out.Agents = append(out.Agents, ag)
