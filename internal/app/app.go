@@ -61,6 +61,9 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 	if len(f.args) > 0 && f.args[0] == "acp" && !f.print {
 		return runACP(ctx, f, stdio, env)
 	}
+	if len(f.args) > 0 && f.args[0] == "mcp" && !f.print {
+		return runMCPServe(ctx, f, stdio, env)
+	}
 	if !f.print {
 		return runREPL(ctx, f, stdio, env)
 	}
