@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/acp"
 	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/commands"
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/contextmgr"
@@ -146,6 +147,13 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	if err != nil {
 		return nil, setupError{err}
 	}
+	cat := catalog.ProviderFor(rp.Name, rp.BaseURL)
+	tel, telWarnings := telemetrySink(ctx, cfg.Telemetry, func(model string, u chat.Usage) (float64, bool) {
+		return catalog.Price(cat, model, u)
+	})
+	if tel != nil {
+		front.Sink = teeSink{front: front.Sink, telemetry: tel}
+	}
 	sink := front.Sink
 	redactor := secretsOf(rp, cfg)
 	journal := filepath.Join(inside(ws.Root, cfg.Storage.Dir), "journal")
@@ -239,11 +247,14 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	for _, r := range recovered {
 		warnings = append(warnings, errors.New(r))
 	}
+	for _, w := range telWarnings {
+		warnings = append(warnings, errors.New(w))
+	}
 	if w := effectiveReport(sandboxProfile(b.loaded, "build", "")).Warning(); w != "" {
 		warnings = append([]error{errors.New(w)}, warnings...)
 	}
 	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
-		launch: launch, tasks: tasks, warnings: warnings, catalog: catalog.ProviderFor(rp.Name, rp.BaseURL)}, nil
+		launch: launch, tasks: tasks, warnings: warnings, catalog: cat}, nil
 }
 
 // startAgent builds the agent catalog and picks the agent to start in:

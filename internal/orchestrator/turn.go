@@ -74,6 +74,7 @@ func (o *Orchestrator) newTurnState(input string) *turnState {
 // prepareTurnState appends the user message and refreshes the context figures.
 func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
 	o.setState(ts, event.StatePreparing)
+	o.emit(event.TurnStarted{RunID: ts.runID, Input: ts.input})
 	o.LoadLazyTools(ctx)
 	if !o.hookStarted {
 		o.sessionStartHooks("startup")
