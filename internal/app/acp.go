@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -30,22 +31,11 @@ func runACP(ctx context.Context, f flags, stdio IO, env func(string) (string, bo
 	case f.resume != "":
 		return fail(stdio, setupError{errors.New("--resume does not apply to coder acp: the editor loads a session by its id (session/load); --continue continues the most recent one")})
 	}
-	out := stdio.Out
-	if stdio.OutFile != nil && stdio.OutFile.Fd() == 1 {
-		proto, err := protocolStdout()
-		if err != nil {
-			return fail(stdio, err)
-		}
-		defer proto.Close()
-		out = proto
-	}
-	wd, err := os.Getwd()
+	out, wd, done, err := protocolIO(f, stdio)
 	if err != nil {
-		return fail(stdio, fmt.Errorf("current directory: %w", err))
+		return fail(stdio, err)
 	}
-	if f.cwd != "" {
-		wd = absUnder(wd, f.cwd)
-	}
+	defer done()
 	log := slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	_ = acp.Serve(ctx, acp.Options{
 		In: stdio.In, Out: out, Log: log, Version: Version, Cwd: wd, Continue: f.continueLast,
@@ -55,6 +45,29 @@ func runACP(ctx context.Context, f flags, stdio IO, env func(string) (string, bo
 		return ExitCancelled
 	}
 	return ExitOK
+}
+
+// protocolIO is what a protocol server on stdio (coder acp, coder mcp
+// serve) needs: the stream for its messages alone (protocolStdout) and
+// the directory it serves by default (--cwd, else the current one); done
+// releases the stream.
+func protocolIO(f flags, stdio IO) (out io.Writer, wd string, done func(), err error) {
+	wd, err = os.Getwd()
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("current directory: %w", err)
+	}
+	if f.cwd != "" {
+		wd = absUnder(wd, f.cwd)
+	}
+	out, done = stdio.Out, func() {}
+	if stdio.OutFile != nil && stdio.OutFile.Fd() == 1 {
+		proto, err := protocolStdout()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		out, done = proto, func() { proto.Close() }
+	}
+	return out, wd, done, nil
 }
 
 // protocolStdout keeps the process's stdout for the protocol alone: it

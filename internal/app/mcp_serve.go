@@ -3,9 +3,7 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/mcpserve"
@@ -25,22 +23,11 @@ func runMCPServe(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if f.resume != "" || f.continueLast {
 		return fail(stdio, setupError{errors.New("--resume and --continue do not apply to coder mcp serve: callers continue a session with coder_reply")})
 	}
-	wd, err := os.Getwd()
+	out, wd, done, err := protocolIO(f, stdio)
 	if err != nil {
-		return fail(stdio, fmt.Errorf("current directory: %w", err))
+		return fail(stdio, err)
 	}
-	if f.cwd != "" {
-		wd = absUnder(wd, f.cwd)
-	}
-	out := stdio.Out
-	if stdio.OutFile != nil && stdio.OutFile.Fd() == 1 {
-		proto, err := protocolStdout()
-		if err != nil {
-			return fail(stdio, err)
-		}
-		defer proto.Close()
-		out = proto
-	}
+	defer done()
 	err = mcpserve.Serve(ctx, mcpserve.Options{In: readCloser{stdio.In}, Out: nopWriteCloser{out}, Version: Version, Cwd: wd,
 		Runner: &mcpRunner{f: f, env: env}})
 	if err != nil {
