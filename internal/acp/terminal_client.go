@@ -75,10 +75,14 @@ func (t *Terminal) ID() string { return t.id }
 
 func (t *Terminal) sid() sdk.SessionId { return sdk.SessionId(t.s.sessionID()) }
 
-// Wait waits for the command to exit (terminal/wait_for_exit), or for the
-// connection to end. Kill makes it return.
-func (t *Terminal) Wait() (TerminalExit, error) {
-	resp, err := t.s.srv.conn.WaitForTerminalExit(t.s.srv.ctx, sdk.WaitForTerminalExitRequest{SessionId: t.sid(), TerminalId: t.id})
+// Wait waits for the command to exit (terminal/wait_for_exit), for ctx to
+// end, or for the connection to.
+func (t *Terminal) Wait(ctx context.Context) (TerminalExit, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(t.s.srv.ctx, cancel)
+	defer stop()
+	resp, err := t.s.srv.conn.WaitForTerminalExit(ctx, sdk.WaitForTerminalExitRequest{SessionId: t.sid(), TerminalId: t.id})
 	if err != nil {
 		return TerminalExit{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -67,9 +68,10 @@ func (t *terminalLauncher) Launch(ctx context.Context, c *tools.Call, argv, env 
 		return nil, fmt.Errorf("the editor's terminal: %w", err)
 	}
 	tools.ShowTerminal(ctx, term.ID())
+	waitCtx, stopWaiting := context.WithCancel(context.Background())
 	proc := &terminalProc{l: t.launcher, term: term, profile: p, outside: outside,
-		stdout: stdout, stderr: stderr, exit: -1, done: make(chan struct{})}
-	go proc.run()
+		stdout: stdout, stderr: stderr, exit: -1, done: make(chan struct{}), stopWaiting: stopWaiting}
+	go proc.run(waitCtx)
 	return proc, nil
 }
 
@@ -131,6 +133,9 @@ type terminalProc struct {
 	stderr  io.Writer
 	kill    sync.Once
 	done    chan struct{}
+	// stopWaiting gives up on an editor that does not report the exit
+	// after a kill.
+	stopWaiting context.CancelFunc
 
 	mu       sync.Mutex
 	exit     int
@@ -141,9 +146,9 @@ type terminalProc struct {
 
 // run waits for the command, hands its output to the call, releases the
 // terminal and puts the protected paths back.
-func (p *terminalProc) run() {
+func (p *terminalProc) run(ctx context.Context) {
 	defer close(p.done)
-	ex, waitErr := p.term.Wait()
+	ex, waitErr := p.term.Wait(ctx)
 	out, truncated, outErr := p.term.Output()
 	if truncated {
 		out = "[earlier output truncated: the editor's terminal kept the end]\n" + out
@@ -155,6 +160,7 @@ func (p *terminalProc) run() {
 		}
 	}
 	_ = p.term.Release()
+	p.stopWaiting()
 	var changes []string
 	var guardErr error
 	if p.outside {
@@ -194,10 +200,23 @@ func (p *terminalProc) ExitCode() int {
 	return p.exit
 }
 
+// killGrace is how long a killed command's editor gets to report its exit.
+const killGrace = 10 * time.Second
+
 // Stop kills the command through the editor (terminal/kill) and returns
-// once it has ended and the terminal is released.
+// once it has ended and the terminal is released, or the editor failed to
+// say so in time.
 func (p *terminalProc) Stop() {
-	p.kill.Do(func() { _ = p.term.Kill() })
+	p.kill.Do(func() {
+		_ = p.term.Kill()
+		go func() {
+			select {
+			case <-p.done:
+			case <-time.After(killGrace):
+				p.stopWaiting()
+			}
+		}()
+	})
 	<-p.done
 }
 
