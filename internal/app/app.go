@@ -35,6 +35,8 @@ type IO struct {
 
 // Run runs coder with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, args []string, stdio IO, env func(string) (string, bool)) int {
+	// A no-op unless a session started telemetry.
+	defer closeTelemetry(stdio.Err)
 	if code, ok := runSubcommand(ctx, args, stdio, env); ok { // coder sandbox, coder doctor
 		return code
 	}
@@ -58,6 +60,9 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 	go sandbox.Probe()
 	if len(f.args) > 0 && f.args[0] == "acp" && !f.print {
 		return runACP(ctx, f, stdio, env)
+	}
+	if len(f.args) > 0 && f.args[0] == "mcp" && !f.print {
+		return runMCPServe(ctx, f, stdio, env)
 	}
 	if !f.print {
 		return runREPL(ctx, f, stdio, env)

@@ -12,7 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-agent/coder/internal/acp"
 	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/commands"
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/contextmgr"
@@ -50,6 +52,9 @@ type base struct {
 	// files is where the file tools read and write content; nil is the
 	// disk (an editor's buffers under coder acp).
 	files tools.Files
+	// terminals, under coder acp, are the editor's terminals the model's
+	// commands run in (still in the sandbox); nil: coder runs them itself.
+	terminals acp.Terminals
 }
 
 func (b *base) Close() {
@@ -118,6 +123,8 @@ type runtime struct {
 	ended bool
 	// warnings are shown once the session starts (bad skills, commands).
 	warnings []error
+	// catalog names the provider's prices in the model catalog.
+	catalog string
 }
 
 // build wires provider, tools, orchestrator and commands onto the base,
@@ -140,6 +147,13 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	if err != nil {
 		return nil, setupError{err}
 	}
+	cat := catalog.ProviderFor(rp.Name, rp.BaseURL)
+	tel, telWarnings := telemetrySink(ctx, cfg.Telemetry, func(model string, u chat.Usage) (float64, bool) {
+		return catalog.Price(cat, model, u)
+	})
+	if tel != nil {
+		front.Sink = teeSink{front: front.Sink, telemetry: tel}
+	}
 	sink := front.Sink
 	redactor := secretsOf(rp, cfg)
 	journal := filepath.Join(inside(ws.Root, cfg.Storage.Dir), "journal")
@@ -153,6 +167,10 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	custom, cmdErrs := customcmd.Discover(ws.Root, b.loaded.UserDir)
 	warnings = append(warnings, cmdErrs...)
 	launch, tasks := newLauncher(b.loaded, redactor.Values()), tools.NewTasks()
+	var runCommands tools.Launcher = launch
+	if b.terminals != nil {
+		runCommands = &terminalLauncher{launcher: launch, open: b.terminals, outputLimit: cfg.Safety.OutputLimitBytes}
+	}
 	builtins := tools.Builtins(tools.Env{
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,
@@ -161,7 +179,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		BeforeChange:   rec.Capture,
 		SecretValues:   redactor.Values(),
 		JournalDir:     journal,
-		Launcher:       launch,
+		Launcher:       runCommands,
 		Tasks:          tasks,
 		Files:          b.files,
 	})
@@ -230,11 +248,14 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	for _, r := range recovered {
 		warnings = append(warnings, errors.New(r))
 	}
+	for _, w := range telWarnings {
+		warnings = append(warnings, errors.New(w))
+	}
 	if w := effectiveReport(sandboxProfile(b.loaded, "build", "")).Warning(); w != "" {
 		warnings = append([]error{errors.New(w)}, warnings...)
 	}
 	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
-		launch: launch, tasks: tasks, warnings: warnings}, nil
+		launch: launch, tasks: tasks, warnings: warnings, catalog: cat}, nil
 }
 
 // startAgent builds the agent catalog and picks the agent to start in:

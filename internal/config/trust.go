@@ -50,7 +50,8 @@ func dropWidening(raw map[string]any) []string {
 			}
 		}
 	}
-	for _, whole := range []string{"sandbox", "hooks", "trusted_workspaces"} {
+	// telemetry: where a session's prompts and output may be sent.
+	for _, whole := range []string{"sandbox", "hooks", "trusted_workspaces", "telemetry"} {
 		if _, ok := raw[whole]; ok {
 			delete(raw, whole)
 			dropped = append(dropped, whole)

@@ -162,6 +162,8 @@ type Orchestrator struct {
 	// attended: a person is there (a questioner), so approvals are
 	// theirs and Notification hooks run; a subagent takes its parent's.
 	attended bool
+	// requested is a mode switch asked for while an input runs.
+	requested agentRequest
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.

@@ -316,7 +316,7 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 		ts.addEdited(res.Changed)
 	}
 	o.emit(event.ToolFinished{CallID: c.ID, Name: c.Name, Args: c.Raw, OK: res.OK, Summary: res.Summary,
-		Diff: res.Diff, Result: res.Content, Duration: time.Since(start)})
+		Diff: res.Diff, Result: res.Content, Duration: time.Since(start), SandboxRefused: res.Bash != nil && res.Bash.Refused})
 	if err != nil {
 		return fmt.Errorf("tool %s: %w", c.Name, err)
 	}

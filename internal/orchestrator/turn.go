@@ -74,6 +74,7 @@ func (o *Orchestrator) newTurnState(input string) *turnState {
 // prepareTurnState appends the user message and refreshes the context figures.
 func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
 	o.setState(ts, event.StatePreparing)
+	o.emit(event.TurnStarted{RunID: ts.runID, Input: ts.input})
 	o.LoadLazyTools(ctx)
 	if !o.hookStarted {
 		o.sessionStartHooks(ctx, "startup")
@@ -146,6 +147,7 @@ func (o *Orchestrator) endUndo(ctx context.Context) error {
 // loop is the agent loop: at most maxSteps model calls.
 func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 	for ts.modelCalls < ts.maxSteps {
+		o.ApplyRequestedAgent()
 		if err := o.deliverInbox(ctx); err != nil {
 			return err
 		}

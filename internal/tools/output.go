@@ -22,3 +22,20 @@ func liveOutput(ctx context.Context, stream string) func([]byte) {
 	}
 	return func(p []byte) { f(stream, p) }
 }
+
+type terminalKey struct{}
+
+// WithTerminal returns a context whose tool calls report to f the terminal
+// their command runs in, when a launcher runs it in a front end's own
+// terminal (an editor's, under coder acp) instead of capturing its output.
+func WithTerminal(ctx context.Context, f func(terminalID string)) context.Context {
+	return context.WithValue(ctx, terminalKey{}, f)
+}
+
+// ShowTerminal tells the context's call that its command runs in terminal
+// id, so front ends show that terminal for it. Launchers call it.
+func ShowTerminal(ctx context.Context, id string) {
+	if f, _ := ctx.Value(terminalKey{}).(func(string)); f != nil {
+		f(id)
+	}
+}
