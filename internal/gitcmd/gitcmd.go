@@ -4,6 +4,12 @@
 // command, a textconv — would otherwise have it run by coder itself, at
 // every start, outside any sandbox. Every such setting of the repository's
 // own scopes is overridden on the command line, where it wins.
+//
+// Nested repositories (submodules, or any gitlink a model adds) are never
+// entered: their configuration is not the one read here, so git must not
+// run in them at all. Every command that could look inside one gets
+// --ignore-submodules=all, which wins over .gitmodules and config alike.
+// Only the read-only commands listed in subcommands run.
 package gitcmd
 
 import (
@@ -24,6 +30,8 @@ var fixed = []string{
 	"core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "diff.external=",
 	"core.sshCommand=false", "core.askPass=false", "credential.helper=", "gpg.program=false",
 	"core.editor=false", "sequence.editor=false", "core.quotepath=off",
+	"log.showSignature=false", "submodule.recurse=false", "diff.ignoreSubmodules=all",
+	"status.submoduleSummary=false",
 }
 
 // driverKey matches the per-driver settings that name programs and that an
@@ -31,8 +39,18 @@ var fixed = []string{
 // would try to run ""): diff-like commands get --no-ext-diff instead.
 var driverKey = regexp.MustCompile(`^(filter\..+\.(clean|smudge|process)|diff\..+\.textconv|merge\..+\.driver)$`)
 
-// diffLike are the commands that may run external diff drivers or textconv.
-var diffLike = map[string]bool{"diff": true, "log": true, "show": true}
+// subcommands are the git commands coder runs, each with the options that
+// keep it out of nested repositories and away from diff drivers. git
+// 2.39's ls-files and rev-parse never enter a nested repository unless
+// asked (--recurse-submodules), and run no driver.
+var subcommands = map[string][]string{
+	"status":    {"--ignore-submodules=all"},
+	"diff":      {"--no-ext-diff", "--no-textconv", "--ignore-submodules=all"},
+	"log":       {"--no-ext-diff", "--no-textconv", "--ignore-submodules=all"},
+	"show":      {"--no-ext-diff", "--no-textconv", "--ignore-submodules=all"},
+	"ls-files":  nil,
+	"rev-parse": nil,
+}
 
 // maxConfig bounds what is read of the repository's configuration.
 const maxConfig = 1 << 20
@@ -42,6 +60,13 @@ const maxConfig = 1 << 20
 // or secrets in its environment. secrets are values no variable passed on
 // may hold (the API key).
 func Command(ctx context.Context, dir string, secrets []string, args ...string) (*exec.Cmd, error) {
+	if len(args) == 0 {
+		return nil, errors.New("gitcmd: no git command")
+	}
+	safe, ok := subcommands[args[0]]
+	if !ok {
+		return nil, fmt.Errorf("gitcmd: git %s is not one of coder's own read-only git commands", args[0])
+	}
 	overrides, err := repoOverrides(ctx, dir, secrets)
 	if err != nil {
 		return nil, err
@@ -50,9 +75,7 @@ func Command(ctx context.Context, dir string, secrets []string, args ...string) 
 	for _, o := range append(fixed, overrides...) {
 		pre = append(pre, "-c", o)
 	}
-	if len(args) > 0 && diffLike[args[0]] {
-		args = append([]string{args[0], "--no-ext-diff", "--no-textconv"}, args[1:]...)
-	}
+	args = append(append([]string{args[0]}, safe...), args[1:]...)
 	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
 	cmd.Dir = dir
 	cmd.Env = env(secrets)
