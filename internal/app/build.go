@@ -47,6 +47,9 @@ type base struct {
 	loaded *config.Loaded
 	cfg    config.Config
 	store  *session.Store
+	// storeDir is the store's directory (storage.dir), checked to lie
+	// inside the workspace through real directories.
+	storeDir string
 	// files is where the file tools read and write content; nil is the
 	// disk (an editor's buffers under coder acp).
 	files tools.Files
@@ -76,29 +79,15 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 	}
 	cfg := loaded.Config
 	root := cfg.Runtime.WorkspaceRoot
-	store, err := session.Open(session.StoreOptions{
-		Dir:        inside(root, cfg.Storage.Dir),
-		SQLitePath: optionalInside(root, cfg.Storage.SQLitePath),
-		Workspace:  root,
-	})
+	dir, dbPath, err := storeLocation(root, cfg.Storage.Dir, cfg.Storage.SQLitePath)
+	if err != nil {
+		return nil, setupError{err}
+	}
+	store, err := session.Open(session.StoreOptions{Dir: dir, SQLitePath: dbPath, Workspace: root})
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	return &base{loaded: loaded, cfg: cfg, store: store}, nil
-}
-
-func inside(root, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(root, p)
-}
-
-func optionalInside(root, p string) string {
-	if p == "" {
-		return ""
-	}
-	return inside(root, p)
+	return &base{loaded: loaded, cfg: cfg, store: store, storeDir: dir}, nil
 }
 
 // runtime is everything a turn needs, built once per process.
@@ -142,7 +131,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	}
 	sink := front.Sink
 	redactor := secretsOf(rp, cfg)
-	journal := filepath.Join(inside(ws.Root, cfg.Storage.Dir), "journal")
+	journal := filepath.Join(b.storeDir, "journal")
 	recovered, err := tools.RecoverPatches(ws, journal)
 	if err != nil {
 		return nil, fmt.Errorf("an interrupted patch could not be recovered: %w", err)
@@ -176,7 +165,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	}
 	// A matcher that does not compile (coder's own files are checked when
 	// loaded; .claude settings are another tool's) drops its group, said.
-	hookRunner, err := newHooks(cfg, launch, inside(ws.Root, cfg.Storage.Dir))
+	hookRunner, err := newHooks(cfg, launch, b.storeDir)
 	if err != nil {
 		warnings = append(warnings, err)
 	}
