@@ -30,6 +30,15 @@ type Checkpointer interface {
 	Checkpoint(ctx context.Context, s *session.Session) error
 }
 
+// Owner is a store that gives each session one owner process
+// (*session.Store): the core claims a session before it resumes it and
+// releases the one it leaves, so a session live in another coder is
+// refused, never written by two.
+type Owner interface {
+	Claim(id string) error
+	Release(id string)
+}
+
 // UndoRecorder keeps per-turn undo snapshots. File tools feed it directly;
 // the orchestrator brackets turns and bash calls.
 type UndoRecorder interface {

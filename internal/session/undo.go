@@ -36,7 +36,7 @@ func (st *Store) SaveUndo(ctx context.Context, sessionID string, turn int, e Und
 			content = []byte{} // NULL would read back as "no content"
 		}
 	}
-	err := st.exec(ctx, `INSERT INTO undo_snapshots (session_id, turn, path, existed, mode, content, captured_at, skipped)
+	err := st.execOwned(ctx, sessionID, `INSERT INTO undo_snapshots (session_id, turn, path, existed, mode, content, captured_at, skipped)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, turn, path) DO NOTHING`,
 		sessionID, turn, e.Path, e.Existed, int64(e.Mode), content, st.now().UnixNano(), e.Skipped)
 	if err != nil {
@@ -102,7 +102,7 @@ WHERE session_id = ? AND turn = ? ORDER BY path`, sessionID, turn)
 
 // DropUndo deletes the snapshot of one turn (after it was undone).
 func (st *Store) DropUndo(ctx context.Context, sessionID string, turn int) error {
-	err := st.exec(ctx, `DELETE FROM undo_snapshots WHERE session_id = ? AND turn = ?`, sessionID, turn)
+	err := st.execOwned(ctx, sessionID, `DELETE FROM undo_snapshots WHERE session_id = ? AND turn = ?`, sessionID, turn)
 	if err != nil {
 		return fmt.Errorf("session: drop undo of %s turn %d: %w", sessionID, turn, err)
 	}
@@ -112,7 +112,7 @@ func (st *Store) DropUndo(ctx context.Context, sessionID string, turn int) error
 // PruneUndo keeps the snapshots of the newest keep turns of a session and
 // deletes the rest; keep <= 0 deletes them all.
 func (st *Store) PruneUndo(ctx context.Context, sessionID string, keep int) error {
-	err := st.exec(ctx, `DELETE FROM undo_snapshots WHERE session_id = ? AND turn NOT IN
+	err := st.execOwned(ctx, sessionID, `DELETE FROM undo_snapshots WHERE session_id = ? AND turn NOT IN
 (SELECT DISTINCT turn FROM undo_snapshots WHERE session_id = ? ORDER BY turn DESC LIMIT ?)`,
 		sessionID, sessionID, max(keep, 0))
 	if err != nil {
@@ -121,9 +121,16 @@ func (st *Store) PruneUndo(ctx context.Context, sessionID string, keep int) erro
 	return nil
 }
 
-// exec runs one write statement.
-func (st *Store) exec(ctx context.Context, q string, args ...any) error {
+// execOwned runs one write statement of session id, which this process
+// must own (owner.go).
+func (st *Store) execOwned(ctx context.Context, id, q string, args ...any) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
 	return st.query(func(db *sql.DB) error {
+		if err := st.ownLocked(id); err != nil {
+			return err
+		}
 		_, err := db.ExecContext(ctx, q, args...)
 		return err
 	})
