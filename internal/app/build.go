@@ -179,7 +179,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),
 		Policy:    policy,
-		OnAlways:  rememberApproval(policy, b.loaded.ProjectFile, launch),
+		OnAlways:  rememberApproval(policy, b.loaded.ProjectWriter(), launch),
 		Agent:     ag,
 		Workspace: ws.Root,
 		Limits: orchestrator.Limits{MaxSteps: cfg.Runtime.MaxSteps, ContextLimit: cfg.Runtime.ContextTokenLimit,
@@ -207,7 +207,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		return nil, err
 	}
 	input := commands.New(orch, commands.Deps{
-		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Endpoint: rp.BaseURL, Sessions: b.store,
+		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectWriter(), Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks, Hooks: hookRunner.Groups(),
 	})
@@ -267,18 +267,20 @@ func secretsOf(rp config.ResolvedProvider, cfg config.Config) *secrets.Redactor 
 
 // rememberApproval makes "always" stick: the exact call is allowed for the
 // rest of the session, and a bash command is added to the project's
-// permission.command_allowlist so it is allowed after a restart too.
-func rememberApproval(p *permission.Engine, projectFile string, l *launcher) func(tool, subject string) error {
+// permission.command_allowlist so it is allowed after a restart too — as
+// the person's own answer, so its trust record follows (no question about
+// it at the next start).
+func rememberApproval(p *permission.Engine, project config.ProjectWriter, l *launcher) func(tool, subject string) error {
 	return func(tool, subject string) error {
 		p.AllowExact(tool, subject)
-		if tool != tools.Bash || projectFile == "" {
+		if tool != tools.Bash || project.Path() == "" {
 			return nil
 		}
-		if err := config.AppendProjectList(projectFile, []string{"permission", "command_allowlist"}, subject); err != nil {
+		if err := project.AppendList([]string{"permission", "command_allowlist"}, subject); err != nil {
 			return err
 		}
 		// A background task may be running: its guard must keep this change.
-		return l.Accept(projectFile)
+		return l.Accept(project.Path())
 	}
 }
 

@@ -68,10 +68,11 @@ type claudeSettings struct {
 // does not have and hook types other than "command" are skipped. Its hooks
 // start programs, so they apply only in a trusted workspace.
 func (l *Loaded) mergeClaudeHooks(path string) error {
-	f, found, err := readForeign[claudeSettings](path)
+	f, data, found, err := readForeign[claudeSettings](path)
 	if !found {
 		return err
 	}
+	trusted := l.judge(path, data)
 	kept := Hooks{}
 	for ev, groups := range f.Hooks {
 		if !hooks.Known(ev) {
@@ -93,8 +94,8 @@ func (l *Loaded) mergeClaudeHooks(path string) error {
 	if len(kept) == 0 {
 		return nil
 	}
-	if !l.Trusted {
-		l.Ignored = append(l.Ignored, filepath.Join(".claude", filepath.Base(path))+" hooks")
+	if !trusted {
+		l.ignore(path, filepath.Join(".claude", filepath.Base(path))+" hooks")
 		return nil
 	}
 	prev := l.Config.Hooks
