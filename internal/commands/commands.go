@@ -257,6 +257,7 @@ Keys:
 Undo:
   /undo reverts the files the last turn changed with write/edit/patch and with bash
   (the workspace is compared before and after each command), without git.
+  A file changed outside coder's calls since (your editor) is left as it is, named.
   Not covered: files outside the workspace, ignored paths (.gitignore, .git),
   files bash changed that are over 1 MiB, and workspaces over 100,000 files.`
 

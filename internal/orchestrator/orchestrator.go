@@ -43,9 +43,10 @@ type Owner interface {
 // the orchestrator brackets turns and bash calls.
 type UndoRecorder interface {
 	BeginTurn(ctx context.Context, sessionID string) error
-	// AroundBash is called before a bash call; the function it returns,
-	// after it, captures what the command changed (notice: what it could not).
-	AroundBash(ctx context.Context) (after func(context.Context) (notice string, err error), err error)
+	// AroundCall is called before each tool call; the function it returns,
+	// after it, records what the call changed (for bash: captures what the
+	// command changed; notice: what it could not).
+	AroundCall(ctx context.Context, bash bool) (after func(context.Context) (notice string, err error), err error)
 	EndTurn(ctx context.Context) error
 }
 

@@ -19,6 +19,10 @@ type UndoEntry struct {
 	// Skipped says why the content was not captured (too large, unreadable);
 	// empty when it was. Such an entry is reported by undo, not restored.
 	Skipped string
+	// After is the path's state as coder's own last change in the turn left
+	// it (undo's fingerprint), "outside" once something else changed it
+	// between coder's calls, "" when unknown.
+	After string
 }
 
 // SaveUndo records e in the snapshot of turn. The first capture of a path in
@@ -74,7 +78,7 @@ func (st *Store) UndoTurns(ctx context.Context, sessionID string) ([]int, error)
 func (st *Store) LoadUndo(ctx context.Context, sessionID string, turn int) ([]UndoEntry, error) {
 	var es []UndoEntry
 	err := st.query(func(db *sql.DB) error {
-		rows, err := db.QueryContext(ctx, `SELECT path, existed, mode, content, skipped FROM undo_snapshots
+		rows, err := db.QueryContext(ctx, `SELECT path, existed, mode, content, skipped, after_state FROM undo_snapshots
 WHERE session_id = ? AND turn = ? ORDER BY path`, sessionID, turn)
 		if err != nil {
 			return err
@@ -83,7 +87,7 @@ WHERE session_id = ? AND turn = ? ORDER BY path`, sessionID, turn)
 		for rows.Next() {
 			var e UndoEntry
 			var mode int64
-			if err := rows.Scan(&e.Path, &e.Existed, &mode, &e.Content, &e.Skipped); err != nil {
+			if err := rows.Scan(&e.Path, &e.Existed, &mode, &e.Content, &e.Skipped, &e.After); err != nil {
 				return err
 			}
 			e.Mode = os.FileMode(mode)
@@ -98,6 +102,17 @@ WHERE session_id = ? AND turn = ? ORDER BY path`, sessionID, turn)
 		return nil, fmt.Errorf("session: load undo of %s turn %d: %w", sessionID, turn, err)
 	}
 	return es, nil
+}
+
+// SetUndoAfter records the state path was left in (UndoEntry.After) in the
+// snapshot of turn; a path the turn did not capture is not recorded.
+func (st *Store) SetUndoAfter(ctx context.Context, sessionID string, turn int, path, after string) error {
+	err := st.execOwned(ctx, sessionID, `UPDATE undo_snapshots SET after_state = ? WHERE session_id = ? AND turn = ? AND path = ?`,
+		after, sessionID, turn, path)
+	if err != nil {
+		return fmt.Errorf("session: record the state of %s (session %s, turn %d): %w", path, sessionID, turn, err)
+	}
+	return nil
 }
 
 // DropUndo deletes the snapshot of one turn (after it was undone).
