@@ -81,14 +81,17 @@ func stateOf(abs string) afterState {
 	return a
 }
 
-// unchanged tells, from a stat alone when it can, that abs is still in
-// state a.
-func (a afterState) unchanged(abs string) bool {
+// unchanged tells, from a stat alone when it can, whether abs is still in
+// state a; now is a, stamped again when its content had to be compared
+// (a file just written: its stat cannot tell yet), so later checks are a
+// stat.
+func (a afterState) unchanged(abs string) (same bool, now afterState) {
 	fi, err := os.Lstat(abs)
 	if a.ok && err == nil && statOf(fi) == a.st && !racy(a.st, a.at) {
-		return true
+		return true, a
 	}
-	return fingerprint(abs) == a.fp
+	now = stateOf(abs)
+	return now.fp == a.fp, now
 }
 
 // settle records, for each path changed by the call that just ended, the
@@ -114,10 +117,16 @@ func (t *Turn) checkOutside() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for p, a := range t.after {
-		if a.fp != outside && !a.unchanged(p) {
-			if err := t.setAfter(p, afterState{fp: outside}); err != nil {
-				return err
-			}
+		if a.fp == outside {
+			continue
+		}
+		same, now := a.unchanged(p)
+		if same {
+			t.after[p] = now
+			continue
+		}
+		if err := t.setAfter(p, afterState{fp: outside}); err != nil {
+			return err
 		}
 	}
 	return nil
