@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +196,51 @@ func TestOnlyReadOnlyCommandsRun(t *testing.T) {
 		if _, err := Command(context.Background(), t.TempDir(), nil, args...); err == nil {
 			t.Errorf("git %v was allowed", args)
 		}
+	}
+}
+
+// A driver whose name holds "=" ([filter "x=y"]) cannot be switched off
+// with `-c filter.x=y.clean=` (git splits at the first "="): the overrides
+// go through the environment, which keeps key and value apart.
+func TestDriverNamedWithAnEqualsSignDoesNotRun(t *testing.T) {
+	dir, marker := evilRepo(t)
+	if err := os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* filter=x=y diff=x=y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"filter.x=y.clean", "touch " + marker + "; cat"}, {"diff.x=y.textconv", "touch " + marker + "; cat"}} {
+		cmd := exec.Command("git", "config", kv[0], kv[1])
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+	}
+	for _, args := range [][]string{{"diff"}, {"status", "--porcelain"}, {"diff", "HEAD", "--stat"}} {
+		out, err := Output(context.Background(), dir, nil, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("git %v ran the driver named with \"=\"", args)
+		}
+		if !strings.Contains(out, "a.txt") {
+			t.Fatalf("git %v: %q", args, out)
+		}
+	}
+	cmd := exec.Command("git", "-c", "filter.x=y.clean=", "-c", "core.fsmonitor=false", "diff")
+	cmd.Dir = dir
+	_ = cmd.Run()
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("control: -c did switch the driver off, so the test proves nothing")
+	}
+}
+
+// The person's own GIT_CONFIG_COUNT settings are kept, before coder's.
+func TestConfigFromTheEnvironmentIsKept(t *testing.T) {
+	got := withConfig([]string{"A=1", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me"},
+		[]setting{{"core.fsmonitor", "false"}})
+	want := []string{"A=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me",
+		"GIT_CONFIG_KEY_1=core.fsmonitor", "GIT_CONFIG_VALUE_1=false", "GIT_CONFIG_COUNT=2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q", got)
 	}
 }
