@@ -109,9 +109,6 @@ func (l *Lock) Abandon() {
 	}
 }
 
-// Path is the lock file.
-func (l *Lock) Path() string { return l.path }
-
 func readPID(f *os.File) int {
 	buf := make([]byte, 32)
 	n, err := f.ReadAt(buf, 0)
