@@ -37,18 +37,6 @@ func startTmuxAt(t *testing.T, cols int, srv *llmtest.Server, dir string, extraE
 	return s
 }
 
-// startTmuxTrust starts coder where it asks whether to trust the workspace,
-// and answers.
-func startTmuxTrust(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, answer string, args ...string) *tmuxSession {
-	t.Helper()
-	s := launchTmux(t, 120, srv, dir, extraEnv, args...)
-	s.waitFor("Trust " + dir + "? (y/n)")
-	s.typeText(answer)
-	s.keys("Enter")
-	s.waitFor("context: ")
-	return s
-}
-
 // launchTmux starts coder in a terminal cols columns wide.
 func launchTmux(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
 	t.Helper()
@@ -360,7 +348,9 @@ func TestREPLApprovalAlwaysIsRemembered(t *testing.T) {
 		touch, llmtest.Text("made it after a restart"),
 	}})
 	dir := t.TempDir()
-	s := startTmux(t, srv, dir, nil)
+	home := baseEnv(t) // one person across both starts
+	env := map[string]string{"HOME": home["HOME"], "XDG_CONFIG_HOME": home["XDG_CONFIG_HOME"]}
+	s := startTmux(t, srv, dir, env)
 	s.typeText("make the file")
 	s.keys("Enter")
 	s.waitFor("[approval] bash: touch made.txt\n  bash: \"touch made.txt\" requires approval")
@@ -382,9 +372,13 @@ func TestREPLApprovalAlwaysIsRemembered(t *testing.T) {
 	s.keys("C-d")
 	s.waitFor("[exited 0]")
 
-	// A new process reads the allowlist from ./.coder/config.json, once the
-	// person trusts the workspace (asked once, then remembered).
-	s2 := startTmuxTrust(t, srv, dir, nil, "y")
+	// A new process reads the allowlist from ./.coder/config.json without
+	// asking to trust it: coder wrote it as the person's answer (issue 26
+	// item 7).
+	s2 := startTmux(t, srv, dir, env)
+	if scr := s2.screen(); strings.Contains(scr, "(y/n)") {
+		t.Fatalf("asked to trust coder's own entry:\n%s", scr)
+	}
 	s2.typeText("once more")
 	s2.keys("Enter")
 	scr = s2.waitFor("made it after a restart")

@@ -115,7 +115,7 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	if err != nil {
 		return fail(stdio, err)
 	}
-	if interactive && !b.loaded.Trusted && len(b.loaded.Ignored) > 0 && askTrust(stdio, b.loaded) {
+	if interactive && len(b.loaded.Untrusted) > 0 && askTrust(stdio, b.loaded) {
 		b.Close()
 		if b, err = loadBase(f, env); err != nil {
 			return fail(stdio, err)

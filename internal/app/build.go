@@ -49,6 +49,9 @@ type base struct {
 	loaded *config.Loaded
 	cfg    config.Config
 	store  *session.Store
+	// storeDir is the store's directory (storage.dir), checked to lie
+	// inside the workspace through real directories.
+	storeDir string
 	// files is where the file tools read and write content; nil is the
 	// disk (an editor's buffers under coder acp).
 	files tools.Files
@@ -81,29 +84,15 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 	}
 	cfg := loaded.Config
 	root := cfg.Runtime.WorkspaceRoot
-	store, err := session.Open(session.StoreOptions{
-		Dir:        inside(root, cfg.Storage.Dir),
-		SQLitePath: optionalInside(root, cfg.Storage.SQLitePath),
-		Workspace:  root,
-	})
+	dir, dbPath, err := storeLocation(root, cfg.Storage.Dir, cfg.Storage.SQLitePath)
+	if err != nil {
+		return nil, setupError{err}
+	}
+	store, err := session.Open(session.StoreOptions{Dir: dir, SQLitePath: dbPath, Workspace: root})
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	return &base{loaded: loaded, cfg: cfg, store: store}, nil
-}
-
-func inside(root, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(root, p)
-}
-
-func optionalInside(root, p string) string {
-	if p == "" {
-		return ""
-	}
-	return inside(root, p)
+	return &base{loaded: loaded, cfg: cfg, store: store, storeDir: dir}, nil
 }
 
 // runtime is everything a turn needs, built once per process.
@@ -156,7 +145,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	}
 	sink := front.Sink
 	redactor := secretsOf(rp, cfg)
-	journal := filepath.Join(inside(ws.Root, cfg.Storage.Dir), "journal")
+	journal := filepath.Join(b.storeDir, "journal")
 	recovered, err := tools.RecoverPatches(ws, journal)
 	if err != nil {
 		return nil, fmt.Errorf("an interrupted patch could not be recovered: %w", err)
@@ -194,8 +183,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	}
 	// A matcher that does not compile (coder's own files are checked when
 	// loaded; .claude settings are another tool's) drops its group, said.
-	hookRunner, err := newHooks(cfg, newHookLauncher(ws.Root, os.Environ(), credentials(rp)), launch,
-		inside(ws.Root, cfg.Storage.Dir))
+	hookRunner, err := newHooks(cfg, newHookLauncher(ws.Root, os.Environ(), credentials(rp)), launch, b.storeDir)
 	if err != nil {
 		warnings = append(warnings, err)
 	}
@@ -209,7 +197,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),
 		Policy:    policy,
-		OnAlways:  rememberApproval(policy, b.loaded.ProjectFile, launch),
+		OnAlways:  rememberApproval(policy, b.loaded.ProjectWriter(), launch),
 		Agent:     ag,
 		Workspace: ws.Root,
 		Limits: orchestrator.Limits{MaxSteps: cfg.Runtime.MaxSteps, ContextLimit: cfg.Runtime.ContextTokenLimit,
@@ -237,7 +225,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		return nil, err
 	}
 	input := commands.New(orch, commands.Deps{
-		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Endpoint: rp.BaseURL, Sessions: b.store,
+		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectWriter(), Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks, Hooks: hookRunner.Groups(),
 	})
@@ -300,18 +288,20 @@ func secretsOf(rp config.ResolvedProvider, cfg config.Config) *secrets.Redactor 
 
 // rememberApproval makes "always" stick: the exact call is allowed for the
 // rest of the session, and a bash command is added to the project's
-// permission.command_allowlist so it is allowed after a restart too.
-func rememberApproval(p *permission.Engine, projectFile string, l *launcher) func(tool, subject string) error {
+// permission.command_allowlist so it is allowed after a restart too — as
+// the person's own answer, so its trust record follows (no question about
+// it at the next start).
+func rememberApproval(p *permission.Engine, project config.ProjectWriter, l *launcher) func(tool, subject string) error {
 	return func(tool, subject string) error {
 		p.AllowExact(tool, subject)
-		if tool != tools.Bash || projectFile == "" {
+		if tool != tools.Bash || project.Path() == "" {
 			return nil
 		}
-		if err := config.AppendProjectList(projectFile, []string{"permission", "command_allowlist"}, subject); err != nil {
+		if err := project.AppendList([]string{"permission", "command_allowlist"}, subject); err != nil {
 			return err
 		}
 		// A background task may be running: its guard must keep this change.
-		return l.Accept(projectFile)
+		return l.Accept(project.Path())
 	}
 }
 

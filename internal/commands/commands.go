@@ -64,8 +64,9 @@ type Deps struct {
 	Sink event.Sink
 	// Agents are the agents /mode can switch to.
 	Agents *agent.Catalog
-	// ProjectConfig is ./.coder/config.json, where /model persists its choice.
-	ProjectConfig string
+	// ProjectConfig writes ./.coder/config.json, where /model persists its
+	// choice (keeping its trust record current); zero: not saved.
+	ProjectConfig config.ProjectWriter
 	// Endpoint is the provider's base URL: /model saves its choice for it
 	// (provider.saved_models), so it follows that endpoint.
 	Endpoint string
@@ -256,6 +257,7 @@ Keys:
 Undo:
   /undo reverts the files the last turn changed with write/edit/patch and with bash
   (the workspace is compared before and after each command), without git.
+  A file changed outside coder's calls since (your editor) is left as it is, named.
   Not covered: files outside the workspace, ignored paths (.gitignore, .git),
   files bash changed that are over 1 MiB, and workspaces over 100,000 files.`
 
@@ -277,18 +279,19 @@ func (x *Dispatcher) model(ctx context.Context, args string) (string, error) {
 		return x.listModels(ctx), nil
 	}
 	x.core.SetModel(args)
-	if x.deps.ProjectConfig == "" {
+	project := x.deps.ProjectConfig
+	if project.Path() == "" {
 		return "model: " + args, nil
 	}
-	if err := config.SaveProjectValue(x.deps.ProjectConfig, []string{"provider", "model"}, args); err != nil {
+	if err := project.SaveValue([]string{"provider", "model"}, args); err != nil {
 		return "", fmt.Errorf("model switched to %s for this session, but saving it failed: %w", args, err)
 	}
 	if x.deps.Endpoint != "" {
-		if err := config.SaveProjectValue(x.deps.ProjectConfig, []string{"provider", "saved_models", x.deps.Endpoint}, args); err != nil {
+		if err := project.SaveValue([]string{"provider", "saved_models", x.deps.Endpoint}, args); err != nil {
 			return "", fmt.Errorf("model switched to %s for this session, but saving it failed: %w", args, err)
 		}
 	}
-	return fmt.Sprintf("model: %s (saved to %s)", args, x.deps.ProjectConfig), nil
+	return fmt.Sprintf("model: %s (saved to %s)", args, project.Path()), nil
 }
 
 func (x *Dispatcher) listModels(ctx context.Context) string {

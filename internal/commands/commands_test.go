@@ -67,7 +67,7 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds := New(o, Deps{Agents: agents, ProjectConfig: filepath.Join(dir, ".coder", "config.json"), Endpoint: srv.OpenAIBaseURL(), Sessions: store,
+	cmds := New(o, Deps{Agents: agents, ProjectConfig: config.NewProjectWriter(filepath.Join(dir, ".coder", "config.json"), filepath.Join(dir, "user")), Endpoint: srv.OpenAIBaseURL(), Sessions: store,
 		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"}), Tasks: tasks})
 	return &env{orch: o, cmds: cmds, store: store, srv: srv, dir: dir}
 }
