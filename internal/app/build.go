@@ -157,6 +157,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
+		OutputDir:      launch.tempDir,
 		Tracker:        tools.NewReadTracker(),
 		BeforeChange:   rec.Capture,
 		SecretValues:   redactor.Values(),
