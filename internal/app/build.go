@@ -222,6 +222,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks, Hooks: hookRunner.Groups(),
+		KeptMessages: cfg.Compaction.RecentMessages,
 	})
 	warnings = append(warnings, ruleProblems...)
 	if n := b.loaded.UntrustedNotice(); n != "" {
