@@ -221,7 +221,7 @@ func TestREPLPromptModesHistoryPasteAndCommands(t *testing.T) {
 	// A bracketed paste of five lines.
 	s.tmux("set-buffer", "line1\nline2\nline3\nline4\nline5")
 	s.tmux("paste-buffer", "-p", "-t", "0")
-	s.waitFor("[copy 5 lines]")
+	s.waitFor("[Pasted text #1 +5 lines]")
 	s.keys("Enter")
 	s.waitFor("pasted ok")
 	msgs := srv.Requests()[2].Messages()

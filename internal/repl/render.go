@@ -2,6 +2,7 @@ package repl
 
 import (
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -43,6 +44,7 @@ type Renderer struct {
 	prompt PromptState
 	calls  map[string]*toolRun // running tool calls by id
 	last   *finishedCall       // the latest finished call, for /output
+	shown  map[string]string   // the diff an approval showed, by call id
 	bang   bool                // the input being run is a ! command
 	usage  usageBook
 }
@@ -142,6 +144,8 @@ func (r *Renderer) Emit(e event.Event) {
 		r.toolFinished(e)
 	case event.CommandOutput:
 		r.command(e)
+	case event.Attached:
+		r.line(r.st.Dim("attached: " + termsafe.Visible(strings.Join(e.Paths, ", "))))
 	case event.Notice:
 		r.line(r.st.Yellow(termsafe.Visible(e.Text)))
 	case event.HookRan:
@@ -182,6 +186,17 @@ func (r *Renderer) Cancelled() {
 	defer r.flush()
 	r.endBlock()
 	r.out(r.st.Yellow(strings.TrimSuffix(CancelLines, "\n")) + "\n")
+}
+
+// previewed records that an approval showed call id's diff: the result
+// does not show the same diff again.
+func (r *Renderer) previewed(id, diff string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shown == nil {
+		r.shown = map[string]string{}
+	}
+	r.shown[id] = diff
 }
 
 // Println writes a line of REPL chatter (command output, prompts' echoes).
@@ -340,15 +355,33 @@ func (r *Renderer) flush() {
 }
 
 // command shows a / or ! command's output: /diff and /todos coloured like
-// the stream.
+// the stream, a [COMMAND] that failed in red, the plan (exit_plan_mode) as
+// Markdown, and a command's lines wrapped at words under their last
+// column.
 func (r *Renderer) command(e event.CommandOutput) {
-	if e.Block != "" {
-		r.line(r.st.Blue("[" + e.Block + "]"))
-	}
-	if e.Block == "COMMAND" {
-		r.prompt.Used = true
-	}
 	text := termsafe.Visible(e.Text)
+	switch e.Block {
+	case "":
+	case "COMMAND":
+		r.prompt.Used = true
+		if code := commandExit(text); code != 0 {
+			r.line(r.st.Red("[COMMAND]"))
+			r.endBlock()
+			r.out(redExitLine(r.st, text) + "\n")
+			return
+		}
+		r.line(r.st.Blue("[COMMAND]"))
+		r.line(text)
+		return
+	case "PLAN":
+		r.line(r.st.Blue("[PLAN]"))
+		r.markdown(text)
+		return
+	default:
+		r.line(r.st.Blue("[" + e.Block + "]"))
+		r.line(text)
+		return
+	}
 	switch name, _, _ := strings.Cut(strings.TrimSpace(e.Command), " "); name {
 	case "/diff":
 		r.endBlock()
@@ -357,8 +390,57 @@ func (r *Renderer) command(e event.CommandOutput) {
 		r.endBlock()
 		r.todoText(text)
 	default:
-		r.line(text)
+		r.endBlock()
+		cols := r.cols()
+		if cols == 0 {
+			r.out(text + "\n")
+			return
+		}
+		for l := range strings.SplitSeq(text, "\n") {
+			r.commitRows(hangWrap(r.st, expandTabs(l), cols))
+		}
 	}
+}
+
+// markdown renders a whole text as an answer is rendered (raw with
+// ui.markdown false or without a terminal).
+func (r *Renderer) markdown(text string) {
+	cols := r.cols()
+	if cols == 0 || !r.o.Markdown {
+		r.line(text)
+		return
+	}
+	r.endBlock()
+	sm := &streamer{r: &mdRenderer{st: r.st}}
+	r.commitRows(append(sm.write(text+"\n", cols), sm.finish(cols)...))
+}
+
+// commandExit is the exit code a [COMMAND] block reports (its
+// "exit=N duration=…" line), 0 when it says none.
+func commandExit(block string) int {
+	for l := range strings.SplitSeq(block, "\n") {
+		if rest, ok := strings.CutPrefix(l, "exit="); ok {
+			code, _, _ := strings.Cut(rest, " ")
+			n, err := strconv.Atoi(code)
+			if err != nil {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// redExitLine is a failed [COMMAND] block with its exit line in red.
+func redExitLine(st Style, block string) string {
+	lines := strings.Split(block, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "exit=") {
+			lines[i] = st.Red(l)
+			break
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // diff colors a unified diff: + green, - red, headers and hunks dim.

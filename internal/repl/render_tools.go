@@ -84,6 +84,8 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 		c = &toolRun{name: termsafe.Visible(e.Name)}
 	}
 	r.setLive(partTail, nil)
+	shown, previewed := r.shown[e.CallID]
+	delete(r.shown, e.CallID)
 	name := termsafe.Visible(e.Name)
 	r.last = &finishedCall{name: name, summary: c.summary, out: c.out, result: e.Result}
 	if r.bang {
@@ -109,7 +111,7 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 	if c.kind == kindSearch {
 		r.firstResults(e.Result)
 	}
-	if e.Diff != "" {
+	if e.Diff != "" && (!previewed || strings.TrimSpace(shown) != strings.TrimSpace(e.Diff)) {
 		r.out(r.diff(termsafe.Visible(e.Diff)))
 	}
 }

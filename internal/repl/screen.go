@@ -49,12 +49,26 @@ type screen struct {
 	curRow, curCol int
 	cols           int
 	closed         bool
+
+	// row is the cursor's row on the screen, when known (the terminal's
+	// answer to a cursor position query, then kept up to date); see
+	// reflowRoom. query counts the redraws since the last query, -1 when
+	// none is waiting for its answer.
+	row      int
+	rowKnown bool
+	writes   int
+	query    int
 }
 
 func newScreen(out io.Writer, size func() (int, int)) *screen {
-	s := &screen{out: out, size: size, hideCursor: true}
+	s := &screen{out: out, size: size, hideCursor: true, query: -1}
 	s.cols, _ = s.dims()
 	return s
+}
+
+func (s *screen) width() int {
+	cols, _ := s.dims()
+	return cols
 }
 
 func (s *screen) dims() (cols, rows int) {
@@ -104,6 +118,10 @@ func (s *screen) Set(part int, rows []string) {
 func (s *screen) SetPrompt(rows []string, curRow, curCol int, hint []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if equalRows(s.parts[partPrompt], rows) && equalRows(s.parts[partHint], hint) &&
+		s.cursorRow == curRow && s.cursorCol == curCol && !s.hideCursor && s.cols == s.width() {
+		return // nothing changed: no redraw, no flicker
+	}
 	s.parts[partPrompt], s.parts[partHint] = rows, hint
 	s.cursorRow, s.cursorCol, s.hideCursor = curRow, curCol, false
 	s.redraw("")
@@ -115,6 +133,9 @@ func (s *screen) Resized() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.redraw("")
+	if !s.closed {
+		s.askRow() // terminals differ in where a reflow leaves the cursor
+	}
 }
 
 // reflowed accounts for a change of width since the region was drawn. A
@@ -143,29 +164,50 @@ func (s *screen) reflowed(cols int) {
 	s.cols = cols
 }
 
-// Start moves to the bottom of the screen, where the region is drawn
-// first. A terminal that reflows on a narrower width pushes as many rows
-// into its scrollback, from the top of the screen, as the reflow added;
-// with the region low on the screen those rows are older output (or
-// blank), never a copy of the prompt no program could erase.
+// Start draws the region where the cursor is, under what the shell
+// showed: nothing is scrolled away. (Once output fills the screen the
+// region sits at its bottom, as in any shell.)
 func (s *screen) Start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, rows := s.dims()
-	_, _ = io.WriteString(s.out, "\r"+strings.Repeat("\n", rows-1))
+	_, _ = io.WriteString(s.out, "\r")
 	s.redraw("")
+	s.askRow()
+}
+
+// askRow asks the terminal where the cursor is (DSR); the answer comes
+// as a key event, to CursorAt.
+func (s *screen) askRow() {
+	_, _ = io.WriteString(s.out, "\x1b[6n")
+	s.query = 0
+}
+
+// CursorAt takes the terminal's answer to askRow: the cursor's row on the
+// screen. An answer that output written since may have made untrue is
+// asked again.
+func (s *screen) CursorAt(row int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.query < 0 || s.closed:
+	case s.query > 0:
+		s.askRow()
+	default:
+		s.row, s.rowKnown, s.query = row, true, -1
+		s.redraw("") // room for a reflow, if there is too little
+	}
 }
 
 // Clear clears the visible screen (Ctrl+L, /clear) and draws the region at
-// its bottom. The region is erased first, so the copy a terminal keeps of
-// the cleared screen holds no prompt.
+// its top, as a shell's clear does. The region is erased first, so the
+// copy a terminal keeps of the cleared screen holds no prompt.
 func (s *screen) Clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.erase()
-	_, rows := s.dims()
-	fmt.Fprintf(s.out, "\x1b[H\x1b[2J\x1b[%d;1H", rows)
+	_, _ = io.WriteString(s.out, "\x1b[H\x1b[2J")
 	s.drawn, s.curRow, s.curCol = 0, 0, 0
+	s.row, s.rowKnown = 0, true
 	s.redraw("")
 }
 
@@ -238,6 +280,10 @@ func (s *screen) redraw(commit string) {
 		used += n
 	}
 	rows, curRow, curCol := s.compose(cols)
+	if pad := s.reflowRoom(rows, curRow, curCol, used, height); pad > 0 {
+		b.WriteString(strings.Repeat("\x1b[2K\r\n", pad))
+		used += pad
+	}
 	if len(rows) == 0 {
 		b.WriteString("\x1b[2K")
 	}
@@ -271,7 +317,44 @@ func (s *screen) redraw(commit string) {
 		b.WriteString("\x1b[?25h")
 	}
 	_, _ = io.WriteString(s.out, b.String())
+	if s.rowKnown {
+		// Where the cursor is now: the region's top, moved down by what
+		// was written, the screen scrolling at its bottom.
+		extra := max(s.drawn-(used+max(len(rows), 1)), 0)
+		end := min(s.row-s.curRow+used+max(len(rows), 1)-1+extra, height-1) - extra
+		s.row = max(end-(max(len(rows), 1)-1-curRow), 0)
+	}
+	if s.query >= 0 {
+		s.query++
+	}
 	s.drawn, s.widths, s.curRow, s.curCol = len(rows), widths, curRow, curCol
+}
+
+// reflowFloor is the narrowest terminal a resize is drawn right at.
+const reflowFloor = 20
+
+// reflowRoom is how many blank rows to leave above the region so that a
+// terminal made narrower keeps all of it on screen. A reflowing terminal
+// (tmux) keeps the cursor's row and pushes the rows the re-wrap adds above
+// it into its scrollback, where no program can erase them: with the
+// region near the top of the screen (at start, after a clear) those would
+// be copies of the prompt. So the cursor's row must be at least the rows
+// above it once re-wrapped at reflowFloor columns. Nothing is added where
+// the row is not known, or the region is lower than that anyway.
+func (s *screen) reflowRoom(rows []string, curRow, curCol, used, height int) int {
+	if !s.rowKnown || len(rows) == 0 {
+		return 0
+	}
+	floor := min(reflowFloor, s.cols)
+	need := curCol / floor
+	for _, r := range rows[:curRow] {
+		need += max(1, (width(r)+floor-1)/floor)
+	}
+	at := s.row - s.curRow + used + curRow // where the cursor will be
+	if at >= need || at+len(rows)-curRow > height-1 {
+		return 0 // low enough, or at the bottom, where output scrolls
+	}
+	return min(need-at, height-1-(at+len(rows)-1-curRow))
 }
 
 // compose stacks the parts into the rows to draw, each cut to cols, at
