@@ -286,9 +286,14 @@ func (x *Dispatcher) listTools(ctx context.Context, _ string) (string, error) {
 	x.core.LoadLazyTools(ctx) // MCP servers' tools appear here too
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tools in %s mode:\n", x.core.Status().Agent.Name)
-	for _, t := range x.core.ToolSpecs() {
+	specs := x.core.ToolSpecs()
+	w := 0
+	for _, t := range specs {
+		w = max(w, len(t.Name))
+	}
+	for _, t := range specs {
 		desc, _, _ := strings.Cut(t.Description, "\n")
-		fmt.Fprintf(&b, "  %-10s %s\n", t.Name, desc)
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, t.Name, desc)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }

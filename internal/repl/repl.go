@@ -10,6 +10,7 @@ import (
 	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/coder-agent/coder/internal/orchestrator"
 )
@@ -64,6 +65,7 @@ type REPL struct {
 	inbox  inbox
 	events chan uv.Event
 	winch  chan os.Signal
+	cont   chan os.Signal // SIGCONT: the process was stopped and goes on
 	asks   chan *ask
 	qasks  chan *qask
 
@@ -89,7 +91,7 @@ type activeRun struct {
 
 // New prepares a REPL; Run starts it.
 func New(o Options) *REPL {
-	return &REPL{o: o, events: make(chan uv.Event, 64), winch: make(chan os.Signal, 1),
+	return &REPL{o: o, events: make(chan uv.Event, 64), winch: make(chan os.Signal, 1), cont: make(chan os.Signal, 1),
 		asks: make(chan *ask), qasks: make(chan *qask), args: map[string][]string{}}
 }
 
@@ -119,6 +121,8 @@ func (r *REPL) Run(ctx context.Context, runner Runner) int {
 	defer r.o.Renderer.attach(nil, nil, nil)
 	signal.Notify(r.winch, syscall.SIGWINCH)
 	defer signal.Stop(r.winch)
+	signal.Notify(r.cont, contSignal)
+	defer signal.Stop(r.cont)
 	readCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() { _ = uv.NewTerminalReader(newBurstReader(r.o.In), r.o.Term).StreamEvents(readCtx, r.events) }()
@@ -153,6 +157,8 @@ func (r *REPL) loop(ctx context.Context) int {
 		case <-r.winch:
 			r.scr.Resized()
 			r.o.Renderer.refresh()
+		case <-r.cont:
+			r.resume() // stopped from elsewhere: the shell had the terminal
 		case ev := <-r.events:
 			r.handle(ctx, ev)
 		case a := <-r.asks:
@@ -191,6 +197,11 @@ func (r *REPL) handle(ctx context.Context, ev uv.Event) {
 	switch ev := ev.(type) {
 	case uv.CursorPositionEvent:
 		r.scr.CursorAt(ev.Y)
+	case uv.ModeReportEvent:
+		if ev.Mode == ansi.ModeSynchronizedOutput {
+			// Set or reset, it is known; permanently reset is "never".
+			r.scr.SetSync(ev.Value == ansi.ModeSet || ev.Value == ansi.ModeReset || ev.Value == ansi.ModePermanentlySet)
+		}
 	case uv.PasteEvent:
 		switch {
 		case r.ia != nil:
@@ -200,6 +211,8 @@ func (r *REPL) handle(ctx context.Context, ev uv.Event) {
 		}
 	case uv.KeyPressEvent:
 		switch {
+		case ev.String() == "ctrl+z":
+			r.suspend()
 		case r.search != nil:
 			r.searchKey(ev)
 		case r.ia != nil:

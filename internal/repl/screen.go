@@ -56,8 +56,49 @@ type screen struct {
 	// none is waiting for its answer.
 	row      int
 	rowKnown bool
-	writes   int
 	query    int
+
+	// buf gathers what one call writes, sent at its end in one write;
+	// with sync (the terminal has DEC mode 2026) wrapped in synchronized
+	// output, so the terminal shows the redraw whole, never half done.
+	buf  strings.Builder
+	sync bool
+
+	// paused: the terminal is the shell's (Ctrl+Z); what is committed
+	// meanwhile is held for Resume.
+	paused bool
+	held   strings.Builder
+}
+
+// Synchronized output (DEC private mode 2026): the terminal holds its
+// screen from the start mark to the end mark.
+const (
+	syncStart = ansi.SetModeSynchronizedOutput
+	syncEnd   = ansi.ResetModeSynchronizedOutput
+	// syncQuery asks whether the terminal has mode 2026 (DECRQM); it
+	// answers with a mode report (DECRPM), to SetSync.
+	syncQuery = ansi.RequestModeSynchronizedOutput
+)
+
+// flush writes what the call gathered.
+func (s *screen) flush() {
+	if s.buf.Len() == 0 {
+		return
+	}
+	out := s.buf.String()
+	s.buf.Reset()
+	if s.sync {
+		out = syncStart + out + syncEnd
+	}
+	_, _ = io.WriteString(s.out, out)
+}
+
+// SetSync turns synchronized output on or off: on once the terminal said
+// it knows mode 2026.
+func (s *screen) SetSync(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sync = on && !s.closed
 }
 
 func newScreen(out io.Writer, size func() (int, int)) *screen {
@@ -84,6 +125,7 @@ func (s *screen) Commit(text string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	s.redraw(text)
 }
 
@@ -91,6 +133,7 @@ func (s *screen) Commit(text string) {
 func (s *screen) Update(text string, set map[int][]string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	changed := text != ""
 	for part, rows := range set {
 		if !equalRows(s.parts[part], rows) {
@@ -107,6 +150,7 @@ func (s *screen) Update(text string, set map[int][]string) {
 func (s *screen) Set(part int, rows []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	if equalRows(s.parts[part], rows) {
 		return
 	}
@@ -118,6 +162,7 @@ func (s *screen) Set(part int, rows []string) {
 func (s *screen) SetPrompt(rows []string, curRow, curCol int, hint []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	if equalRows(s.parts[partPrompt], rows) && equalRows(s.parts[partHint], hint) &&
 		s.cursorRow == curRow && s.cursorCol == curCol && !s.hideCursor && s.cols == s.width() {
 		return // nothing changed: no redraw, no flicker
@@ -132,6 +177,7 @@ func (s *screen) SetPrompt(rows []string, curRow, curCol int, hint []string) {
 func (s *screen) Resized() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	s.redraw("")
 	if !s.closed {
 		s.askRow() // terminals differ in where a reflow leaves the cursor
@@ -170,15 +216,17 @@ func (s *screen) reflowed(cols int) {
 func (s *screen) Start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, _ = io.WriteString(s.out, "\r")
+	defer s.flush()
+	s.buf.WriteString("\r")
 	s.redraw("")
 	s.askRow()
+	s.buf.WriteString(syncQuery)
 }
 
 // askRow asks the terminal where the cursor is (DSR); the answer comes
 // as a key event, to CursorAt.
 func (s *screen) askRow() {
-	_, _ = io.WriteString(s.out, "\x1b[6n")
+	s.buf.WriteString("\x1b[6n")
 	s.query = 0
 }
 
@@ -188,6 +236,7 @@ func (s *screen) askRow() {
 func (s *screen) CursorAt(row int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	switch {
 	case s.query < 0 || s.closed:
 	case s.query > 0:
@@ -204,19 +253,46 @@ func (s *screen) CursorAt(row int) {
 func (s *screen) Clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	s.erase()
-	_, _ = io.WriteString(s.out, "\x1b[H\x1b[2J")
+	s.buf.WriteString("\x1b[H\x1b[2J")
 	s.drawn, s.curRow, s.curCol = 0, 0, 0
 	s.row, s.rowKnown = 0, true
 	s.redraw("")
+}
+
+// Suspend erases the live region and leaves the cursor where it began,
+// for a shell to take the terminal over (Ctrl+Z); Resume draws it again.
+func (s *screen) Suspend() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.flush()
+	s.erase()
+	s.rowKnown, s.query, s.paused = false, -1, true
+}
+
+// Resume draws the region afresh at the cursor, after a suspend: what the
+// shell printed meanwhile stays above it.
+func (s *screen) Resume() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.flush()
+	s.paused = false
+	s.buf.WriteString("\r")
+	s.redraw(s.held.String())
+	s.held.Reset()
+	s.askRow()
+	s.buf.WriteString(syncQuery)
 }
 
 // Close erases the live region for good: what follows is plain output.
 func (s *screen) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	s.erase()
-	s.closed = true
+	s.flush()
+	s.closed, s.sync = true, false
 }
 
 // erase removes the region and leaves the cursor where it began.
@@ -233,7 +309,7 @@ func (s *screen) erase() {
 		fmt.Fprintf(&b, "\x1b[%dA", s.drawn-1)
 	}
 	b.WriteString("\r\x1b[?25h")
-	_, _ = io.WriteString(s.out, b.String())
+	s.buf.WriteString(b.String())
 	s.drawn, s.widths, s.curRow, s.curCol = 0, nil, 0, 0
 }
 
@@ -249,7 +325,11 @@ func (s *screen) toTop(b *strings.Builder) {
 // region under it.
 func (s *screen) redraw(commit string) {
 	if s.closed {
-		_, _ = io.WriteString(s.out, expandTabs(commit))
+		s.buf.WriteString(expandTabs(commit))
+		return
+	}
+	if s.paused {
+		s.held.WriteString(commit)
 		return
 	}
 	cols, height := s.dims()
@@ -316,7 +396,7 @@ func (s *screen) redraw(commit string) {
 	if !s.hideCursor {
 		b.WriteString("\x1b[?25h")
 	}
-	_, _ = io.WriteString(s.out, b.String())
+	s.buf.WriteString(b.String())
 	if s.rowKnown {
 		// Where the cursor is now: the region's top, moved down by what
 		// was written, the screen scrolling at its bottom.

@@ -161,3 +161,36 @@ func TestScreenStartsWhereTheCursorIs(t *testing.T) {
 		t.Fatalf("tracked row %d, cursor on %d after scrolling", scr.row, v.y)
 	}
 }
+
+// Start asks whether the terminal has synchronized output; once it said
+// so, every redraw is one synchronized update, and nothing after Close is.
+func TestScreenSynchronizedOutput(t *testing.T) {
+	var out strings.Builder
+	scr := newScreen(&out, func() (int, int) { return 40, 10 })
+	scr.SetPrompt([]string{"context: 1", "> x"}, 1, 3, nil)
+	scr.Start()
+	if !strings.Contains(out.String(), "\x1b[?2026$p") || strings.Contains(out.String(), syncStart) {
+		t.Fatalf("start: %q", out.String())
+	}
+	scr.SetSync(true)
+	out.Reset()
+	scr.Commit("line one\n")
+	scr.Set(partStatus, []string{"status"})
+	scr.Clear()
+	scr.SetPrompt([]string{"context: 1", "> xy"}, 1, 4, nil)
+	got := out.String()
+	if n := strings.Count(got, syncStart); n != 4 || strings.Count(got, syncEnd) != 4 || !strings.HasPrefix(got, syncStart) || !strings.HasSuffix(got, syncEnd) {
+		t.Fatalf("%d updates: %q", n, got)
+	}
+	for _, part := range strings.Split(got, syncEnd)[:4] {
+		if !strings.HasPrefix(part, syncStart) {
+			t.Fatalf("drawn outside an update: %q", part)
+		}
+	}
+	scr.Close()
+	out.Reset()
+	scr.Commit("after\n")
+	if out.String() != "after\n" {
+		t.Fatalf("after Close: %q", out.String())
+	}
+}
