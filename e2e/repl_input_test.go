@@ -290,7 +290,7 @@ func TestREPLNewlineKeys(t *testing.T) {
 	s.keys("Enter")
 	// Each key in a read of its own: keys that come together in one read
 	// are a paste (a terminal without bracketed paste).
-	s.waitFor("> line one\nline two\n")
+	s.waitPrompt(0, "line oneline two") // the backslash is gone: a new line
 	s.typeText("line three")
 	scr := s.waitFor("> line one\nline two\nline three")
 	if rows := promptRows(scr); len(rows) != 4 {

@@ -2,7 +2,6 @@ package repl
 
 import (
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -352,95 +351,6 @@ func (r *Renderer) flush() {
 	r.scr.Update(r.pending.String(), r.live)
 	r.pending.Reset()
 	r.live = nil
-}
-
-// command shows a / or ! command's output: /diff and /todos coloured like
-// the stream, a [COMMAND] that failed in red, the plan (exit_plan_mode) as
-// Markdown, and a command's lines wrapped at words under their last
-// column.
-func (r *Renderer) command(e event.CommandOutput) {
-	text := termsafe.Visible(e.Text)
-	switch e.Block {
-	case "":
-	case "COMMAND":
-		r.prompt.Used = true
-		if code := commandExit(text); code != 0 {
-			r.line(r.st.Red("[COMMAND]"))
-			r.endBlock()
-			r.out(redExitLine(r.st, text) + "\n")
-			return
-		}
-		r.line(r.st.Blue("[COMMAND]"))
-		r.line(text)
-		return
-	case "PLAN":
-		r.line(r.st.Blue("[PLAN]"))
-		r.markdown(text)
-		return
-	default:
-		r.line(r.st.Blue("[" + e.Block + "]"))
-		r.line(text)
-		return
-	}
-	switch name, _, _ := strings.Cut(strings.TrimSpace(e.Command), " "); name {
-	case "/diff":
-		r.endBlock()
-		r.out(r.diff(text + "\n"))
-	case "/todos":
-		r.endBlock()
-		r.todoText(text)
-	default:
-		r.endBlock()
-		cols := r.cols()
-		if cols == 0 {
-			r.out(text + "\n")
-			return
-		}
-		for l := range strings.SplitSeq(text, "\n") {
-			r.commitRows(hangWrap(r.st, expandTabs(l), cols))
-		}
-	}
-}
-
-// markdown renders a whole text as an answer is rendered (raw with
-// ui.markdown false or without a terminal).
-func (r *Renderer) markdown(text string) {
-	cols := r.cols()
-	if cols == 0 || !r.o.Markdown {
-		r.line(text)
-		return
-	}
-	r.endBlock()
-	sm := &streamer{r: &mdRenderer{st: r.st}}
-	r.commitRows(append(sm.write(text+"\n", cols), sm.finish(cols)...))
-}
-
-// commandExit is the exit code a [COMMAND] block reports (its
-// "exit=N duration=…" line), 0 when it says none.
-func commandExit(block string) int {
-	for l := range strings.SplitSeq(block, "\n") {
-		if rest, ok := strings.CutPrefix(l, "exit="); ok {
-			code, _, _ := strings.Cut(rest, " ")
-			n, err := strconv.Atoi(code)
-			if err != nil {
-				return 0
-			}
-			return n
-		}
-	}
-	return 0
-}
-
-// redExitLine is a failed [COMMAND] block with its exit line in red.
-func redExitLine(st Style, block string) string {
-	lines := strings.Split(block, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, "exit=") {
-			lines[i] = st.Red(l)
-			break
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // diff colors a unified diff: + green, - red, headers and hunks dim.

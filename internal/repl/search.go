@@ -38,7 +38,7 @@ func (r *REPL) searchKey(ev uv.KeyPressEvent) {
 	r.hint = ""
 	switch k := ev.String(); k {
 	case "ctrl+r":
-		if s.match > 0 {
+		if s.match >= 0 {
 			prev := s.match
 			r.find(s.match - 1)
 			if s.match < 0 {
@@ -58,7 +58,6 @@ func (r *REPL) searchKey(ev uv.KeyPressEvent) {
 			r.ed.set(r.ed.history[s.match])
 			r.ed.hist = s.match
 		}
-		r.hint = ""
 		r.search = nil
 	default:
 		if ev.Text != "" && ev.Mod&(uv.ModCtrl|uv.ModAlt) == 0 {
