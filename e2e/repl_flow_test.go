@@ -112,7 +112,7 @@ func TestREPLPlanModeSaysWhatWillHappen(t *testing.T) {
 			s.keys("Enter")
 			scr := s.waitFlat("Approve? (y/n)")
 			for _, want := range []string{
-				`plan mode: the workspace is read-only, so if this command writes there it fails ("Read-only file system")`,
+				`plan mode: the sandbox keeps the workspace read-only, so if this command writes there it fails ("Read-only file system")`,
 				"n <why>: refuse and tell the model why",
 			} {
 				if !strings.Contains(flat(scr), want) {

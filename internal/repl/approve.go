@@ -79,7 +79,7 @@ func (r *REPL) beginApproval(a *ask) {
 	}
 	if c.ReadOnlyWorkspace && string(c.Kind) == kindExecute && !c.Unsandboxed {
 		// Plan mode's sandbox: saying yes runs it, but not as asked.
-		b.WriteString(st.Yellow("  plan mode: the workspace is read-only, so if this command writes there it fails (\"Read-only file system\"); switch to build mode (/build) to let it write") + "\n")
+		b.WriteString(st.Yellow("  plan mode: the sandbox keeps the workspace read-only, so if this command writes there it fails (\"Read-only file system\"); switch to build mode (/build) to let it write") + "\n")
 	}
 	ap := &approval{a: a, always: req.PolicyAsk && !req.Danger}
 	ap.question = "Approve? (y/n) "
