@@ -17,8 +17,10 @@ import (
 // The flow of a session (issue 26): the queue after front-end commands,
 // plan mode's questions, and the smaller things a daily user trips on.
 
+// slowText streams for about three seconds: time to queue inputs behind
+// it on a loaded machine.
 func slowText(text string) llmtest.Step {
-	return llmtest.Step{Text: text, ChunkSize: 4, TokenDelay: 70 * time.Millisecond}
+	return llmtest.Step{Text: text + strings.Repeat(" and so on", 6), ChunkSize: 3, TokenDelay: 100 * time.Millisecond}
 }
 
 // flat is s with every run of white space one space: rows the REPL
