@@ -40,6 +40,16 @@ func startTmuxAt(t *testing.T, cols int, srv *llmtest.Server, dir string, extraE
 // launchTmux starts coder in a terminal cols columns wide.
 func launchTmux(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
 	t.Helper()
+	return launchTmuxWith(t, cols, srv, dir, extraEnv, func(coder string) string {
+		// Keep the pane after coder exits, so the exit status can be read.
+		return coder + "\necho \"[exited $?]\"\nsleep 60\n"
+	}, args...)
+}
+
+// launchTmuxWith runs in a terminal cols columns wide the script run
+// makes of coder's command line, with coder's environment exported.
+func launchTmuxWith(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEnv map[string]string, run func(coder string) string, args ...string) *tmuxSession {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (CI installs it)")
 	}
@@ -60,12 +70,11 @@ func launchTmux(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEn
 	for _, k := range keys {
 		script.WriteString("export " + k + "=" + shellQuote(env[k]) + "\n")
 	}
-	script.WriteString(shellQuote(coderBin))
+	coder := shellQuote(coderBin)
 	for _, a := range args {
-		script.WriteString(" " + shellQuote(a))
+		coder += " " + shellQuote(a)
 	}
-	// Keep the pane after coder exits, so the exit status can be read.
-	script.WriteString("\necho \"[exited $?]\"\nsleep 60\n")
+	script.WriteString(run(coder))
 	scriptPath := filepath.Join(t.TempDir(), "run.sh")
 	if err := os.WriteFile(scriptPath, []byte(script.String()), 0o755); err != nil {
 		t.Fatal(err)
@@ -209,7 +218,7 @@ func TestREPLPromptModesHistoryPasteAndCommands(t *testing.T) {
 	// A bracketed paste of five lines.
 	s.tmux("set-buffer", "line1\nline2\nline3\nline4\nline5")
 	s.tmux("paste-buffer", "-p", "-t", "0")
-	s.waitFor("[copy 5 lines]")
+	s.waitFor("[Pasted text #1 +5 lines]")
 	s.keys("Enter")
 	s.waitFor("pasted ok")
 	msgs := srv.Requests()[2].Messages()

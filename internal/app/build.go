@@ -164,6 +164,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
+		OutputDir:      launch.tempDir,
 		Tracker:        tools.NewReadTracker(),
 		BeforeChange:   rec.Capture,
 		SecretValues:   redactor.Values(),
@@ -228,6 +229,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectWriter(), Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks, Hooks: hookRunner.Groups(),
+		KeptMessages: cfg.Compaction.RecentMessages,
 	})
 	warnings = append(warnings, ruleProblems...)
 	if n := b.loaded.UntrustedNotice(); n != "" {

@@ -229,7 +229,8 @@ func TestTasksListsAndStops(t *testing.T) {
 	if out, err := e.do(t, "/tasks stop task-1"); err != nil || out != "stopped task-1" {
 		t.Fatalf("/tasks stop: %q %v", out, err)
 	}
-	if out, _ := e.do(t, "/tasks"); !strings.Contains(out, "exited 143") {
+	out, _ = e.do(t, "/tasks")
+	if !strings.Contains(out, "exited 143") || !strings.HasPrefix(out, "id       status        ran  command\n") {
 		t.Fatalf("/tasks after stop: %q", out)
 	}
 	if _, err := e.do(t, "/tasks stop task-9"); err == nil || !strings.Contains(err.Error(), "no task") {

@@ -84,6 +84,14 @@ type ReplayEntry struct {
 	Interrupted bool   `json:"interrupted,omitempty"`
 }
 
+// Attached: the @path references of an input attached these files and
+// directories (workspace-relative) to its request; references that could
+// not be attached are told as notices.
+type Attached struct {
+	Paths []string `json:"paths"`
+}
+
+func (Attached) Kind() string     { return "attached" }
 func (Progress) Kind() string     { return "progress" }
 func (ToolOutput) Kind() string   { return "tool_output" }
 func (ToolTerminal) Kind() string { return "tool_terminal" }

@@ -88,7 +88,10 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 		o.pendingContext = nil
 	}
 	o.conv.setTitle(ts.input)
-	expanded, _, missing := contextmgr.ExpandAtRefs(ts.input, o.opts.Workspace, contextmgr.AtLimits{})
+	expanded, attached, missing := contextmgr.ExpandAtRefs(ts.input, o.opts.Workspace, contextmgr.AtLimits{})
+	if len(attached) > 0 {
+		o.emit(event.Attached{Paths: attached})
+	}
 	for _, m := range missing {
 		o.emit(event.Notice{Text: "not attached: @" + m})
 	}
