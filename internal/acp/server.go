@@ -272,6 +272,12 @@ func (srv *server) resume(ctx context.Context, id, cwd string, servers []sdk.Mcp
 	if !session.ValidID(id) {
 		return nil, &sdk.RequestError{Code: codeInvalidParams, Message: fmt.Sprintf("%q is not a coder session id", id)}
 	}
+	// Loading a thread this server has open replaces it: the open one ends
+	// first (its SessionEnd hooks run), so it gives up owning the session
+	// that the loaded one is to write.
+	if old := srv.unregister(id); old != nil {
+		old.shutdown()
+	}
 	s, err := srv.open(ctx, cwd, servers)
 	if err != nil {
 		return nil, err
