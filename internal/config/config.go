@@ -19,11 +19,23 @@ type Config struct {
 	UI         UI         `json:"ui"`
 	Sandbox    Sandbox    `json:"sandbox"`
 	Fetch      Fetch      `json:"fetch"`
+	Telemetry  Telemetry  `json:"telemetry"`
 	Hooks      Hooks      `json:"hooks,omitempty"`
 	LSP        LSP        `json:"lsp"`
 	// TrustedWorkspaces are the directories whose project settings may widen
 	// what coder does (see trust.go); only the user config's list counts.
 	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
+}
+
+// Telemetry is the opt-in OpenTelemetry export (metrics and traces over
+// OTLP/HTTP, configured by the standard OTEL_* variables). Off, nothing is
+// sent and no exporter is built.
+type Telemetry struct {
+	Enabled bool `json:"enabled"`
+	// LogContent adds what was said and done to the traces: prompts,
+	// answers, tool arguments and output. Off, only names, counts and
+	// timings leave the machine.
+	LogContent bool `json:"log_content"`
 }
 
 // Fetch says what the fetch tool may reach beyond the public internet.
