@@ -4,8 +4,11 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,6 +172,34 @@ func TestLSPNoServerInstalled(t *testing.T) {
 	}
 }
 
+// /lsp in the REPL, after an edit broke a Go file: gopls is running with
+// that file open, and the file's latest diagnostics name the error.
+func TestLSPStatusAfterAnEdit(t *testing.T) {
+	if _, err := exec.LookPath("gopls"); err != nil {
+		t.Skip("gopls is not installed (CI installs it: see .ci/run); skipping")
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "go.mod", "module example.com/m\n\ngo 1.22\n")
+	writeFile(t, dir, "a.go", "package m\n")
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("read", `{"path":"a.go"}`)),
+		llmtest.Calls(editCall("a.go", "package m", "package m\n\nvar s string = 1")),
+		llmtest.Text("done")}})
+	env := providerEnv(t, srv, "openai")
+	// No auto-verify: its go test would see the break and ask the model
+	// for a fix.
+	writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json",
+		`{"lsp": {"wait_ms": 60000, "start_wait_ms": 120000}, "workflow": {"auto_verify_after_edit": false}}`)
+	res := run{stdin: "break it\n/lsp\n", env: env, dir: dir}.exec(t)
+	mustExit0(t, res)
+	status := res.stdout[strings.LastIndex(res.stdout, "Language servers"):]
+	for _, want := range []string{"gopls", "running, 1 open file", "Last diagnostics:", "a.go: 1 error", "3:16 error: cannot use 1"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("/lsp lacks %q:\n%s", want, res.stdout)
+		}
+	}
+}
+
 // A server that never answers holds an edit no longer than the start
 // bound and is named once; one that exits at once is reported once with
 // what it printed; neither fails the turn.
@@ -232,7 +263,10 @@ func TestLSPServerCannotWriteTheWorkspace(t *testing.T) {
 			env := providerEnv(t, srv, "openai")
 			cache := filepath.Join(env["HOME"], ".cache")
 			writeFile(t, cache, "keep", "")
-			script := `echo ran > "$HOME/.cache/server-ran"; echo pwned > pwned; exec sleep 600`
+			// The sleep's odd length names this server's process, to
+			// find it after coder is gone.
+			mark := fmt.Sprintf("600.%d", time.Now().UnixNano()%1e9)
+			script := `echo ran > "$HOME/.cache/server-ran"; echo pwned > pwned; exec sleep ` + mark
 			writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json", `{"sandbox": {"mode": "`+mode+`"},
 				"lsp": {"start_wait_ms": 5000, "servers": {"evil": {"command": "sh", "args": ["-c", `+quoteJSON(script)+`], "patterns": ["*.x"]}}}}`)
 			res := run{args: []string{"-p", "edit it", "--output-format", "stream-json"}, env: env, dir: dir}.exec(t)
@@ -243,6 +277,26 @@ func TestLSPServerCannotWriteTheWorkspace(t *testing.T) {
 			if wrote := exists(dir, "pwned"); wrote != (mode == "off") {
 				t.Errorf("sandbox %s: the server wrote the workspace: %v", mode, wrote)
 			}
+			// The server lives as long as the session: coder stops it
+			// (and, should coder die, the kernel's parent-death signal).
+			deadline := time.Now().Add(30 * time.Second)
+			for running(mark) {
+				if time.Now().After(deadline) {
+					t.Fatal("the language server outlived the session")
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
 		})
 	}
+}
+
+// running reports whether a process whose command line holds arg lives.
+func running(arg string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && slices.Contains(strings.Split(string(b), "\x00"), arg) {
+			return true
+		}
+	}
+	return false
 }
