@@ -78,6 +78,14 @@ func editCall(file, old, new string) llmtest.ToolCall {
 	return llmtest.Call("edit", string(args))
 }
 
+// readEditScenario is a model that reads file, makes one edit and is done.
+func readEditScenario(file, old, new string) llmtest.Scenario {
+	return llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("read", `{"path":"`+file+`"}`)),
+		llmtest.Calls(editCall(file, old, new)),
+		llmtest.Text("done")}}
+}
+
 // An edit that breaks the types gets the error in its tool result, with
 // its line and a code frame; the fix and a clean edit add nothing; the
 // turn's verification line says "LSP clean".
@@ -143,10 +151,7 @@ func TestLSPDiagnosticsAfterEdits(t *testing.T) {
 func TestLSPNoServerInstalled(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.go", "package m\n")
-	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
-		llmtest.Calls(llmtest.Call("read", `{"path":"a.go"}`)),
-		llmtest.Calls(editCall("a.go", "package m", "package m\n\nvar s string = 1")),
-		llmtest.Text("done")}})
+	srv := llmtest.NewServer(t, readEditScenario("a.go", "package m", "package m\n\nvar s string = 1"))
 	env := providerEnv(t, srv, "openai")
 	env["PATH"] = t.TempDir() // nothing on it: no server
 	res := run{args: []string{"-p", "edit it", "--output-format", "stream-json"}, env: env, dir: dir}.exec(t)
@@ -181,10 +186,7 @@ func TestLSPStatusAfterAnEdit(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "go.mod", "module example.com/m\n\ngo 1.22\n")
 	writeFile(t, dir, "a.go", "package m\n")
-	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
-		llmtest.Calls(llmtest.Call("read", `{"path":"a.go"}`)),
-		llmtest.Calls(editCall("a.go", "package m", "package m\n\nvar s string = 1")),
-		llmtest.Text("done")}})
+	srv := llmtest.NewServer(t, readEditScenario("a.go", "package m", "package m\n\nvar s string = 1"))
 	env := providerEnv(t, srv, "openai")
 	// No auto-verify: its go test would see the break and ask the model
 	// for a fix.
@@ -256,10 +258,7 @@ func TestLSPServerCannotWriteTheWorkspace(t *testing.T) {
 		t.Run("sandbox "+mode, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, dir, "a.x", "one\n")
-			srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
-				llmtest.Calls(llmtest.Call("read", `{"path":"a.x"}`)),
-				llmtest.Calls(editCall("a.x", "one", "two")),
-				llmtest.Text("done")}})
+			srv := llmtest.NewServer(t, readEditScenario("a.x", "one", "two"))
 			env := providerEnv(t, srv, "openai")
 			cache := filepath.Join(env["HOME"], ".cache")
 			writeFile(t, cache, "keep", "")

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,7 +14,6 @@ import (
 // it, and returns its root and a file in the middle package.
 func goModule(b *testing.B, n int) (root, file string) {
 	b.Helper()
-	root = b.TempDir()
 	files := map[string]string{"go.mod": goMod}
 	for i := range n {
 		var src strings.Builder
@@ -32,15 +30,7 @@ func goModule(b *testing.B, n int) (root, file string) {
 		}
 		files[fmt.Sprintf("p%d/p.go", i)] = src.String()
 	}
-	for name, content := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	root = writeTree(b, files)
 	return root, filepath.Join(root, fmt.Sprintf("p%d", n/2), "p.go")
 }
 
@@ -72,12 +62,12 @@ func BenchmarkGoplsEdit(b *testing.B) {
 				return string(orig) + fmt.Sprintf("\n// edit %d\n", i)
 			}
 			start := time.Now()
-			editOnce(b, m, file, variant(0))
+			editTimed(b, m, file, variant(0))
 			first := time.Since(start)
 			var writes time.Duration
 			b.ResetTimer()
 			for i := range b.N {
-				got, w := editOnce(b, m, file, variant(i+2))
+				got, w := editTimed(b, m, file, variant(i+2))
 				writes += w
 				if want := kind == "breaking" && i%2 == 1; want != strings.Contains(got, "new error") {
 					b.Fatalf("edit %d reported %q", i, got)
@@ -87,17 +77,4 @@ func BenchmarkGoplsEdit(b *testing.B) {
 			b.ReportMetric(float64(first.Milliseconds()), "first-edit-ms")
 		})
 	}
-}
-
-// editOnce writes content between the hooks, as a file tool's call does;
-// w is the write's own time.
-func editOnce(b *testing.B, m *Manager, file, content string) (got string, w time.Duration) {
-	m.BeforeEdit([]string{file})
-	t0 := time.Now()
-	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	w = time.Since(t0)
-	text, _ := m.AfterEdit(context.Background(), []string{file})
-	return text, w
 }

@@ -36,24 +36,33 @@ func goplsManager(t *testing.T, dir string, initOptions map[string]any) *Manager
 // hooks, and returns what the tool result would carry.
 func edit(t *testing.T, m *Manager, path, content string) string {
 	t.Helper()
-	m.BeforeEdit([]string{path})
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	text, _ := m.AfterEdit(context.Background(), []string{path})
+	text, _ := editTimed(t, m, path, content)
 	return text
 }
 
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
+// editTimed is edit that also says how long the write alone took.
+func editTimed(tb testing.TB, m *Manager, path, content string) (text string, write time.Duration) {
+	tb.Helper()
+	m.BeforeEdit([]string{path})
+	t0 := time.Now()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	write = time.Since(t0)
+	text, _ = m.AfterEdit(context.Background(), []string{path})
+	return text, write
+}
+
+func writeTree(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	dir := tb.TempDir()
 	for name, content := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 	return dir
