@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -140,27 +141,55 @@ func (g *groupWaiter) Stop() {
 // stopGrace is how long a stopped server gets before it is killed.
 const stopGrace = 2 * time.Second
 
-// tail keeps the last bytes written to it: a server's stderr, for the
-// report when it fails.
+// tail keeps the first and the last bytes written to it: a server's
+// stderr, for the report when it fails.
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu   sync.Mutex
+	head []byte
+	buf  []byte
+	cut  bool // bytes were dropped between head and buf
 }
 
-const tailMax = 4 << 10
+const (
+	headMax = 1 << 10
+	tailMax = 4 << 10
+)
 
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if n := min(headMax-len(t.head), len(b)); n > 0 {
+		t.head = append(t.head, b[:n]...)
+	}
 	t.buf = append(t.buf, b...)
 	if len(t.buf) > tailMax {
 		t.buf = append(t.buf[:0:0], t.buf[len(t.buf)-tailMax:]...)
+		t.cut = true
 	}
 	return len(b), nil
 }
 
-func (t *tail) String() string {
+// gist is what a report says of the output, as ": line": its first
+// non-empty line and, when there are more, its last — a Go panic or
+// rustup names the problem first, a Python traceback last.
+func (t *tail) gist() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.buf)
+	all := string(t.buf)
+	if t.cut {
+		all = string(t.head) + "\n" + all
+	}
+	var lines []string
+	for l := range strings.SplitSeq(all, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	switch len(lines) {
+	case 0:
+		return ""
+	case 1:
+		return ": " + clip(lines[0], 300)
+	}
+	return ": " + clip(lines[0], 200) + " … " + clip(lines[len(lines)-1], 200)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"time"
 )
 
@@ -92,10 +91,10 @@ func (m *Manager) start(s *server, path string) {
 	cl, err := dial(ctx, proc, clientOptions{root: m.root(), initOptions: s.spec.InitOptions,
 		settings: s.spec.Settings, onDiag: func(p published) { m.published(s, p) }})
 	if err != nil {
-		reason := fmt.Sprintf("%s did not start: %v%s", s.spec.Command, err, lastLine(s.stderr.String()))
+		reason := fmt.Sprintf("%s did not start: %v%s", s.spec.Command, err, s.stderr.gist())
 		select {
 		case <-proc.Done():
-			reason = fmt.Sprintf("%s exited as it started%s", s.spec.Command, exitText(proc.Err(), s.stderr.String()))
+			reason = fmt.Sprintf("%s exited as it started%s", s.spec.Command, exitText(proc.Err(), s.stderr.gist()))
 		case <-time.After(100 * time.Millisecond): // an exit closes the pipe just before it is seen
 		}
 		proc.Stop()
@@ -133,7 +132,7 @@ func (m *Manager) watch(s *server, proc Process) {
 	defer m.mu.Unlock()
 	if s.state == stateRunning {
 		s.state = stateFailed
-		s.reason = fmt.Sprintf("%s stopped unexpectedly%s", s.spec.Command, exitText(proc.Err(), s.stderr.String()))
+		s.reason = fmt.Sprintf("%s stopped unexpectedly%s", s.spec.Command, exitText(proc.Err(), s.stderr.gist()))
 		m.changedLocked()
 	}
 }
@@ -188,7 +187,7 @@ func stop(cl *client, proc Process) {
 	}
 }
 
-func exitText(err error, stderr string) string {
+func exitText(err error, gist string) string {
 	var ee *exec.ExitError
 	text := ""
 	switch {
@@ -197,20 +196,7 @@ func exitText(err error, stderr string) string {
 	case err != nil:
 		text = " (" + err.Error() + ")"
 	}
-	return text + lastLine(stderr)
-}
-
-// lastLine is the last non-empty line of a server's stderr, as ": line".
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	last := strings.TrimSpace(lines[len(lines)-1])
-	if last == "" {
-		return ""
-	}
-	if r := []rune(last); len(r) > 300 {
-		last = string(r[:300]) + "…"
-	}
-	return ": " + last
+	return text + gist
 }
 
 // readText reads a file the model changed; found is false when it does not
