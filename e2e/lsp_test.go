@@ -299,3 +299,37 @@ func running(arg string) bool {
 	}
 	return false
 }
+
+// lsp.servers start programs: a repository's own .coder/config.json cannot
+// name one headless unless the person passes --trust (the positive
+// control: then the same server does start).
+func TestLSPUntrustedProjectServersDoNotStart(t *testing.T) {
+	for _, trust := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trust], func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "a.x", "one\n")
+			srv := llmtest.NewServer(t, readEditScenario("a.x", "one", "two"))
+			env := providerEnv(t, srv, "openai")
+			writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json", `{"lsp": {"start_wait_ms": 5000}}`)
+			writeFile(t, filepath.Join(env["HOME"], ".cache"), "keep", "")
+			script := `echo ran > "$HOME/.cache/repo-server-ran"; exec sleep 600`
+			writeFile(t, filepath.Join(dir, ".coder"), "config.json",
+				`{"lsp": {"servers": {"repo": {"command": "sh", "args": ["-c", `+quoteJSON(script)+`], "patterns": ["*.x"]}}}}`)
+			args := []string{"-p", "edit it"}
+			if trust {
+				args = append(args, "--trust")
+			}
+			res := run{args: args, env: env, dir: dir}.exec(t)
+			mustExit0(t, res)
+			if readFile(t, dir, "a.x") != "two\n" {
+				t.Fatal("the edit did not apply")
+			}
+			if ran := exists(filepath.Join(env["HOME"], ".cache"), "repo-server-ran"); ran != trust {
+				t.Errorf("trusted %v: the repository's server ran: %v\nstderr: %s", trust, ran, res.stderr)
+			}
+			if !trust && !strings.Contains(res.stderr+res.stdout, "lsp.servers") {
+				t.Errorf("the notice does not name lsp.servers:\nstdout: %s\nstderr: %s", res.stdout, res.stderr)
+			}
+		})
+	}
+}
