@@ -88,9 +88,17 @@ type Deps struct {
 	Tasks *tools.Tasks
 	// Hooks are the active hooks, behind /hooks.
 	Hooks []hooks.Group
+	// LSP are the language servers behind /lsp; nil when they are off.
+	LSP LSPStatus
 	// KeptMessages is how many of the latest messages compaction keeps as
 	// they are (compaction.recent_messages), for /compact's explanation.
 	KeptMessages int
+}
+
+// LSPStatus is what /lsp shows of the language servers.
+type LSPStatus interface {
+	// Describe says each server's state and the latest diagnostics.
+	Describe() string
 }
 
 // handler runs one command and returns its output.
@@ -130,6 +138,7 @@ func New(core Core, d Deps) *Dispatcher {
 		"diff":        {"show the workspace's changes (git, or this session's snapshots)", x.diff},
 		"tasks":       {"list background tasks, or stop one: /tasks stop <id>", x.tasks},
 		"hooks":       {"list the active hooks and where each came from", x.listHooks},
+		"lsp":         {"show the language servers that check edits, and their latest diagnostics", x.lsp},
 		"output":      {"show the full output of the latest tool call", frontOnly},
 		"clear":       {"clear the screen (the session goes on)", frontOnly},
 		"exit":        {"leave coder (the session is saved)", frontOnly},

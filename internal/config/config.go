@@ -21,6 +21,7 @@ type Config struct {
 	Fetch      Fetch      `json:"fetch"`
 	Telemetry  Telemetry  `json:"telemetry"`
 	Hooks      Hooks      `json:"hooks,omitempty"`
+	LSP        LSP        `json:"lsp"`
 	// TrustedWorkspaces are the directories whose project settings may widen
 	// what coder does (see trust.go); only the user config's list counts.
 	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
@@ -239,6 +240,7 @@ func Defaults() Config {
 		Storage: Storage{Dir: ".coder"},
 		UI:      UI{Timezone: "Asia/Shanghai", Color: "auto", Markdown: true},
 		Sandbox: defaultSandbox(),
+		LSP:     defaultLSP(),
 	}
 }
 

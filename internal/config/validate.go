@@ -76,6 +76,7 @@ func validate(c Config) []*FileError {
 	ps.oneOf("ui.color", c.UI.Color, colorModes)
 	validateSandbox(&ps, c.Sandbox)
 	validateHooks(&ps, c.Hooks)
+	validateLSP(&ps, c.LSP)
 	if _, err := loadLocation(c.UI.Timezone); err != nil {
 		ps.add("ui.timezone", "unknown time zone %q (use an IANA name such as \"Asia/Shanghai\" or \"UTC\")", c.UI.Timezone)
 	}
