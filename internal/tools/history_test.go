@@ -19,6 +19,7 @@ import (
 //
 //	CODER_EDIT_HISTORY=/path/to/repo[:crlf],...   (:crlf checks files out with CRLF)
 //	CODER_EDIT_HISTORY_COMMITS=50                 (newest non-merge commits per repo)
+//	CODER_EDIT_HISTORY_PICK=hunks                 (half of them newest, half with the most hunks)
 //	go test ./internal/tools -run TestEditHistory -v
 func TestEditHistory(t *testing.T) {
 	spec := os.Getenv("CODER_EDIT_HISTORY")
@@ -96,7 +97,7 @@ func (h historyTally) write(b *strings.Builder, name string) {
 func measureRepo(t *testing.T, dir string, n int, crlf bool) historyTally {
 	t.Helper()
 	repo := openHistory(t, dir)
-	shas, err := repo.commits(n)
+	shas, err := repo.commits(n, os.Getenv("CODER_EDIT_HISTORY_PICK") == "hunks")
 	if err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
