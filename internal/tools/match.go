@@ -134,32 +134,39 @@ type rungHits struct {
 // ladderHits runs the ladder over content, rung by rung, and yields what
 // each rung that applies finds (possibly nothing).
 func ladderHits(content string, q matchQuery) iter.Seq[rungHits] {
-	if q.to <= 0 || q.to > len(content) {
-		q.to = len(content)
-	}
 	if q.cache == nil {
 		q.cache = &textCache{}
 	}
 	return func(yield func(rungHits) bool) {
 		for _, r := range ladder {
-			if r.tolerant && len(content) > tolerantMaxBytes {
-				return
-			}
-			old, repl, ok := r.transform(q.old, q.new)
-			if !ok {
-				continue
-			}
-			h := rungHits{rung: r, old: old, repl: repl}
-			if r.tolerant {
-				h.cands = tolerantCandidates(content, q.cache.view(content, r.opts), old, r.opts, q)
-			} else {
-				h.cands = exactCandidates(content, old, q)
-			}
-			if !yield(h) {
+			if h, ok := r.hits(content, q); ok && !yield(h) {
 				return
 			}
 		}
 	}
+}
+
+// hits is what one rung finds of q in content; ok is false when the rung
+// does not apply (it would search for what an earlier one did, or the
+// text is too large for the tolerant rungs). q.cache must be set.
+func (r rung) hits(content string, q matchQuery) (rungHits, bool) {
+	if q.to <= 0 || q.to > len(content) {
+		q.to = len(content)
+	}
+	if r.tolerant && len(content) > tolerantMaxBytes {
+		return rungHits{}, false
+	}
+	old, repl, ok := r.transform(q.old, q.new)
+	if !ok {
+		return rungHits{}, false
+	}
+	h := rungHits{rung: r, old: old, repl: repl}
+	if r.tolerant {
+		h.cands = tolerantCandidates(content, q.cache.view(content, r.opts), old, r.opts, q)
+	} else {
+		h.cands = exactCandidates(content, old, q)
+	}
+	return h, true
 }
 
 // findMatch runs the ladder and returns the unique match of q in content.

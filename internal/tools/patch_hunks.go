@@ -49,12 +49,16 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	}
 	ends := fileEnds{newline: !lacked, bom: bom != ""}
 	cache := &textCache{}
-	edits, notes, err := locateHunks(text, hunks, cache, false, &ends)
+	placed, perr := placeHunks(text, hunks, cache)
+	if perr != nil {
+		return "", nil, perr
+	}
+	edits, notes, err := locateHunks(text, placed, cache, false, &ends)
 	if err == nil && ends.swapped {
 		// The model swapped tabs and spaces in one hunk: hunks that matched
 		// with nothing to learn from carry the same slip in their + lines.
 		ends = fileEnds{newline: !lacked, bom: bom != ""}
-		edits, notes, err = locateHunks(text, hunks, cache, true, &ends)
+		edits, notes, err = locateHunks(text, placed, cache, true, &ends)
 	}
 	if err != nil {
 		return "", nil, err
@@ -73,22 +77,24 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	return out, append(notes, ends.notes...), nil
 }
 
-// locateHunks places every hunk, each after the previous one.
-func locateHunks(text string, hunks []patchHunk, cache *textCache, swapChars bool, ends *fileEnds) ([]hunkEdit, []string, error) {
+// locateHunks builds the edits of the placed hunks.
+func locateHunks(text string, placed []placedHunk, cache *textCache, swapChars bool, ends *fileEnds) ([]hunkEdit, []string, error) {
 	var edits []hunkEdit
 	var notes []string
-	pos := 0
-	for i, h := range hunks {
-		h, wantBOM, changeBOM := hunkBOM(h)
-		e, m, err := locateHunk(text, pos, h, cache, swapChars)
-		if err != nil && h.bareTail > 0 {
-			if e2, m2, err2 := locateHunk(text, pos, h.withoutBareTail(), cache, swapChars); err2 == nil {
-				e, m, err = e2, m2, nil
+	for i, ph := range placed {
+		h := ph.places.form.h
+		e := hunkEdit{ph.at.start, ph.at.end, ""}
+		var m match
+		if len(h.old()) == 0 {
+			e.repl = withEOL(joinLines(h.new()), lineBreakAt(text, e.start))
+		} else {
+			q := ph.places.form.q
+			q.swapChars = swapChars
+			var merr *matchError
+			if m, merr = buildMatch(text, ph.at, ph.places.hits, q); merr != nil {
+				return nil, nil, &hunkError{n: i + 1, header: h.header(), msg: unfaithfulFailure(merr)}
 			}
-		}
-		if err != nil {
-			err.n, err.header = i+1, h.header()
-			return nil, nil, err
+			e.repl = m.repl
 		}
 		if m.rung.tolerant {
 			note := fmt.Sprintf("hunk %d matched after %s", i+1, m.rung.name)
@@ -97,10 +103,12 @@ func locateHunks(text string, hunks []patchHunk, cache *textCache, swapChars boo
 			}
 			notes = append(notes, note)
 		}
-		ends.ask(h, e, wantBOM, changeBOM)
+		if ph.spot.missing != "" {
+			notes = append(notes, fmt.Sprintf("hunk %d: its @@ line %q names no line of the file; placed by its context alone", i+1, ph.spot.missing))
+		}
+		ends.ask(h, e, ph.spot.wantBOM, ph.spot.changeBOM)
 		ends.swapped = ends.swapped || m.swapped
 		edits = append(edits, e)
-		pos = e.end
 	}
 	return edits, notes, nil
 }
@@ -165,37 +173,6 @@ func spliceEdits(text string, edits []hunkEdit) string {
 	return b.String()
 }
 
-// locateHunk finds where hunk h applies in text, searching from pos.
-func locateHunk(text string, pos int, h patchHunk, cache *textCache, swapChars bool) (hunkEdit, match, *hunkError) {
-	chain, herr := anchorLines(text, h.anchors, cache)
-	if herr != nil {
-		return hunkEdit{}, match{}, herr
-	}
-	old := h.old()
-	if len(old) == 0 {
-		at := len(text)
-		if len(chain) > 0 && !h.eof {
-			var err *hunkError
-			if at, err = insertAfterAnchor(text, pos, chain, h.anchors[len(h.anchors)-1], cache.lines(text)); err != nil {
-				return hunkEdit{}, match{}, err
-			}
-		}
-		return hunkEdit{at, at, withEOL(joinLines(h.new()), lineBreakAt(text, at))}, match{}, nil
-	}
-	q := matchQuery{old: joinLines(old), new: joinLines(h.new()), from: pos, lines: true, atEOF: h.eof, script: h.script(), cache: cache, swapChars: swapChars}
-	var m match
-	var merr *matchError
-	if len(chain) > 0 {
-		m, merr = findBelowAnchors(text, q, chain)
-	} else {
-		m, merr = findMatch(text, q)
-	}
-	if merr != nil {
-		return hunkEdit{}, match{}, &hunkError{msg: hunkFailure(text, q, merr, len(chain) > 0)}
-	}
-	return hunkEdit{m.start, m.end, m.repl}, m, nil
-}
-
 // withEOL writes the LF line breaks of s as eol.
 func withEOL(s, eol string) string {
 	if eol == "\n" {
@@ -204,44 +181,84 @@ func withEOL(s, eol string) string {
 	return toCRLF(s)
 }
 
-// hunkFailure explains why a hunk has no unique place, and where the model
-// can look.
-func hunkFailure(text string, q matchQuery, e *matchError, anchored bool) string {
-	below, fix := "", "an @@ anchor line"
-	if anchored {
-		below, fix = " below its @@ line", "a more specific @@ line"
+// unfaithfulFailure explains why the hunk placed at a unique place was
+// not applied there.
+func unfaithfulFailure(e *matchError) string {
+	return fmt.Sprintf("context matches line %d %s, but nothing was changed: %s; copy the context and - lines exactly from the file", e.lines[0], e.rung.after(), e.unfaithful)
+}
+
+// ambiguous explains a hunk that has several places the other hunks'
+// order leaves open.
+func (p *placer) ambiguous(i int, ps *hunkPlaces) *hunkError {
+	s, h, viable := p.spots[i], ps.form.h, ps.cands
+	var lines []int
+	for k, c := range viable {
+		if k == editMaxLinesListed {
+			break
+		}
+		if len(h.old()) == 0 {
+			lines = append(lines, lineOf(p.text, c.start-1)) // the anchor line
+		} else {
+			lines = append(lines, lineOf(p.text, c.start))
+		}
 	}
+	e := &matchError{count: len(viable), lines: lines}
+	herr := &hunkError{n: i + 1, header: h.header()}
+	if len(h.old()) == 0 {
+		herr.msg = fmt.Sprintf("anchor line %q matches %d lines after the previous hunk (lines %s); add a context line to say where the new lines go",
+			h.anchors[len(h.anchors)-1], len(viable), e.lineList())
+		return herr
+	}
+	where, fix := "", "an @@ anchor line"
 	switch {
-	case e.unfaithful != "":
-		return fmt.Sprintf("context matches line %d %s, but nothing was changed: %s; copy the context and - lines exactly from the file", e.lines[0], e.rung.after(), e.unfaithful)
-	case e.count > 1:
-		after := ""
-		if e.rung.tolerant {
-			after = " after " + e.rung.name
-		}
-		return fmt.Sprintf("context matches %d places%s (lines %s)%s; add context lines or %s to make it unique", e.count, below, e.lineList(), after, fix)
+	case len(s.chain) > 0 && ps.tier != tierElse:
+		where, fix = " below its @@ line", "a more specific @@ line"
+	case len(s.chain) > 0:
+		where = ", none of them under its @@ line,"
 	}
-	if anchored {
-		if m, merr := findMatch(text, q); merr == nil || merr.count > 1 {
-			lines := []int{lineOf(text, m.start)}
-			if merr != nil {
-				lines = merr.lines
-			}
-			return fmt.Sprintf("context found at line %s, but not under its @@ line: an @@ line names the line the hunk is under, such as the function it is in (not an earlier one)", joinInts(lines))
-		}
+	after := ""
+	if ps.hits.rung.tolerant {
+		after = " after " + ps.hits.rung.name
 	}
-	if q.from > 0 {
-		early := q
-		early.from, early.to = 0, q.from
-		if m, merr := findMatch(text, early); merr == nil {
-			return fmt.Sprintf("context found at line %d, before the previous hunk: hunks must follow the file's order", lineOf(text, m.start))
+	herr.msg = fmt.Sprintf("context matches %d places%s (lines %s)%s; add context lines or %s to make it unique", len(viable), where, e.lineList(), after, fix)
+	return herr
+}
+
+// failure explains a hunk that has no place at or after pos.
+func (p *placer) failure(i, pos int, ps *hunkPlaces) *hunkError {
+	s := p.spots[i]
+	f := ps.form
+	if f == nil {
+		f = s.forms[0]
+	}
+	herr := &hunkError{n: i + 1, header: f.h.header()}
+	switch {
+	case len(f.h.old()) == 0 && s.missing != "":
+		herr.msg = fmt.Sprintf("anchor line %q not found", s.missing)
+		return herr
+	case len(f.h.old()) == 0:
+		herr.msg = fmt.Sprintf("anchor line %q not found after line %d", f.h.anchors[len(f.h.anchors)-1], lineOf(p.text, pos))
+		return herr
+	case ps.conflict != nil:
+		herr.msg = fmt.Sprintf("context found at line %s, but not under its @@ line; under it, at line %s, it lies before the previous hunk: hunks must follow the file's order, and an @@ line names the line the hunk is under, such as the function it is in",
+			joinInts(candidateLines(p.text, ps.elsewhere)), joinInts(candidateLines(p.text, ps.conflict)))
+		return herr
+	}
+	for k := range ladder {
+		if h := f.rung(p.text, k); h != nil && len(h.cands) > 0 && h.cands[0].start < pos {
+			herr.msg = fmt.Sprintf("context found at line %d, before the previous hunk: hunks must follow the file's order", lineOf(p.text, h.cands[0].start))
+			return herr
 		}
 	}
 	msg := "context not found (not even after ignoring line endings, whitespace, indentation and Unicode punctuation)"
-	if e.closest != "" {
-		msg += "; the most similar part of the file, " + e.closest + "copy the context and - lines from there exactly"
+	if s.missing != "" {
+		msg = fmt.Sprintf("anchor line %q not found, and %s", s.missing, msg)
 	}
-	return msg
+	if closest := closestRegion(p.text, f.q.old, pos); closest != "" {
+		msg += "; the most similar part of the file, " + closest + "copy the context and - lines from there exactly"
+	}
+	herr.msg = msg
+	return herr
 }
 
 func joinInts(ns []int) string {

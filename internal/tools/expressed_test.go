@@ -1,0 +1,123 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+)
+
+// Edits on code nobody tuned the engine for: each case is a change a model
+// expresses as a patch and as an edit, on a file whose conventions the
+// model's texts drift from. Each must apply exactly as asked; and on the
+// file written twice over (every place of its context doubled), each must
+// be refused, since then two choices of places fit.
+
+type expressedCase struct {
+	name, before, after string
+	patch               string // the Update section's hunks; "" when there is no patch form
+	old, new            string // the edit call; old "" when there is no edit form
+	// editRefused: the edit form names no order, so it is refused where
+	// only the hunks' order makes the place unique.
+	editRefused string
+}
+
+var expressedCases = []expressedCase{
+	{
+		// A: git's anchor is the nearest line its rule matched, here the
+		// constructor; a sibling method lies between it and the hunk.
+		name:   "A anchor is evidence, not scope",
+		before: "class T {\n  public T() {\n  }\n\n  public abstract void write(int x);\n\n  /**\n   * Writes x.\n   */\n  public abstract void put(int x);\n}\n",
+		patch:  "@@ public T() {\n   /**\n-   * Writes x.\n+   * Writes x once.\n",
+		old:    "   * Writes x.\n",
+		new:    "   * Writes x once.\n",
+		after:  "class T {\n  public T() {\n  }\n\n  public abstract void write(int x);\n\n  /**\n   * Writes x once.\n   */\n  public abstract void put(int x);\n}\n",
+	},
+	{
+		// B: two identical hunks; only the first place for the first and
+		// the second for the second keeps the hunks in order.
+		name:        "B repeated context placed by the hunks' order",
+		before:      "f() {\n  if a; then\n        x=1\n  fi\n  if a; then\n        x=1\n  fi\n}\n",
+		patch:       "@@ f() {\n   if a; then\n-        x=1\n+         x=1\n   fi\n@@ f() {\n   if a; then\n-        x=1\n+         x=1\n   fi\n",
+		old:         "  if a; then\n        x=1\n  fi\n",
+		new:         "  if a; then\n         x=1\n  fi\n",
+		editRefused: "matches 2 places",
+		after:       "f() {\n  if a; then\n         x=1\n  fi\n  if a; then\n         x=1\n  fi\n}\n",
+	},
+	{
+		// B: a later hunk's unique place rules out the second place of an
+		// earlier one.
+		name:   "B a later hunk fixes an earlier one's place",
+		before: "a\nx\nb\nx\nc\n",
+		patch:  "@@\n-x\n+y\n@@\n-b\n+B\n",
+		after:  "a\ny\nB\nx\nc\n",
+	},
+}
+
+func TestExpressedChanges(t *testing.T) {
+	t.Parallel()
+	for _, tc := range expressedCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.patch != "" {
+				got, err := applyPatchHunks(tc.before, tc.patch)
+				if err != nil {
+					t.Errorf("patch refused: %v", err)
+				} else if got != tc.after {
+					t.Errorf("patch:\n got %q\nwant %q", got, tc.after)
+				}
+			}
+			if tc.old != "" {
+				out, merr := editText(tc.before, tc.old, tc.new, false)
+				switch {
+				case tc.editRefused != "":
+					if merr == nil {
+						t.Errorf("edit applied: %q", out.text)
+					} else if msg := failureText(editFailure("f", merr)); !strings.Contains(msg, tc.editRefused) {
+						t.Errorf("edit refusal %q lacks %q", msg, tc.editRefused)
+					}
+				case merr != nil:
+					t.Errorf("edit refused: %s", failureText(editFailure("f", merr)))
+				case out.text != tc.after:
+					t.Errorf("edit:\n got %q\nwant %q", out.text, tc.after)
+				}
+			}
+		})
+	}
+}
+
+// TestExpressedChangesRefusedTwice doubles each case's file: every place
+// the change could go is there twice, two choices fit, and both forms are
+// refused with the places named.
+func TestExpressedChangesRefusedTwice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range expressedCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			twice := tc.before + tc.before
+			if tc.patch != "" {
+				got, err := applyPatchHunks(twice, tc.patch)
+				if err == nil {
+					t.Errorf("patch applied on the doubled file:\n%q", got)
+				} else if !strings.Contains(err.Error(), "places") || !strings.Contains(err.Error(), "lines ") {
+					t.Errorf("patch refusal names no places: %v", err)
+				}
+			}
+			if tc.old != "" {
+				if out, merr := editText(twice, tc.old, tc.new, false); merr == nil {
+					t.Errorf("edit applied on the doubled file:\n%q", out.text)
+				} else if merr.count < 2 {
+					t.Errorf("edit refusal counts %d places", merr.count)
+				}
+			}
+		})
+	}
+}
+
+// applyPatchHunks applies the hunks of one Update section to before.
+func applyPatchHunks(before, hunks string) (string, error) {
+	ops, err := parsePatch(hdrBegin + "\n" + hdrUpdate + " f\n" + hunks + hdrEnd + "\n")
+	if err != nil {
+		return "", err
+	}
+	out, _, err := applyHunks(before, ops[0].hunks)
+	return out, err
+}
