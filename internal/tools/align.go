@@ -154,7 +154,10 @@ func (a *aligner) changed(d lcs.Diff) []outLine {
 		n := a.new[d.ReplStart+k]
 		if p, ok := pairs[k]; ok {
 			i := d.Start + p
-			out = append(out, outLine{a.rewrite(i, n), a.fileEOL[i]})
+			// A line the model's own script removes and adds again as it
+			// was: what it asks for is the line as it wrote it.
+			asked := a.in.script != nil && a.cmpOld[i] == n
+			out = append(out, outLine{a.rewrite(i, n, asked), a.fileEOL[i]})
 			continue
 		}
 		out = append(out, outLine{a.added(n, d.ReplStart+k == 0), ""})
@@ -164,9 +167,14 @@ func (a *aligner) changed(d lcs.Diff) []outLine {
 
 // rewrite is new line n replacing the file's line i (the model's old line
 // i): indentation, text and trailing whitespace the model did not change
-// stay the file's.
-func (a *aligner) rewrite(i int, n string) string {
-	o, f, m := cutLine(a.cmpOld[i]), cutLine(a.file[i]), cutLine(n)
+// stay the file's. With asked, every difference from the file's line is
+// one the model asks for.
+func (a *aligner) rewrite(i int, n string, asked bool) string {
+	old := a.cmpOld[i]
+	if asked {
+		old = a.file[i]
+	}
+	o, f, m := cutLine(old), cutLine(a.file[i]), cutLine(n)
 	if i == 0 && !a.in.atLineStart {
 		// The line's start lies before the region: no indentation here.
 		o, f, m = lineParts{body: o.indent + o.body, trail: o.trail}, lineParts{body: f.indent + f.body, trail: f.trail}, lineParts{body: m.indent + m.body, trail: m.trail}
@@ -245,8 +253,10 @@ func (a *aligner) join(out []outLine) string {
 }
 
 // pairLines pairs the new lines of a changed block with the old lines they
-// rewrite, in order: first lines equal up to drift, then, between those,
-// lines at least half alike. The result maps a new line's index to an old
+// rewrite, in order: first lines equal up to drift; then, between those,
+// as many new lines as old ones each rewrite the one in their place (but a
+// blank line and a line with text never pair), and otherwise lines at
+// least half alike do. The result maps a new line's index to an old
 // line's.
 func pairLines(old, repl []string) map[int]int {
 	pairs := map[int]int{}
@@ -254,8 +264,11 @@ func pairLines(old, repl []string) map[int]int {
 	walkScript(lcs.DiffLines(ok, nk), len(ok), len(nk),
 		func(i, j int) { pairs[j] = i },
 		func(d lcs.Diff) {
+			inPlace := d.End-d.Start == d.ReplEnd-d.ReplStart
 			for i, j := d.Start, d.ReplStart; i < d.End && j < d.ReplEnd; i, j = i+1, j+1 {
-				if similarity(ok[i], nk[j]) >= 0.5 {
+				// A blank line written over is not rewritten: what takes
+				// its place is added, indented as added lines are.
+				if (inPlace && (ok[i] == "") == (nk[j] == "")) || similarity(ok[i], nk[j]) >= 0.5 {
 					pairs[j] = i
 				}
 			}

@@ -22,7 +22,7 @@ func TestUnfaithfulGuard(t *testing.T) {
 		{"re-indented and re-quoted reads the same", "A\nb  \n", "a\n  b\n", "A\n  b\n", false},
 	}
 	for _, tt := range tests {
-		why := unfaithful(content, region, tt.repl, tt.old, tt.new)
+		why := unfaithful(content, region, tt.repl, tt.old, tt.new, nil)
 		if (why != "") != tt.refused {
 			t.Errorf("%s: guard said %q", tt.name, why)
 		}

@@ -50,6 +50,60 @@ var expressedCases = []expressedCase{
 		patch:  "@@\n-x\n+y\n@@\n-b\n+B\n",
 		after:  "a\ny\nB\nx\nc\n",
 	},
+	{
+		// C: the model removes and re-adds a line it copied without its
+		// whitespace: it asks for the line as it wrote it.
+		name:   "C whitespace-only change kept",
+		before: "x = 1\n  \ny = 2\n",
+		patch:  "@@\n-x = 1\n-\n+x = 10\n+\n y = 2\n",
+		after:  "x = 10\n\ny = 2\n",
+	},
+	{
+		// C: a quote the model changes on purpose stays, although the
+		// same character in its copy of another line was a slip.
+		name:   "C punctuation-only change kept",
+		before: "don't stop\nit's here\n",
+		patch:  "@@\n don’t stop\n-it's here\n+it’s here\n",
+		old:    "don’t stop\nit's here",
+		new:    "don’t stop\nit’s here",
+		after:  "don't stop\nit’s here\n",
+	},
+	{
+		// D: old_string ends inside a blank line; the whitespace it
+		// covers goes with it, as after an exact match.
+		name:   "D whitespace-only last partial line removed",
+		before: "  f('a')\n    \n  g\n",
+		patch:  "@@\n-  f(‘a’)\n-    \n+  f('b')\n",
+		old:    "  f(‘a’)\n    ",
+		new:    "  f('b')",
+		after:  "  f('b')\n  g\n",
+	},
+	{
+		name:   "D whitespace-only first partial line removed",
+		before: "  g\n    \n  f('a')\n",
+		old:    "    \n  f(‘a’)",
+		new:    "  f('b')",
+		after:  "  g\n  f('b')\n",
+	},
+	{
+		// G: one rule for every line the model rewrites: the file's
+		// trailing whitespace (a Markdown hard break) stays unless the
+		// model's own texts change it.
+		name:   "G trailing whitespace kept on every rewritten line",
+		before: "# Team\n\nMaintainer: Ada  \nContact: ada@example.test  \nSince 2020.\n",
+		patch:  "@@\n-Maintainer: Ada\n-Contact: ada@example.test\n+Maintainers: Ada, Grace\n+Contact: team@example.test\n Since 2020.\n",
+		old:    "Maintainer: Ada\nContact: ada@example.test",
+		new:    "Maintainers: Ada, Grace\nContact: team@example.test",
+		after:  "# Team\n\nMaintainers: Ada, Grace  \nContact: team@example.test  \nSince 2020.\n",
+	},
+	{
+		name:   "G trailing whitespace the model removes goes",
+		before: "Maintainer: Ada  \nContact: ada@example.test  \n",
+		patch:  "@@\n-Maintainer: Ada  \n-Contact: ada@example.test\n+Maintainers: Ada, Grace\n+Contact: team@example.test\n",
+		old:    "Maintainer: Ada  \nContact: ada@example.test",
+		new:    "Maintainers: Ada, Grace\nContact: team@example.test",
+		after:  "Maintainers: Ada, Grace\nContact: team@example.test  \n",
+	},
 }
 
 func TestExpressedChanges(t *testing.T) {

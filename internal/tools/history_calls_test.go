@@ -173,17 +173,28 @@ func (n noise) erases(old, new []callLine, s fileStyle) bool {
 }
 
 // wipesChange: a line the call removes and a line it adds that differ read
-// the same once noised. old and new are the lines of one call (an edit, or
-// a hunk), no and nn the same noised.
+// the same once noised; or a line the call rewrites (as the tools pair
+// lines) changes its trailing whitespace while the noised lines end alike:
+// a rewritten line keeps the file's trailing whitespace unless the model's
+// own texts change it, and a slip that drops it from the copied line
+// leaves the call silent on it. old and new are the lines of one call (an
+// edit, or a hunk), no and nn the same noised.
 func wipesChange(old, new []callLine, no, nn []string) bool {
 	ot, nt := texts(old), texts(new)
 	var removed, added []int
+	trail := func(l string) string { return cutLine(l).trail }
 	for _, d := range lcs.DiffLines(ot, nt) {
 		for i := d.Start; i < d.End; i++ {
 			removed = append(removed, i)
 		}
 		for j := d.ReplStart; j < d.ReplEnd; j++ {
 			added = append(added, j)
+		}
+		for j, i := range pairLines(ot[d.Start:d.End], nt[d.ReplStart:d.ReplEnd]) {
+			i, j = d.Start+i, d.ReplStart+j
+			if trail(ot[i]) != trail(nt[j]) && trail(no[i]) == trail(nn[j]) {
+				return true
+			}
 		}
 	}
 	for _, i := range removed {

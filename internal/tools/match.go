@@ -275,6 +275,13 @@ func tolerantCandidates(content string, v normView, old string, o normOpts, q ma
 	// "max = 1": the match then starts at a line start. Same at the end.
 	startAnchored := q.lines || (o.indent && leadingWS(oldLines[0]) != "")
 	endAnchored := o.trailing && last != "" && strings.TrimRight(last, " \t") != last
+	// A first or last line of old that is whitespace only (part of a
+	// blank line, or an indentation) normalises to nothing; the whitespace
+	// it stands for in the file belongs to the region, as after an exact
+	// match, so that what the model drops of it goes.
+	trimsBlank := o.trailing || o.indent
+	blankHead := trimsBlank && len(oldLines) > 1 && oldLines[0] != "" && isBlank(oldLines[0])
+	blankTail := trimsBlank && len(oldLines) > 1 && last != "" && isBlank(last)
 	var cands []candidate
 	for ns := 0; ns < len(v.text) && len(cands) < maxCandidates; {
 		k := strings.Index(v.text[ns:], needle)
@@ -295,6 +302,13 @@ func tolerantCandidates(content string, v normView, old string, o normOpts, q ma
 		}
 		if o.trailing && needle[len(needle)-1] != '\n' && v.atLineEnd(e) {
 			c.end = lineTextEnd(content, c.end)
+		}
+		if blankHead {
+			ls := lineStartBefore(content, c.start)
+			c.start = ls + len(strings.TrimRight(content[ls:c.start], " \t"))
+		}
+		if blankTail {
+			c.end += len(leadingWS(content[c.end:lineTextEnd(content, c.end)]))
 		}
 		if c.start < q.from || c.end > q.to || (q.atEOF && c.end != len(content)) {
 			continue
@@ -337,7 +351,7 @@ func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *
 		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
 			unfaithful: "its lines indented alike are indented differently in the file, so the indentation of the lines it adds is unclear"}
 	}
-	if why := unfaithful(content, c, out.repl, h.old, h.repl); why != "" {
+	if why := unfaithful(content, c, out.repl, h.old, h.repl, script); why != "" {
 		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)}, unfaithful: why}
 	}
 	return match{start: c.start, end: c.end, repl: out.repl, rung: h.rung, reindented: out.reindented, swapped: out.swapped}, nil
