@@ -160,7 +160,9 @@ func (a *aligner) changed(d lcs.Diff) []outLine {
 			out = append(out, outLine{a.rewrite(i, n, asked), a.fileEOL[i]})
 			continue
 		}
-		out = append(out, outLine{a.added(n, d.ReplStart+k == 0), ""})
+		// An added line lies among the old lines the block replaces.
+		at := 2*(d.Start+min(k, d.End-d.Start)) - 1
+		out = append(out, outLine{a.added(n, d.ReplStart+k == 0, at), ""})
 	}
 	return out
 }
@@ -181,7 +183,7 @@ func (a *aligner) rewrite(i int, n string, asked bool) string {
 	}
 	ind := f.indent
 	if m.indent != o.indent {
-		ind = a.indentOf(m.indent)
+		ind = a.indentOf(m.indent, 2*i)
 	}
 	trail := m.trail
 	if m.trail == o.trail {
@@ -193,9 +195,9 @@ func (a *aligner) rewrite(i int, n string, asked bool) string {
 	return ind + keepUnchanged(o.body, f.body, m.body, a.in.opts.unicode, a.typographic) + trail
 }
 
-// added is a line the model added: its indentation mapped to the file's,
-// the model's typographic slips undone.
-func (a *aligner) added(n string, first bool) string {
+// added is a line the model added at at (see indentMap.apply): its
+// indentation mapped to the file's, the model's typographic slips undone.
+func (a *aligner) added(n string, first bool, at int) string {
 	if first && !a.in.atLineStart {
 		return asciiFor(n, a.typographic)
 	}
@@ -203,18 +205,19 @@ func (a *aligner) added(n string, first bool) string {
 		return n
 	}
 	ind := leadingWS(n) // all of a line of whitespace, mapped as well
-	return a.indentOf(ind) + asciiFor(n[len(ind):], a.typographic)
+	return a.indentOf(ind, at) + asciiFor(n[len(ind):], a.typographic)
 }
 
-// indentOf maps an indentation of the model's new text to the file's.
-func (a *aligner) indentOf(ind string) string {
+// indentOf maps an indentation of the model's new text, on a line at at
+// (see indentMap.apply), to the file's.
+func (a *aligner) indentOf(ind string, at int) string {
 	var to string
 	switch {
 	case a.inFileIndent:
 		return ind
 	case a.shifted:
 		var ok bool
-		if to, ok = a.imap.apply(ind); !ok {
+		if to, ok = a.imap.apply(ind, at); !ok {
 			a.unplaced = true
 		}
 	case a.in.swapChars:

@@ -59,9 +59,9 @@ func TestKeepUnchanged(t *testing.T) {
 // ratio, the matched lines show; clashing lines place nothing.
 func TestIndentMap(t *testing.T) {
 	t.Parallel()
-	spaces4 := fileIndent{unit: 4, anySpaced: true}
-	tabs := fileIndent{unit: 4, tabs: true, anyTabbed: true}
-	spaces2 := fileIndent{unit: 2, anySpaced: true}
+	spaces4 := fileIndent{unit: 4, spaced: 1}
+	tabs := fileIndent{unit: 4, tabs: true, tabbed: 1}
+	spaces2 := fileIndent{unit: 2, spaced: 1}
 	tests := []struct {
 		name                string
 		old, region, model  string
@@ -87,7 +87,7 @@ func TestIndentMap(t *testing.T) {
 		if tt.unchanged {
 			continue
 		}
-		got, ok := m.apply(tt.ind)
+		got, ok := m.apply(tt.ind, 0)
 		if ok == tt.unplaced || (ok && got != tt.want) {
 			t.Errorf("%s: apply(%q) = %q, %v; want %q", tt.name, tt.ind, got, ok, tt.want)
 		}

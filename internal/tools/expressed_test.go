@@ -86,6 +86,54 @@ var expressedCases = []expressedCase{
 		after:  "  g\n  f('b')\n",
 	},
 	{
+		// E: the model wrote tabs for the file's spaces in one hunk; a
+		// hunk with nothing indented to learn from carries the same slip,
+		// although one stray line of the file starts with a tab.
+		name:   "E added lines take the prevailing indentation when the call shows drift",
+		before: spacesWithStrayTab,
+		patch:  "@@\n int f(int n) {\n+\tcheck(n);\n     if (n > 0) {\n@@ int e(int n) {\n-\tm(n);\n+\tm(n + 1);\n",
+		after: strings.Replace(strings.Replace(spacesWithStrayTab, "int f(int n) {\n", "int f(int n) {\n    check(n);\n", 1),
+			"int e(int n) {\n    m(n);", "int e(int n) {\n    m(n + 1);", 1),
+	},
+	{
+		name:   "E added lines take the indentation the copied lines show",
+		before: spacesWithStrayTab,
+		old:    "int e(int n) {\n\tm(n);",
+		new:    "int e(int n) {\n\tcheck(n);\n\tm(n + 1);",
+		after:  strings.Replace(spacesWithStrayTab, "int e(int n) {\n    m(n);", "int e(int n) {\n    check(n);\n    m(n + 1);", 1),
+	},
+	{
+		// E: nothing in the call says the tab is a slip: it is written.
+		name:   "E added lines written as given without drift",
+		before: spacesWithStrayTab,
+		patch:  "@@\n int f(int n) {\n+\tcheck(n);\n     if (n > 0) {\n",
+		old:    "int f(int n) {\n    if (n > 0) {",
+		new:    "int f(int n) {\n\tcheck(n);\n    if (n > 0) {",
+		after:  strings.Replace(spacesWithStrayTab, "int f(int n) {\n", "int f(int n) {\n\tcheck(n);\n", 1),
+	},
+	{
+		// F: the file writes one width two ways (two tabs; a tab and four
+		// spaces aligning a continuation); the model wrote both as eight
+		// spaces. The added line is spelled like its nearest neighbour of
+		// the same indentation.
+		name:   "F mixed indentation spelled as the nearest line",
+		before: "func f() {\n\tif x {\n\t\ty()\n\t}\n\tcall(a,\n\t    b)\n}\n",
+		patch:  "@@\n     if x {\n         y()\n     }\n     call(a,\n+        c,\n         b)\n",
+		old:    "    if x {\n        y()\n    }\n    call(a,\n        b)",
+		new:    "    if x {\n        y()\n    }\n    call(a,\n        c,\n        b)",
+		after:  "func f() {\n\tif x {\n\t\ty()\n\t}\n\tcall(a,\n\t    c,\n\t    b)\n}\n",
+	},
+	{
+		// F: a space before a tab, as the file has it, for a width the
+		// model's lines show.
+		name:   "F space-then-tab indentation kept",
+		before: "// Usage:\n//\n \tOptionally a.\n\tb()\n",
+		patch:  "@@\n      Optionally a.\n+     Optionally c.\n     b()\n",
+		old:    "     Optionally a.\n    b()",
+		new:    "     Optionally a.\n     Optionally c.\n    b()",
+		after:  "// Usage:\n//\n \tOptionally a.\n \tOptionally c.\n\tb()\n",
+	},
+	{
 		// G: one rule for every line the model rewrites: the file's
 		// trailing whitespace (a Markdown hard break) stays unless the
 		// model's own texts change it.
@@ -105,6 +153,17 @@ var expressedCases = []expressedCase{
 		after:  "Maintainers: Ada, Grace\nContact: team@example.test  \n",
 	},
 }
+
+// spacesWithStrayTab is C indented with four spaces, with one line
+// indented with a tab, as real files have.
+var spacesWithStrayTab = func() string {
+	var b strings.Builder
+	b.WriteString("int f(int n) {\n    if (n > 0) {\n        g(n);\n    }\n\th(n);\n    return n;\n}\n")
+	for _, name := range strings.Fields("a b c d e") {
+		b.WriteString("\nint " + name + "(int n) {\n    m(n);\n    return n;\n}\n")
+	}
+	return b.String()
+}()
 
 func TestExpressedChanges(t *testing.T) {
 	t.Parallel()

@@ -337,10 +337,11 @@ func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *
 		indent:      q.cache.fileIndent(content),
 		swapChars:   q.swapChars,
 	}
-	if h.rung.opts.indent { // the unit is read only by a re-indenting rung's map
-		if u := localIndentStep(content, c.start, c.end); u > 0 {
-			in.indent.unit = u
-		}
+	if h.rung.opts.indent || q.swapChars {
+		// A file's blocks may indent unlike its whole (a README's HTML
+		// block among its lists, a code sample in a document): the lines
+		// around the match decide the step and the characters.
+		in.indent = localIndent(linesAround(content, c.start, c.end), in.indent)
 	}
 	out, ok := alignReplacement(in)
 	if !ok {

@@ -11,8 +11,11 @@ import (
 const tabWidth = 4
 
 // indentPair is how the model indented a line of old_string and how the file
-// really indents it.
-type indentPair struct{ model, file string }
+// really indents it; at is twice the line's index among the old lines.
+type indentPair struct {
+	model, file string
+	at          int
+}
 
 // indentMap turns the model's indentation into the file's, learnt from the
 // lines of old_string and the region they matched: the model re-indented
@@ -49,7 +52,7 @@ func newIndentMap(old, region []string, firstAtStart bool, modelText string, fil
 		if i >= len(region) || (i == 0 && !firstAtStart) || isBlank(old[i]) {
 			continue
 		}
-		p := indentPair{leadingWS(old[i]), leadingWS(region[i])}
+		p := indentPair{leadingWS(old[i]), leadingWS(region[i]), 2 * i}
 		m.pairs = append(m.pairs, p)
 		if to, ok := m.known[p.model]; !ok {
 			m.known[p.model] = p.file
@@ -90,10 +93,14 @@ func (m *indentMap) learnShift() {
 	m.shiftFrom, m.shiftTo, m.shifts = base.model, base.file, true
 }
 
-// apply maps one indentation the model wrote to the file's; ok is false
-// when the lines seen do not say where it goes.
-func (m indentMap) apply(ind string) (string, bool) {
-	if to, ok := m.known[ind]; ok {
+// apply maps one indentation the model wrote to the file's, for a line at
+// at (twice an old line's index; odd: between two old lines); ok is false
+// when the lines seen do not say where it goes. Where the file writes one
+// width two ways (a tab and spaces, or two tabs), the nearest line seen
+// with that indentation of the model's, or that width, says which.
+func (m indentMap) apply(ind string, at int) (string, bool) {
+	if _, ok := m.known[ind]; ok {
+		to, _ := m.nearest(at, func(p indentPair) bool { return p.model == ind })
 		return to, !m.clash[ind]
 	}
 	if !m.mapsNew {
@@ -105,7 +112,26 @@ func (m indentMap) apply(ind string) (string, bool) {
 	if rest, ok := strings.CutPrefix(ind, m.shiftFrom); ok && m.shifts && indentWidth(m.shiftTo+rest) == w {
 		return m.shiftTo + rest, true
 	}
+	if to, ok := m.nearest(at, func(p indentPair) bool { return indentWidth(p.file) == w }); ok {
+		return to, true
+	}
 	return renderIndent(w, m.tabs), true
+}
+
+// nearest is the file's indentation of the pair nearest to at that ok
+// accepts, the one above on a tie.
+func (m indentMap) nearest(at int, ok func(indentPair) bool) (string, bool) {
+	best, dist := "", -1
+	for _, p := range m.pairs {
+		d := p.at - at
+		if d < 0 {
+			d = -d - 1 // above wins a tie
+		}
+		if ok(p) && (dist < 0 || d < dist) {
+			best, dist = p.file, d
+		}
+	}
+	return best, dist >= 0
 }
 
 // swapsChars reports whether the model indents with tabs where the file
@@ -154,10 +180,22 @@ func (m indentMap) mapWidth(w int) int {
 	return max(f1+(w-m1)/m.modelUnit*m.fileUnit+(w-m1)%m.modelUnit, 0)
 }
 
-// localIndentStep is the indentation step of the lines around
-// [start, end) of content: a file's blocks may indent unlike its whole
-// (a README's HTML block among its lists).
-func localIndentStep(content string, start, end int) int {
+// localIndent is how lines indent, where they show it, else as whole
+// says.
+func localIndent(lines []string, whole fileIndent) fileIndent {
+	fi := whole
+	if u := indentStep(lines); u > 0 {
+		fi.unit = u
+	}
+	if tabbed, spaced := indentStarts(lines); tabbed+spaced > 0 {
+		fi.tabbed, fi.spaced, fi.tabs = tabbed, spaced, tabbed > spaced
+	}
+	return fi
+}
+
+// linesAround is the lines of [start, end) of content with up to 40 lines
+// on each side.
+func linesAround(content string, start, end int) []string {
 	const around = 40
 	lo, hi := start, end
 	for k := 0; k < around && lo > 0; k++ {
@@ -170,15 +208,15 @@ func localIndentStep(content string, start, end int) int {
 			hi = len(content)
 		}
 	}
-	return indentStep(strings.Split(content[lo:hi], "\n"))
+	return strings.Split(content[lo:hi], "\n")
 }
 
 // fileIndent is how a file indents: its step, whether mostly with tabs,
-// and whether any line starts with a tab, or with a space.
+// and how many lines start with a tab, and with a space.
 type fileIndent struct {
-	unit                 int
-	tabs                 bool
-	anyTabbed, anySpaced bool
+	unit           int
+	tabs           bool
+	tabbed, spaced int
 }
 
 // fileIndentOf measures how content indents, from its first lines.
@@ -188,7 +226,15 @@ func fileIndentOf(content string) fileIndent {
 	if len(lines) > maxLines {
 		lines = lines[:maxLines]
 	}
-	tabbed, spaced := 0, 0
+	fi := fileIndent{unit: indentStep(lines)}
+	fi.tabbed, fi.spaced = indentStarts(lines)
+	fi.tabs = fi.tabbed > fi.spaced
+	return fi
+}
+
+// indentStarts counts the non-blank lines that start with a tab, and with
+// a space.
+func indentStarts(lines []string) (tabbed, spaced int) {
 	for _, l := range lines {
 		switch {
 		case isBlank(l):
@@ -198,20 +244,21 @@ func fileIndentOf(content string) fileIndent {
 			spaced++
 		}
 	}
-	return fileIndent{unit: indentStep(lines), tabs: tabbed > spaced, anyTabbed: tabbed > 0, anySpaced: spaced > 0}
+	return tabbed, spaced
 }
 
 // convert writes the indentation of a line the model adds with the
-// characters the file indents with, when the file never uses the others:
-// a tab in a file indented with spaces only is tabWidth spaces, spaces in
-// a file indented with tabs only are tabs, one per unit of the model's.
+// characters the file indents with, where one kind clearly prevails (the
+// other starts at most one indented line in eight: a stray tab line in a
+// file indented with spaces does not make it a file of tabs): a tab is
+// tabWidth spaces, spaces are tabs, one per unit of the model's.
 func (f fileIndent) convert(ind string, modelUnit int) string {
 	switch {
 	case ind == "":
 		return ind
-	case f.anySpaced && !f.anyTabbed && strings.Contains(ind, "\t"):
+	case f.spaced > 0 && f.tabbed*8 <= f.spaced && strings.Contains(ind, "\t"):
 		return strings.Repeat(" ", indentWidth(ind))
-	case f.anyTabbed && !f.anySpaced && !strings.Contains(ind, "\t"):
+	case f.tabbed > 0 && f.spaced*8 <= f.tabbed && !strings.Contains(ind, "\t"):
 		if modelUnit <= 0 {
 			modelUnit = tabWidth
 		}
