@@ -134,6 +134,29 @@ var expressedCases = []expressedCase{
 		after:  "// Usage:\n//\n \tOptionally a.\n \tOptionally c.\n\tb()\n",
 	},
 	{
+		// F: a code sample indented with spaces in a document indented
+		// with tabs; the model wrote tabs for four spaces. A width its
+		// lines do not show is written with the characters its swapped
+		// lines show the file uses there.
+		name:   "F a new width written with the characters the swapped lines show",
+		before: "# Doc\n\n" + strings.Repeat("\tA tab-indented line.\n", 12) + "\n```js\nconst f = useCallback(() => {\n  setX(() => {\n    y();\n  });\n}, []);\n\n// etc\n```\n",
+		patch:  "@@\n   setX(() => {\n \ty();\n   });\n }, []);\n \n-// etc\n+return (\n+  <ul>\n+\t  {todos}\n+  </ul>\n+);\n ```\n",
+		old:    "  setX(() => {\n\ty();\n  });\n}, []);\n\n// etc",
+		new:    "  setX(() => {\n\ty();\n  });\n}, []);\n\nreturn (\n  <ul>\n\t  {todos}\n  </ul>\n);",
+		after:  "# Doc\n\n" + strings.Repeat("\tA tab-indented line.\n", 12) + "\n```js\nconst f = useCallback(() => {\n  setX(() => {\n    y();\n  });\n}, []);\n\nreturn (\n  <ul>\n      {todos}\n  </ul>\n);\n```\n",
+	},
+	{
+		// F: a block the model shifted by a tab in a file indented with
+		// tabs, where a comment aligns with a space: a shift, not tabs
+		// written for spaces.
+		name:   "F a tab prefix over a space-aligned comment is a shift",
+		before: "/**\n * Doc.\n */\ntype W = X\n\nexport type D<T> = {x: T}\n\nfunction f() {\n\treturn 1\n}\n",
+		patch:  "@@\n \t */\n \ttype W = X\n \n-\texport type D<T> = {x: T}\n+\texport type D<T> = T extends any[]\n+\t\t? A<T>\n+\t\t: B<T>\n",
+		old:    "\t */\n\ttype W = X\n\n\texport type D<T> = {x: T}",
+		new:    "\t */\n\ttype W = X\n\n\texport type D<T> = T extends any[]\n\t\t? A<T>\n\t\t: B<T>",
+		after:  "/**\n * Doc.\n */\ntype W = X\n\nexport type D<T> = T extends any[]\n\t? A<T>\n\t: B<T>\n\nfunction f() {\n\treturn 1\n}\n",
+	},
+	{
 		// G: one rule for every line the model rewrites: the file's
 		// trailing whitespace (a Markdown hard break) stays unless the
 		// model's own texts change it.

@@ -65,17 +65,39 @@ func newIndentMap(old, region []string, firstAtStart bool, modelText string, fil
 	if !shift {
 		return indentMap{}, false
 	}
+	if swap, ok := m.sameWidthSwap(); ok {
+		// The lines the model wrote with the other characters say which
+		// the file indents with here.
+		m.tabs = strings.Contains(swap.file, "\t")
+	}
 	m.modelUnit = indentStep(strings.Split(modelText, "\n"))
 	m.mapsNew = len(m.clash) == 0 && m.monotonic()
 	m.learnShift()
 	return m, true
 }
 
+// sameWidthSwap is a pair the model indented as wide as the file but with
+// the other characters (a tab for four spaces), one with tabs in the file
+// first.
+func (m indentMap) sameWidthSwap() (indentPair, bool) {
+	var found indentPair
+	ok := false
+	for _, p := range m.pairs {
+		if p.model != "" && p.file != "" && strings.Contains(p.model, "\t") != strings.Contains(p.file, "\t") &&
+			indentWidth(p.model) == indentWidth(p.file) && (!ok || strings.Contains(p.file, "\t")) {
+			found, ok = p, true
+		}
+	}
+	return found, ok
+}
+
 // learnShift checks whether the model's indentation is the file's with
 // one prefix swapped for another (a block shifted by whole levels, in the
-// file's own characters): every pair is (from+rest, to+rest).
+// file's own characters): every pair is (from+rest, to+rest). Lines
+// written as wide with the other characters are no shift: what follows
+// the prefix would keep the model's characters.
 func (m *indentMap) learnShift() {
-	if m.swapsChars() {
+	if _, swapped := m.sameWidthSwap(); swapped {
 		return
 	}
 	base := m.pairs[0]
@@ -135,8 +157,12 @@ func (m indentMap) nearest(at int, ok func(indentPair) bool) (string, bool) {
 }
 
 // swapsChars reports whether the model indents with tabs where the file
-// has spaces, or the reverse.
+// has spaces, or the reverse (not a block shifted by a tab in a file
+// that aligns with spaces: the shift then adds or drops its prefix).
 func (m indentMap) swapsChars() bool {
+	if m.shifts {
+		return m.shiftFrom != "" && m.shiftTo != "" && strings.Contains(m.shiftFrom, "\t") != strings.Contains(m.shiftTo, "\t")
+	}
 	for _, p := range m.pairs {
 		if p.model != "" && p.file != "" && strings.Contains(p.model, "\t") != strings.Contains(p.file, "\t") {
 			return true

@@ -208,8 +208,9 @@ func (f *hunkForm) after(text string, k, pos int) []candidate {
 	if h == nil {
 		return nil
 	}
-	if len(h.cands) >= maxCandidates && h.cands[len(h.cands)-1].start < pos {
-		// The list stopped short of pos: search again from there.
+	if len(h.cands) >= maxCandidates && pos > 0 {
+		// The list stopped short: places past it are unknown, so search
+		// again from pos.
 		q := f.q
 		q.from = pos
 		again, _ := ladder[k].hits(text, q)
