@@ -35,9 +35,9 @@ type fileEnds struct {
 }
 
 // applyHunks applies the hunks of an Update to content, in memory. Each
-// hunk is searched after the previous one, with the ladder edit uses, and
-// must match one place only. notes say which hunks needed a tolerant rung
-// and what changed at the file's ends.
+// hunk is searched with the ladder edit uses, and the hunks are placed
+// together (placeHunks): one place each, in the file's order. notes say
+// which hunks needed a tolerant rung and what changed at the file's ends.
 func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	bom, text := splitBOM(content)
 	// Hunk lines end with a line break; so does the text while it is
@@ -53,12 +53,12 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	if perr != nil {
 		return "", nil, perr
 	}
-	edits, notes, err := locateHunks(text, placed, cache, false, &ends)
+	edits, notes, err := hunkEdits(text, placed, false, &ends)
 	if err == nil && ends.swapped {
 		// The model swapped tabs and spaces in one hunk: hunks that matched
 		// with nothing to learn from carry the same slip in their + lines.
 		ends = fileEnds{newline: !lacked, bom: bom != ""}
-		edits, notes, err = locateHunks(text, placed, cache, true, &ends)
+		edits, notes, err = hunkEdits(text, placed, true, &ends)
 	}
 	if err != nil {
 		return "", nil, err
@@ -77,8 +77,8 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	return out, append(notes, ends.notes...), nil
 }
 
-// locateHunks builds the edits of the placed hunks.
-func locateHunks(text string, placed []placedHunk, cache *textCache, swapChars bool, ends *fileEnds) ([]hunkEdit, []string, error) {
+// hunkEdits builds the edits of the placed hunks.
+func hunkEdits(text string, placed []placedHunk, swapChars bool, ends *fileEnds) ([]hunkEdit, []string, error) {
 	var edits []hunkEdit
 	var notes []string
 	for i, ph := range placed {
@@ -185,80 +185,6 @@ func withEOL(s, eol string) string {
 // not applied there.
 func unfaithfulFailure(e *matchError) string {
 	return fmt.Sprintf("context matches line %d %s, but nothing was changed: %s; copy the context and - lines exactly from the file", e.lines[0], e.rung.after(), e.unfaithful)
-}
-
-// ambiguous explains a hunk that has several places the other hunks'
-// order leaves open.
-func (p *placer) ambiguous(i int, ps *hunkPlaces) *hunkError {
-	s, h, viable := p.spots[i], ps.form.h, ps.cands
-	var lines []int
-	for k, c := range viable {
-		if k == editMaxLinesListed {
-			break
-		}
-		if len(h.old()) == 0 {
-			lines = append(lines, lineOf(p.text, c.start-1)) // the anchor line
-		} else {
-			lines = append(lines, lineOf(p.text, c.start))
-		}
-	}
-	e := &matchError{count: len(viable), lines: lines}
-	herr := &hunkError{n: i + 1, header: h.header()}
-	if len(h.old()) == 0 {
-		herr.msg = fmt.Sprintf("anchor line %q matches %d lines after the previous hunk (lines %s); add a context line to say where the new lines go",
-			h.anchors[len(h.anchors)-1], len(viable), e.lineList())
-		return herr
-	}
-	where, fix := "", "an @@ anchor line"
-	switch {
-	case len(s.chain) > 0 && ps.tier != tierElse:
-		where, fix = " below its @@ line", "a more specific @@ line"
-	case len(s.chain) > 0:
-		where = ", none of them under its @@ line,"
-	}
-	after := ""
-	if ps.hits.rung.tolerant {
-		after = " after " + ps.hits.rung.name
-	}
-	herr.msg = fmt.Sprintf("context matches %d places%s (lines %s)%s; add context lines or %s to make it unique", len(viable), where, e.lineList(), after, fix)
-	return herr
-}
-
-// failure explains a hunk that has no place at or after pos.
-func (p *placer) failure(i, pos int, ps *hunkPlaces) *hunkError {
-	s := p.spots[i]
-	f := ps.form
-	if f == nil {
-		f = s.forms[0]
-	}
-	herr := &hunkError{n: i + 1, header: f.h.header()}
-	switch {
-	case len(f.h.old()) == 0 && s.missing != "":
-		herr.msg = fmt.Sprintf("anchor line %q not found", s.missing)
-		return herr
-	case len(f.h.old()) == 0:
-		herr.msg = fmt.Sprintf("anchor line %q not found after line %d", f.h.anchors[len(f.h.anchors)-1], lineOf(p.text, pos))
-		return herr
-	case ps.conflict != nil:
-		herr.msg = fmt.Sprintf("context found at line %s, but not under its @@ line; under it, at line %s, it lies before the previous hunk: hunks must follow the file's order, and an @@ line names the line the hunk is under, such as the function it is in",
-			joinInts(candidateLines(p.text, ps.elsewhere)), joinInts(candidateLines(p.text, ps.conflict)))
-		return herr
-	}
-	for k := range ladder {
-		if h := f.rung(p.text, k); h != nil && len(h.cands) > 0 && h.cands[0].start < pos {
-			herr.msg = fmt.Sprintf("context found at line %d, before the previous hunk: hunks must follow the file's order", lineOf(p.text, h.cands[0].start))
-			return herr
-		}
-	}
-	msg := "context not found (not even after ignoring line endings, whitespace, indentation and Unicode punctuation)"
-	if s.missing != "" {
-		msg = fmt.Sprintf("anchor line %q not found, and %s", s.missing, msg)
-	}
-	if closest := closestRegion(p.text, f.q.old, pos); closest != "" {
-		msg += "; the most similar part of the file, " + closest + "copy the context and - lines from there exactly"
-	}
-	herr.msg = msg
-	return herr
 }
 
 func joinInts(ns []int) string {
