@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,54 @@ func TestHunkPlacement(t *testing.T) {
 				t.Errorf("notes %q lack %q", notes, tt.note)
 			}
 		})
+	}
+}
+
+// TestHunkOrderNeverGuesses cuts hunks in order from files of few distinct
+// lines, so that their context repeats: each patch must apply exactly as
+// cut or be refused, whatever the repeats.
+func TestHunkOrderNeverGuesses(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	applied := 0
+	for range 3000 {
+		lines := make([]string, 6+rng.IntN(30))
+		for i := range lines {
+			lines[i] = string(rune('a' + rng.IntN(3)))
+		}
+		var hunks strings.Builder
+		want := append([]string(nil), lines...)
+		for at := rng.IntN(3); at < len(lines); at += 1 + rng.IntN(6) {
+			n := 1 + rng.IntN(3)
+			if at+n > len(lines) {
+				break
+			}
+			hunks.WriteString("@@\n")
+			for k, l := range lines[at : at+n] {
+				if k == n-1 {
+					hunks.WriteString("-" + l + "\n+" + l + "'\n")
+					want[at+k] = l + "'"
+				} else {
+					hunks.WriteString(" " + l + "\n")
+				}
+			}
+			at += n
+		}
+		if hunks.Len() == 0 {
+			continue
+		}
+		before := strings.Join(lines, "\n") + "\n"
+		got, err := applyPatchHunks(before, hunks.String())
+		if err != nil {
+			continue
+		}
+		applied++
+		if w := strings.Join(want, "\n") + "\n"; got != w {
+			t.Fatalf("file\n%s\npatch\n%s\ngot\n%s\nwant\n%s", before, hunks.String(), got, w)
+		}
+	}
+	t.Logf("%d of 3000 applied", applied)
+	if applied < 100 {
+		t.Errorf("only %d patches applied: the test says little", applied)
 	}
 }
