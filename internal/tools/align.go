@@ -172,6 +172,9 @@ func (a *aligner) changed(d lcs.Diff) []outLine {
 // stay the file's. With asked, every difference from the file's line is
 // one the model asks for.
 func (a *aligner) rewrite(i int, n string, asked bool) string {
+	if n == "" {
+		return n // emptied: no indentation to map, no whitespace to keep
+	}
 	old := a.cmpOld[i]
 	if asked {
 		old = a.file[i]

@@ -103,6 +103,15 @@ var expressedCases = []expressedCase{
 		after:  strings.Replace(spacesWithStrayTab, "int e(int n) {\n    m(n);", "int e(int n) {\n    check(n);\n    m(n + 1);", 1),
 	},
 	{
+		// E: most lines around indent with tabs, some with spaces (a
+		// Makefile's continuation lines): the model's slip in one hunk
+		// says its added recipe line in another is a tab.
+		name:   "E added lines take the characters most lines around use",
+		before: "all: a b\n\tcc -o a a.c\n\tcc -o b b.c\n\nSRC = a.c \\\n    b.c\n\nclean:\n\trm -f a b\n",
+		patch:  "@@\n all: a b\n-    cc -o a a.c\n+    cc -O2 -o a a.c\n@@\n clean:\n+    rm -f *.o\n",
+		after:  "all: a b\n\tcc -O2 -o a a.c\n\tcc -o b b.c\n\nSRC = a.c \\\n    b.c\n\nclean:\n\trm -f *.o\n\trm -f a b\n",
+	},
+	{
 		// E: nothing in the call says the tab is a slip: it is written.
 		name:   "E added lines written as given without drift",
 		before: spacesWithStrayTab,
@@ -155,6 +164,26 @@ var expressedCases = []expressedCase{
 		old:    "\t */\n\ttype W = X\n\n\texport type D<T> = {x: T}",
 		new:    "\t */\n\ttype W = X\n\n\texport type D<T> = T extends any[]\n\t\t? A<T>\n\t\t: B<T>",
 		after:  "/**\n * Doc.\n */\ntype W = X\n\nexport type D<T> = T extends any[]\n\t? A<T>\n\t: B<T>\n\nfunction f() {\n\treturn 1\n}\n",
+	},
+	{
+		// F: the model put two spaces before every line; one of the
+		// file's lines starts with a tab. The shift is the two spaces.
+		name:   "F a shift put before a tab",
+		before: "if x; then\n      if y; then\n\tz=1\n      fi\nfi\n",
+		patch:  "@@\n         if y; then\n-  \tz=1\n+          z=1\n         fi\n",
+		old:    "        if y; then\n  \tz=1\n        fi",
+		new:    "        if y; then\n          z=1\n        fi",
+		after:  "if x; then\n      if y; then\n        z=1\n      fi\nfi\n",
+	},
+	{
+		// C: a whitespace-only line the model empties stays empty, although
+		// its copy of the block was indented one level less.
+		name:   "C an emptied line stays empty under a shift",
+		before: "  a:\n    b\n    \n    c\n",
+		patch:  "@@\n a:\n   b\n-  \n+\n   c\n",
+		old:    "a:\n  b\n  \n  c",
+		new:    "a:\n  b\n\n  c",
+		after:  "  a:\n    b\n\n    c\n",
 	},
 	{
 		// G: one rule for every line the model rewrites: the file's

@@ -106,13 +106,20 @@ func (m *indentMap) learnShift() {
 			base = p
 		}
 	}
+	// What the shortest pair has in common at its end is the part the
+	// shift leaves ("  \t" for "\t": two spaces put before a tab).
+	k := 0
+	for k < len(base.model) && k < len(base.file) && base.model[len(base.model)-1-k] == base.file[len(base.file)-1-k] {
+		k++
+	}
+	from, to := base.model[:len(base.model)-k], base.file[:len(base.file)-k]
 	for _, p := range m.pairs {
-		rest, ok := strings.CutPrefix(p.model, base.model)
-		if !ok || p.file != base.file+rest {
+		rest, ok := strings.CutPrefix(p.model, from)
+		if !ok || p.file != to+rest {
 			return
 		}
 	}
-	m.shiftFrom, m.shiftTo, m.shifts = base.model, base.file, true
+	m.shiftFrom, m.shiftTo, m.shifts = from, to, true
 }
 
 // apply maps one indentation the model wrote to the file's, for a line at
@@ -274,17 +281,17 @@ func indentStarts(lines []string) (tabbed, spaced int) {
 }
 
 // convert writes the indentation of a line the model adds with the
-// characters the file indents with, where one kind clearly prevails (the
-// other starts at most one indented line in eight: a stray tab line in a
-// file indented with spaces does not make it a file of tabs): a tab is
-// tabWidth spaces, spaces are tabs, one per unit of the model's.
+// characters most lines around it indent with (the call showed the model
+// writing the other ones; a stray tab line in a file indented with spaces
+// does not make it a file of tabs): a tab is tabWidth spaces, spaces are
+// tabs, one per unit of the model's.
 func (f fileIndent) convert(ind string, modelUnit int) string {
 	switch {
 	case ind == "":
 		return ind
-	case f.spaced > 0 && f.tabbed*8 <= f.spaced && strings.Contains(ind, "\t"):
+	case f.spaced > f.tabbed && strings.Contains(ind, "\t"):
 		return strings.Repeat(" ", indentWidth(ind))
-	case f.tabbed > 0 && f.spaced*8 <= f.tabbed && !strings.Contains(ind, "\t"):
+	case f.tabbed > f.spaced && !strings.Contains(ind, "\t"):
 		if modelUnit <= 0 {
 			modelUnit = tabWidth
 		}
