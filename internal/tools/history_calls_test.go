@@ -169,11 +169,34 @@ func (n noise) erases(old, new []callLine, s fileStyle) bool {
 		return false
 	}
 	no, nn := n.apply(old, new, s)
-	return wipesChange(old, new, no, nn) || hidesSlip(old, new, no, nn)
+	return wipesChange(old, new, no, nn) || hidesSlip(old, new, no, nn) || n.hidesStyle(new, s)
 }
 
-// wipesChange: a line the call removes and a line it adds that differ read
-// the same once noised; or a line the call rewrites (as the tools pair
+// hidesStyle: a line the commit adds indented against the file's style (a
+// tab in a file indented with spaces) reads, once noised, like the same
+// line indented in the file's style and noised. Where the call shows the
+// slip, the tools write an added line in the style of the lines around it,
+// and nothing in the call says this one was meant otherwise.
+func (n noise) hidesStyle(new []callLine, s fileStyle) bool {
+	if n.line == nil {
+		return false
+	}
+	for _, l := range new {
+		ind := leadingWS(l.text)
+		if l.copied || ind == "" || isBlank(l.text) {
+			continue
+		}
+		canon := renderIndent(indentWidth(ind), s.tabs) + l.text[len(ind):]
+		if canon != l.text && n.line(canon, false, s) == n.line(l.text, false, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// wipesChange: a line the call copies (context, or removed) and a line it
+// adds that differ read the same once noised (which line is the copy is
+// then no longer told); or a line the call rewrites (as the tools pair
 // lines) changes its trailing whitespace while the noised lines end alike:
 // a rewritten line keeps the file's trailing whitespace unless the model's
 // own texts change it, and a slip that drops it from the copied line
@@ -181,12 +204,9 @@ func (n noise) erases(old, new []callLine, s fileStyle) bool {
 // edit, or a hunk), no and nn the same noised.
 func wipesChange(old, new []callLine, no, nn []string) bool {
 	ot, nt := texts(old), texts(new)
-	var removed, added []int
+	var added []int
 	trail := func(l string) string { return cutLine(l).trail }
 	for _, d := range lcs.DiffLines(ot, nt) {
-		for i := d.Start; i < d.End; i++ {
-			removed = append(removed, i)
-		}
 		for j := d.ReplStart; j < d.ReplEnd; j++ {
 			added = append(added, j)
 		}
@@ -197,7 +217,7 @@ func wipesChange(old, new []callLine, no, nn []string) bool {
 			}
 		}
 	}
-	for _, i := range removed {
+	for i := range ot {
 		for _, j := range added {
 			if ot[i] != nt[j] && no[i] == nn[j] {
 				return true
@@ -413,7 +433,7 @@ func renderPatchCall(c historyCommit, n noise, styles map[string]fileStyle) (tex
 					b.WriteString("\\ No newline at end of file\n")
 				}
 			}
-			erased = erased || wipesChange(old, nw, no, nn) || elsewhere(c.before[f.path], texts(old), no)
+			erased = erased || wipesChange(old, nw, no, nn) || elsewhere(c.before[f.path], texts(old), no) || n.hidesStyle(nw, s)
 			fileOld, fileNew = append(fileOld, old...), append(fileNew, nw...)
 			fileNo, fileNn = append(fileNo, no...), append(fileNn, nn...)
 		}
