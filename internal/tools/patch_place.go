@@ -20,7 +20,7 @@ import (
 // the patch applies when exactly one order-consistent choice of places
 // exists for all its hunks, and is refused, naming the places, when two do.
 
-// placeTier ranks a place by what the hunk's anchors say of it.
+// The tiers of a place: what the hunk's anchors say of it.
 const (
 	tierScoped = iota // inside the blocks the anchors open
 	tierBelow         // below the anchors, no other block of their kind between
