@@ -90,7 +90,7 @@ func (r *historyRepo) commits(n int, manyHunks bool) ([]string, error) {
 		out, err := r.git("log", "--no-merges", "--format=%H", "-n", strconv.Itoa(n))
 		return strings.Fields(out), err
 	}
-	out, err := r.git("log", "--no-merges", "--format=commit %H", "-p", "-U0", "--no-color", "--no-ext-diff", "-n", strconv.Itoa(10*n))
+	out, err := r.git("log", "--no-merges", "--format=%H", "-n", strconv.Itoa(10*n))
 	if err != nil {
 		return nil, err
 	}
@@ -99,13 +99,11 @@ func (r *historyRepo) commits(n int, manyHunks bool) ([]string, error) {
 		hunks int
 	}
 	var all []counted
-	for _, l := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(l, "commit "):
-			all = append(all, counted{sha: strings.TrimPrefix(l, "commit ")})
-		case strings.HasPrefix(l, "@@ -") && len(all) > 0:
-			all[len(all)-1].hunks++
-		}
+	for _, sha := range strings.Fields(out) {
+		// One commit at a time: a snapshot may lack a large blob, which
+		// fails only the commits that touch it (load skips them too).
+		diff, _ := r.git("diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", sha+"^", sha)
+		all = append(all, counted{sha, strings.Count(diff, "\n@@ -")})
 	}
 	newest := min(n/2, len(all))
 	rest := all[newest:]
