@@ -28,9 +28,10 @@ type alignIn struct {
 	eol         string     // the line break after the region's last line
 	indent      fileIndent // how the whole file indents
 	// swapChars: elsewhere in the same call the model wrote tabs for the
-	// file's spaces or the reverse, so its new lines here, matched with no
-	// drift to learn from, take the file's indentation characters.
-	swapChars bool
+	// file's spaces or the reverse, so its new lines here written that
+	// way, matched with no drift to learn from, take the file's
+	// indentation characters.
+	swapChars indentSwap
 }
 
 // alignOut is the replacement for the region.
@@ -42,7 +43,7 @@ type alignOut struct {
 	unplaced bool
 	// swapped: the model indented with tabs where the file has spaces, or
 	// the reverse.
-	swapped bool
+	swapped indentSwap
 }
 
 // lineParts is a line cut where drift lives: indentation, text, trailing
@@ -120,7 +121,7 @@ func (a *aligner) learn() {
 	if a.in.opts.unicode {
 		a.typographic = typographicDrift(a.in.old, a.in.region)
 	}
-	if a.in.swapChars {
+	if a.in.swapChars != 0 {
 		a.modelUnit = indentStep(append(slices.Clip(a.old), a.new...))
 	}
 }
@@ -223,8 +224,8 @@ func (a *aligner) indentOf(ind string, at int) string {
 		if to, ok = a.imap.apply(ind, at); !ok {
 			a.unplaced = true
 		}
-	case a.in.swapChars:
-		to = a.in.indent.convert(ind, a.modelUnit)
+	case a.in.swapChars != 0:
+		to = a.in.indent.convert(ind, a.modelUnit, a.in.swapChars)
 	default:
 		return ind // nothing says the model's indentation is not the file's
 	}

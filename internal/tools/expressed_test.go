@@ -112,6 +112,15 @@ var expressedCases = []expressedCase{
 		after:  "all: a b\n\tcc -O2 -o a a.c\n\tcc -o b b.c\n\nSRC = a.c \\\n    b.c\n\nclean:\n\trm -f *.o\n\trm -f a b\n",
 	},
 	{
+		// E: the model wrote tabs for the file's spaces in one hunk; in a
+		// code sample of tabs it re-indents a line with spaces, which is
+		// not that slip: the change is carried.
+		name:   "E a slip's direction: spaces written where tabs were seen for spaces",
+		before: "Steps:\n\n    one\n    two\n\n```go\nfunc main() {\n\ta()\n\tb()\n\tc()\n}\n```\n",
+		patch:  "@@\n \tone\n-\ttwo\n+\ttwo!\n@@\n func main() {\n-\ta()\n+  a()\n \tb()\n",
+		after:  "Steps:\n\n    one\n    two!\n\n```go\nfunc main() {\n  a()\n\tb()\n\tc()\n}\n```\n",
+	},
+	{
 		// E: nothing in the call says the tab is a slip: it is written.
 		name:   "E added lines written as given without drift",
 		before: spacesWithStrayTab,

@@ -65,7 +65,7 @@ type matchQuery struct {
 	// cache keeps the normalised views of one text across queries.
 	cache *textCache
 	// swapChars: see alignIn.
-	swapChars bool
+	swapChars indentSwap
 }
 
 // textCache holds what the ladder derives from one text.
@@ -101,7 +101,7 @@ type match struct {
 	repl       string
 	rung       rung
 	reindented bool
-	swapped    bool // the model swapped tabs and spaces in its indentation
+	swapped    indentSwap // the model swapped tabs and spaces in its indentation
 }
 
 // candidate is one place old matched, before uniqueness is known.
@@ -338,7 +338,7 @@ func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *
 		indent:      q.cache.fileIndent(content),
 		swapChars:   q.swapChars,
 	}
-	if h.rung.opts.indent || q.swapChars {
+	if h.rung.opts.indent || q.swapChars != 0 {
 		// A file's blocks may indent unlike its whole (a README's HTML
 		// block among its lists, a code sample in a document): the lines
 		// around the match decide the step and the characters.

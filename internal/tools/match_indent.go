@@ -163,19 +163,38 @@ func (m indentMap) nearest(at int, ok func(indentPair) bool) (string, bool) {
 	return best, dist >= 0
 }
 
-// swapsChars reports whether the model indents with tabs where the file
-// has spaces, or the reverse (not a block shifted by a tab in a file
-// that aligns with spaces: the shift then adds or drops its prefix).
-func (m indentMap) swapsChars() bool {
+// indentSwap says which characters the model wrote for the file's: a
+// slip has a direction, and only lines written the slip's way carry it.
+type indentSwap uint8
+
+const (
+	tabsForSpaces indentSwap = 1 << iota // the model wrote tabs where the file has spaces
+	spacesForTabs                        // the model wrote spaces where the file has tabs
+)
+
+// swapOf is the swap one indentation of the model's for the file's shows.
+func swapOf(model, file string) indentSwap {
+	switch mt, ft := strings.Contains(model, "\t"), strings.Contains(file, "\t"); {
+	case model == "" || file == "" || mt == ft:
+		return 0
+	case mt:
+		return tabsForSpaces
+	}
+	return spacesForTabs
+}
+
+// swapsChars says whether the model indents with tabs where the file has
+// spaces, or the reverse (not a block shifted by a tab in a file that
+// aligns with spaces: the shift then adds or drops its prefix).
+func (m indentMap) swapsChars() indentSwap {
 	if m.shifts {
-		return m.shiftFrom != "" && m.shiftTo != "" && strings.Contains(m.shiftFrom, "\t") != strings.Contains(m.shiftTo, "\t")
+		return swapOf(m.shiftFrom, m.shiftTo)
 	}
+	var s indentSwap
 	for _, p := range m.pairs {
-		if p.model != "" && p.file != "" && strings.Contains(p.model, "\t") != strings.Contains(p.file, "\t") {
-			return true
-		}
+		s |= swapOf(p.model, p.file)
 	}
-	return false
+	return s
 }
 
 // monotonic reports whether deeper lines of the model's are never
@@ -281,17 +300,18 @@ func indentStarts(lines []string) (tabbed, spaced int) {
 }
 
 // convert writes the indentation of a line the model adds with the
-// characters most lines around it indent with (the call showed the model
-// writing the other ones; a stray tab line in a file indented with spaces
-// does not make it a file of tabs): a tab is tabWidth spaces, spaces are
-// tabs, one per unit of the model's.
-func (f fileIndent) convert(ind string, modelUnit int) string {
+// characters most lines around it indent with, where the call showed the
+// model writing the other ones the way this line is written (a stray tab
+// line in a file indented with spaces does not make it a file of tabs; a
+// model seen writing tabs for spaces did not slip on a line of spaces): a
+// tab is tabWidth spaces, spaces are tabs, one per unit of the model's.
+func (f fileIndent) convert(ind string, modelUnit int, seen indentSwap) string {
 	switch {
 	case ind == "":
 		return ind
-	case f.spaced > f.tabbed && strings.Contains(ind, "\t"):
+	case f.spaced > f.tabbed && strings.Contains(ind, "\t") && seen&tabsForSpaces != 0:
 		return strings.Repeat(" ", indentWidth(ind))
-	case f.tabbed > f.spaced && !strings.Contains(ind, "\t"):
+	case f.tabbed > f.spaced && !strings.Contains(ind, "\t") && seen&spacesForTabs != 0:
 		if modelUnit <= 0 {
 			modelUnit = tabWidth
 		}

@@ -31,7 +31,7 @@ type hunkEdit struct {
 type fileEnds struct {
 	newline, bom bool
 	notes        []string
-	swapped      bool // a hunk showed the model swapping tabs and spaces
+	swapped      indentSwap // what the hunks showed the model swapping: tabs and spaces
 }
 
 // applyHunks applies the hunks of an Update to content, in memory. Each
@@ -53,12 +53,13 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	if perr != nil {
 		return "", nil, perr
 	}
-	edits, notes, err := hunkEdits(text, placed, false, &ends)
-	if err == nil && ends.swapped {
+	edits, notes, err := hunkEdits(text, placed, 0, &ends)
+	if err == nil && ends.swapped != 0 {
 		// The model swapped tabs and spaces in one hunk: hunks that matched
 		// with nothing to learn from carry the same slip in their + lines.
+		seen := ends.swapped
 		ends = fileEnds{newline: !lacked, bom: bom != ""}
-		edits, notes, err = hunkEdits(text, placed, true, &ends)
+		edits, notes, err = hunkEdits(text, placed, seen, &ends)
 	}
 	if err != nil {
 		return "", nil, err
@@ -78,7 +79,7 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 }
 
 // hunkEdits builds the edits of the placed hunks.
-func hunkEdits(text string, placed []placedHunk, swapChars bool, ends *fileEnds) ([]hunkEdit, []string, error) {
+func hunkEdits(text string, placed []placedHunk, swapChars indentSwap, ends *fileEnds) ([]hunkEdit, []string, error) {
 	var edits []hunkEdit
 	var notes []string
 	for i, ph := range placed {
@@ -107,7 +108,7 @@ func hunkEdits(text string, placed []placedHunk, swapChars bool, ends *fileEnds)
 			notes = append(notes, fmt.Sprintf("hunk %d: its @@ line %q names no line of the file; placed by its context alone", i+1, ph.spot.missing))
 		}
 		ends.ask(h, e, ph.spot.wantBOM, ph.spot.changeBOM)
-		ends.swapped = ends.swapped || m.swapped
+		ends.swapped |= m.swapped
 		edits = append(edits, e)
 	}
 	return edits, notes, nil
