@@ -42,7 +42,7 @@ type historyCommit struct {
 }
 
 // gitAttributes asks git for the language-aware hunk headers.
-const gitAttributes = "*.go diff=golang\n*.py diff=python\n*.rs diff=rust\n*.cs diff=csharp\n*.md diff=markdown\n*.java diff=java\n*.rb diff=ruby\n*.php diff=php\n*.c diff=cpp\n*.h diff=cpp\n*.cpp diff=cpp\n*.css diff=css\n*.html diff=html\n"
+const gitAttributes = "*.go diff=golang\n*.py diff=python\n*.rs diff=rust\n*.cs diff=csharp\n*.md diff=markdown\n*.java diff=java\n*.rb diff=ruby\n*.php diff=php\n*.c diff=cpp\n*.h diff=cpp\n*.cpp diff=cpp\n*.css diff=css\n*.html diff=html\n*.ex diff=elixir\n*.exs diff=elixir\n"
 
 // historyRepo reads commits of one repository.
 type historyRepo struct {
