@@ -256,11 +256,13 @@ func applyPatchCall(text string, c historyCommit, label string) (map[string]stri
 func applyEditCalls(before string, calls []editCall, nz noise, s fileStyle) (string, string, bool) {
 	content := before
 	for _, c := range calls {
-		if nz.erases(c.old, c.new, s) {
+		clean, _ := renderEdit(c, noise{}, s)
+		at := strings.Count(normaliseEOL(content)[:max(strings.Index(normaliseEOL(content), clean), 0)], "\n")
+		if nz.erases(c.old, c.new, s, tabsAround(content, at, at+len(c.old))) {
 			return "", "", true
 		}
 		old, repl := renderEdit(c, nz, s)
-		if clean, _ := renderEdit(c, noise{}, s); elsewhere(content, strings.Split(clean, "\n"), strings.Split(old, "\n")) {
+		if elsewhere(content, strings.Split(clean, "\n"), strings.Split(old, "\n")) {
 			return "", "", true
 		}
 		if old == "" {
