@@ -106,6 +106,9 @@ func TestNewInFileIndent(t *testing.T) {
 		{"only old slipped", "\tb:\n\t\tc: 1", "    b:\n        c: 1", "    b:\n        c: 2", true},
 		{"both slipped", "\tb:\n\t\tc: 1", "    b:\n        c: 1", "\tb:\n\t\tc: 2", false},
 		{"a kept line disagrees", "    x\n    y\n        z", "x\ny\n    z", "    x\n    z", false},
+		// A sample the change dedents by the model's own shift lands where
+		// the file has it; the heading it rewrites stays in old's frame.
+		{"a rewritten line disagrees", "    Title\n        run(x)", "Title\n    run(x)", "    # Title\n    run(x)", false},
 		{"only the characters tell", "\ta", "    a", "    b", true},
 	}
 	for _, tt := range tests {

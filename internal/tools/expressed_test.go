@@ -185,6 +185,18 @@ var expressedCases = []expressedCase{
 		after:  "if x; then\n      if y; then\n        z=1\n      fi\nfi\n",
 	},
 	{
+		// F: the model indented every line one level (old and new); the
+		// change dedents a code sample by that level, so the sample's new
+		// lines land where the file has them, but the heading it rewrites
+		// says the new text is in the model's frame (click's reST to MyST).
+		name:   "F a shifted call whose change dedents by the shift",
+		before: "Title\n=====\n\nExample::\n\n    run(x)\n",
+		patch:  "@@\n-    Title\n-    =====\n+    # Title\n \n-    Example::\n+    Example:\n \n-        run(x)\n+    ```\n+    run(x)\n+    ```\n",
+		old:    "    Title\n    =====\n\n    Example::\n\n        run(x)",
+		new:    "    # Title\n\n    Example:\n\n    ```\n    run(x)\n    ```",
+		after:  "# Title\n\nExample:\n\n```\nrun(x)\n```\n",
+	},
+	{
 		// C: a whitespace-only line the model empties stays empty, although
 		// its copy of the block was indented one level less.
 		name:   "C an emptied line stays empty under a shift",

@@ -368,21 +368,27 @@ func renderIndent(w int, tabs bool) string {
 // file's indentation although old_string is not (the model slipped in
 // old_string only): then new_string is not re-indented. The evidence is
 // the lines new keeps from old (the same text once indentation and other
-// drift are ignored): each is indented like old's line or like the file's,
-// and all must agree. Without any, the indentation characters decide.
+// drift are ignored) and the lines it rewrites (see pairLines): each is
+// indented like old's line or like the file's, and all must agree.
+// Without any, the indentation characters decide.
 func newInFileIndent(old, region, repl []string) bool {
 	ok, nk := lineKeys(old), lineKeys(repl)
 	votesOld, votesFile := 0, 0
-	walkScript(lcs.DiffLines(ok, nk), len(ok), len(nk), func(i, j int) {
+	vote := func(i, j int) {
 		o, f, n := leadingWS(old[i]), leadingWS(region[i]), leadingWS(repl[j])
 		switch {
-		case isBlank(old[i]) || o == f:
+		case isBlank(old[i]) || isBlank(repl[j]) || o == f:
 		case n == o:
 			votesOld++
 		case n == f:
 			votesFile++
 		}
-	}, nil)
+	}
+	walkScript(lcs.DiffLines(ok, nk), len(ok), len(nk), vote, func(d lcs.Diff) {
+		for j, i := range pairLines(old[d.Start:d.End], repl[d.ReplStart:d.ReplEnd]) {
+			vote(d.Start+i, d.ReplStart+j)
+		}
+	})
 	if votesFile+votesOld > 0 {
 		// Unanimous only: lines the change itself re-indents can happen
 		// to land where the file's are.
