@@ -216,9 +216,16 @@ func tabsAround(content string, from, to int) bool {
 // lines) changes its trailing whitespace while the noised lines end alike:
 // a rewritten line keeps the file's trailing whitespace unless the model's
 // own texts change it, and a slip that drops it from the copied line
-// leaves the call silent on it. old and new are the lines of one call (an
-// edit, or a hunk), no and nn the same noised.
+// leaves the call silent on it; or a line of whitespace the call adds
+// reads empty once noised (an empty line the model writes is written
+// empty). old and new are the lines of one call (an edit, or a hunk), no
+// and nn the same noised.
 func wipesChange(old, new []callLine, no, nn []string) bool {
+	for j, l := range new {
+		if !l.copied && strings.TrimSuffix(l.text, "\r") != "" && isBlank(l.text) && strings.TrimSuffix(nn[j], "\r") == "" {
+			return true
+		}
+	}
 	ot, nt := texts(old), texts(new)
 	var added []int
 	trail := func(l string) string { return cutLine(l).trail }
