@@ -28,9 +28,10 @@ type alignIn struct {
 	eol         string     // the line break after the region's last line
 	indent      fileIndent // how the whole file indents
 	// swapChars: elsewhere in the same call the model wrote tabs for the
-	// file's spaces or the reverse, so its new lines here, matched with no
-	// drift to learn from, take the file's indentation characters.
-	swapChars bool
+	// file's spaces or the reverse, so its new lines here written that
+	// way, matched with no drift to learn from, take the file's
+	// indentation characters.
+	swapChars indentSwap
 }
 
 // alignOut is the replacement for the region.
@@ -42,7 +43,7 @@ type alignOut struct {
 	unplaced bool
 	// swapped: the model indented with tabs where the file has spaces, or
 	// the reverse.
-	swapped bool
+	swapped indentSwap
 }
 
 // lineParts is a line cut where drift lives: indentation, text, trailing
@@ -120,7 +121,7 @@ func (a *aligner) learn() {
 	if a.in.opts.unicode {
 		a.typographic = typographicDrift(a.in.old, a.in.region)
 	}
-	if a.in.swapChars {
+	if a.in.swapChars != 0 {
 		a.modelUnit = indentStep(append(slices.Clip(a.old), a.new...))
 	}
 }
@@ -154,26 +155,39 @@ func (a *aligner) changed(d lcs.Diff) []outLine {
 		n := a.new[d.ReplStart+k]
 		if p, ok := pairs[k]; ok {
 			i := d.Start + p
-			out = append(out, outLine{a.rewrite(i, n), a.fileEOL[i]})
+			// A line the model's own script removes and adds again as it
+			// was: what it asks for is the line as it wrote it.
+			asked := a.in.script != nil && a.cmpOld[i] == n
+			out = append(out, outLine{a.rewrite(i, n, asked), a.fileEOL[i]})
 			continue
 		}
-		out = append(out, outLine{a.added(n, d.ReplStart+k == 0), ""})
+		// An added line lies among the old lines the block replaces.
+		at := 2*(d.Start+min(k, d.End-d.Start)) - 1
+		out = append(out, outLine{a.added(n, d.ReplStart+k == 0, at), ""})
 	}
 	return out
 }
 
 // rewrite is new line n replacing the file's line i (the model's old line
 // i): indentation, text and trailing whitespace the model did not change
-// stay the file's.
-func (a *aligner) rewrite(i int, n string) string {
-	o, f, m := cutLine(a.cmpOld[i]), cutLine(a.file[i]), cutLine(n)
+// stay the file's. With asked, every difference from the file's line is
+// one the model asks for.
+func (a *aligner) rewrite(i int, n string, asked bool) string {
+	if n == "" {
+		return n // emptied: no indentation to map, no whitespace to keep
+	}
+	old := a.cmpOld[i]
+	if asked {
+		old = a.file[i]
+	}
+	o, f, m := cutLine(old), cutLine(a.file[i]), cutLine(n)
 	if i == 0 && !a.in.atLineStart {
 		// The line's start lies before the region: no indentation here.
 		o, f, m = lineParts{body: o.indent + o.body, trail: o.trail}, lineParts{body: f.indent + f.body, trail: f.trail}, lineParts{body: m.indent + m.body, trail: m.trail}
 	}
 	ind := f.indent
 	if m.indent != o.indent {
-		ind = a.indentOf(m.indent)
+		ind = a.indentOf(m.indent, 2*i)
 	}
 	trail := m.trail
 	if m.trail == o.trail {
@@ -185,9 +199,9 @@ func (a *aligner) rewrite(i int, n string) string {
 	return ind + keepUnchanged(o.body, f.body, m.body, a.in.opts.unicode, a.typographic) + trail
 }
 
-// added is a line the model added: its indentation mapped to the file's,
-// the model's typographic slips undone.
-func (a *aligner) added(n string, first bool) string {
+// added is a line the model added at at (see indentMap.apply): its
+// indentation mapped to the file's, the model's typographic slips undone.
+func (a *aligner) added(n string, first bool, at int) string {
 	if first && !a.in.atLineStart {
 		return asciiFor(n, a.typographic)
 	}
@@ -195,22 +209,23 @@ func (a *aligner) added(n string, first bool) string {
 		return n
 	}
 	ind := leadingWS(n) // all of a line of whitespace, mapped as well
-	return a.indentOf(ind) + asciiFor(n[len(ind):], a.typographic)
+	return a.indentOf(ind, at) + asciiFor(n[len(ind):], a.typographic)
 }
 
-// indentOf maps an indentation of the model's new text to the file's.
-func (a *aligner) indentOf(ind string) string {
+// indentOf maps an indentation of the model's new text, on a line at at
+// (see indentMap.apply), to the file's.
+func (a *aligner) indentOf(ind string, at int) string {
 	var to string
 	switch {
 	case a.inFileIndent:
 		return ind
 	case a.shifted:
 		var ok bool
-		if to, ok = a.imap.apply(ind); !ok {
+		if to, ok = a.imap.apply(ind, at); !ok {
 			a.unplaced = true
 		}
-	case a.in.swapChars:
-		to = a.in.indent.convert(ind, a.modelUnit)
+	case a.in.swapChars != 0:
+		to = a.in.indent.convert(ind, a.modelUnit, a.in.swapChars)
 	default:
 		return ind // nothing says the model's indentation is not the file's
 	}
@@ -245,8 +260,10 @@ func (a *aligner) join(out []outLine) string {
 }
 
 // pairLines pairs the new lines of a changed block with the old lines they
-// rewrite, in order: first lines equal up to drift, then, between those,
-// lines at least half alike. The result maps a new line's index to an old
+// rewrite, in order: first lines equal up to drift; then, between those,
+// as many new lines as old ones each rewrite the one in their place (but a
+// blank line and a line with text never pair), and otherwise lines at
+// least half alike do. The result maps a new line's index to an old
 // line's.
 func pairLines(old, repl []string) map[int]int {
 	pairs := map[int]int{}
@@ -254,8 +271,11 @@ func pairLines(old, repl []string) map[int]int {
 	walkScript(lcs.DiffLines(ok, nk), len(ok), len(nk),
 		func(i, j int) { pairs[j] = i },
 		func(d lcs.Diff) {
+			inPlace := d.End-d.Start == d.ReplEnd-d.ReplStart
 			for i, j := d.Start, d.ReplStart; i < d.End && j < d.ReplEnd; i, j = i+1, j+1 {
-				if similarity(ok[i], nk[j]) >= 0.5 {
+				// A blank line written over is not rewritten: what takes
+				// its place is added, indented as added lines are.
+				if (inPlace && (ok[i] == "") == (nk[j] == "")) || similarity(ok[i], nk[j]) >= 0.5 {
 					pairs[j] = i
 				}
 			}

@@ -16,7 +16,10 @@ import (
 //
 // Whole lines are compared: the region is widened to the lines it touches,
 // on the file's side and, with the same surrounding text, on the model's.
-func unfaithful(content string, c candidate, repl, old, new string) string {
+// script, when given, is the model's own account of its change (a patch
+// hunk's - and + lines): a line it removes and adds again unchanged counts
+// as changed, as it says (a line diff of its texts would not count it).
+func unfaithful(content string, c candidate, repl, old, new string, script []lcs.Diff) string {
 	ls := lineStartBefore(content, c.start)
 	le := c.end
 	if (le > 0 && content[le-1] != '\n') || le == ls {
@@ -33,6 +36,10 @@ func unfaithful(content string, c candidate, repl, old, new string) string {
 	modelOld := splitKeepEOL(normaliseEOL(pre + old + post))
 	modelNew := splitKeepEOL(normaliseEOL(pre + new + post))
 	modelDel, modelIns := lineChanges(modelOld, modelNew)
+	if script != nil && pre == "" && post == "" {
+		d, i := scriptChanges(script)
+		modelDel, modelIns = max(modelDel, d), max(modelIns, i)
+	}
 	if fileDel > modelDel || fileIns > modelIns {
 		return fmt.Sprintf("the result would change %s of the file where the edit changes %s",
 			plural(max(fileDel, fileIns), "line"), plural(max(modelDel, modelIns), "line"))
@@ -45,7 +52,12 @@ func unfaithful(content string, c candidate, repl, old, new string) string {
 
 // lineChanges counts the lines a line diff of a and b removes and adds.
 func lineChanges(a, b []string) (del, ins int) {
-	for _, d := range lcs.DiffLines(a, b) {
+	return scriptChanges(lcs.DiffLines(a, b))
+}
+
+// scriptChanges counts the lines a script removes and adds.
+func scriptChanges(script []lcs.Diff) (del, ins int) {
+	for _, d := range script {
 		del += d.End - d.Start
 		ins += d.ReplEnd - d.ReplStart
 	}

@@ -22,7 +22,7 @@ func TestUnfaithfulGuard(t *testing.T) {
 		{"re-indented and re-quoted reads the same", "A\nb  \n", "a\n  b\n", "A\n  b\n", false},
 	}
 	for _, tt := range tests {
-		why := unfaithful(content, region, tt.repl, tt.old, tt.new)
+		why := unfaithful(content, region, tt.repl, tt.old, tt.new, nil)
 		if (why != "") != tt.refused {
 			t.Errorf("%s: guard said %q", tt.name, why)
 		}
@@ -59,9 +59,9 @@ func TestKeepUnchanged(t *testing.T) {
 // ratio, the matched lines show; clashing lines place nothing.
 func TestIndentMap(t *testing.T) {
 	t.Parallel()
-	spaces4 := fileIndent{unit: 4, anySpaced: true}
-	tabs := fileIndent{unit: 4, tabs: true, anyTabbed: true}
-	spaces2 := fileIndent{unit: 2, anySpaced: true}
+	spaces4 := fileIndent{unit: 4, spaced: 1}
+	tabs := fileIndent{unit: 4, tabs: true, tabbed: 1}
+	spaces2 := fileIndent{unit: 2, spaced: 1}
 	tests := []struct {
 		name                string
 		old, region, model  string
@@ -87,7 +87,7 @@ func TestIndentMap(t *testing.T) {
 		if tt.unchanged {
 			continue
 		}
-		got, ok := m.apply(tt.ind)
+		got, ok := m.apply(tt.ind, 0)
 		if ok == tt.unplaced || (ok && got != tt.want) {
 			t.Errorf("%s: apply(%q) = %q, %v; want %q", tt.name, tt.ind, got, ok, tt.want)
 		}
@@ -106,6 +106,9 @@ func TestNewInFileIndent(t *testing.T) {
 		{"only old slipped", "\tb:\n\t\tc: 1", "    b:\n        c: 1", "    b:\n        c: 2", true},
 		{"both slipped", "\tb:\n\t\tc: 1", "    b:\n        c: 1", "\tb:\n\t\tc: 2", false},
 		{"a kept line disagrees", "    x\n    y\n        z", "x\ny\n    z", "    x\n    z", false},
+		// A sample the change dedents by the model's own shift lands where
+		// the file has it; the heading it rewrites stays in old's frame.
+		{"a rewritten line disagrees", "    Title\n        run(x)", "Title\n    run(x)", "    # Title\n    run(x)", false},
 		{"only the characters tell", "\ta", "    a", "    b", true},
 	}
 	for _, tt := range tests {

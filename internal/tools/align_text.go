@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
 )
 
 // keepUnchanged is the text of a changed line: n rewrites the model's old
@@ -12,11 +14,11 @@ import (
 // middle is the model's, its typographic slips undone.
 func keepUnchanged(o, f, n string, punct bool, slips map[rune]bool) string {
 	if !punct || o == f {
-		return asciiFor(n, slips)
+		return asciiForChanged(o, n, slips)
 	}
 	syncs := syncPoints(o, f)
 	if syncs == nil {
-		return asciiFor(n, slips)
+		return asciiForChanged(o, n, slips)
 	}
 	p, s := commonEnds(o, n)
 	head, tail := syncs[0], syncs[len(syncs)-1]
@@ -31,7 +33,7 @@ func keepUnchanged(o, f, n string, punct bool, slips map[rune]bool) string {
 		}
 	}
 	mid := n[head.o : len(n)-(len(o)-tail.o)]
-	return f[:head.f] + asciiFor(mid, slips) + f[tail.f:]
+	return f[:head.f] + asciiForChanged(o[head.o:tail.o], mid, slips) + f[tail.f:]
 }
 
 // commonEnds is the length of the common prefix and of the common suffix
@@ -115,6 +117,34 @@ func typographicDrift(old, region string) map[rune]bool {
 	}
 	return slips
 }
+
+// asciiForChanged undoes the model's typographic slips in n, which
+// rewrites o, but not where n changes o's punctuation alone: a character
+// put in place of one that reads the same once normalised (’ for ') is
+// the change the model asked for.
+func asciiForChanged(o, n string, slips map[rune]bool) string {
+	if len(slips) == 0 || !utf8.ValidString(o) || !utf8.ValidString(n) {
+		return asciiFor(n, slips)
+	}
+	or, nr := []rune(o), []rune(n)
+	var b strings.Builder
+	j := 0
+	for _, d := range lcs.DiffRunes(or, nr) {
+		b.WriteString(asciiFor(string(nr[j:d.ReplStart]), slips))
+		repl := string(nr[d.ReplStart:d.ReplEnd])
+		if d.End > d.Start && punctKey(string(or[d.Start:d.End])) == punctKey(repl) {
+			b.WriteString(repl)
+		} else {
+			b.WriteString(asciiFor(repl, slips))
+		}
+		j = d.ReplEnd
+	}
+	b.WriteString(asciiFor(string(nr[j:]), slips))
+	return b.String()
+}
+
+// punctKey is s with typographic punctuation normalised.
+func punctKey(s string) string { return buildView(s, normOpts{unicode: true}, false).text }
 
 // asciiFor undoes the model's typographic slips in s.
 func asciiFor(s string, slips map[rune]bool) string {

@@ -163,30 +163,84 @@ var historyNoises = []noise{
 // differ read the same once noised (the commit only changed what the slip
 // loses, like trailing whitespace), or the slip changes the indentation of
 // added lines while no line the model copied shows it (nothing then tells
-// the slip from the model's intent).
-func (n noise) erases(old, new []callLine, s fileStyle) bool {
+// the slip from the model's intent), or it hides an added line's style
+// (hidesStyle; tabsAround says what the lines around the call use).
+func (n noise) erases(old, new []callLine, s fileStyle, tabsAround bool) bool {
 	if n.line == nil {
 		return false
 	}
 	no, nn := n.apply(old, new, s)
-	return wipesChange(old, new, no, nn) || hidesSlip(old, new, no, nn)
+	return wipesChange(old, new, no, nn) || hidesSlip(old, new, no, nn) || n.hidesStyle(new, s, tabsAround)
 }
 
-// wipesChange: a line the call removes and a line it adds that differ read
-// the same once noised. old and new are the lines of one call (an edit, or
-// a hunk), no and nn the same noised.
-func wipesChange(old, new []callLine, no, nn []string) bool {
-	ot, nt := texts(old), texts(new)
-	var removed, added []int
-	for _, d := range lcs.DiffLines(ot, nt) {
-		for i := d.Start; i < d.End; i++ {
-			removed = append(removed, i)
+// hidesStyle: a line the commit adds indented against the file's style (a
+// tab in a file indented with spaces), or against the style of the lines
+// around it (spaces in a code sample of tabs; tabsAround says which they
+// use), reads, once noised, like the same line indented in that style and
+// noised. Where the call shows the slip, the tools write an added line in
+// the style of the lines around it, and nothing in the call says this one
+// was meant otherwise.
+func (n noise) hidesStyle(new []callLine, s fileStyle, tabsAround bool) bool {
+	if n.line == nil {
+		return false
+	}
+	for _, l := range new {
+		ind := leadingWS(l.text)
+		if l.copied || ind == "" || isBlank(l.text) {
+			continue
 		}
+		for _, tabs := range []bool{s.tabs, tabsAround} {
+			canon := renderIndent(indentWidth(ind), tabs) + l.text[len(ind):]
+			if canon != l.text && n.line(canon, false, s) == n.line(l.text, false, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tabsAround says whether most of the indented lines from 40 before line
+// from of content (counted from 0) to 40 after line to start with a tab:
+// the style the tools give a line added there once the call shows the
+// model swapping tabs and spaces.
+func tabsAround(content string, from, to int) bool {
+	lines := splitLines(normaliseEOL(content))
+	hi := min(max(to, 0)+40, len(lines))
+	tabbed, spaced := indentStarts(lines[min(max(from-40, 0), hi):hi])
+	return tabbed > spaced
+}
+
+// wipesChange: a line the call copies (context, or removed) and a line it
+// adds that differ read the same once noised (which line is the copy is
+// then no longer told); or a line the call rewrites (as the tools pair
+// lines) changes its trailing whitespace while the noised lines end alike:
+// a rewritten line keeps the file's trailing whitespace unless the model's
+// own texts change it, and a slip that drops it from the copied line
+// leaves the call silent on it; or a line of whitespace the call adds
+// reads empty once noised (an empty line the model writes is written
+// empty). old and new are the lines of one call (an edit, or a hunk), no
+// and nn the same noised.
+func wipesChange(old, new []callLine, no, nn []string) bool {
+	for j, l := range new {
+		if !l.copied && strings.TrimSuffix(l.text, "\r") != "" && isBlank(l.text) && strings.TrimSuffix(nn[j], "\r") == "" {
+			return true
+		}
+	}
+	ot, nt := texts(old), texts(new)
+	var added []int
+	trail := func(l string) string { return cutLine(l).trail }
+	for _, d := range lcs.DiffLines(ot, nt) {
 		for j := d.ReplStart; j < d.ReplEnd; j++ {
 			added = append(added, j)
 		}
+		for j, i := range pairLines(ot[d.Start:d.End], nt[d.ReplStart:d.ReplEnd]) {
+			i, j = d.Start+i, d.ReplStart+j
+			if trail(ot[i]) != trail(nt[j]) && trail(no[i]) == trail(nn[j]) {
+				return true
+			}
+		}
 	}
-	for _, i := range removed {
+	for i := range ot {
 		for _, j := range added {
 			if ot[i] != nt[j] && no[i] == nn[j] {
 				return true
@@ -402,7 +456,8 @@ func renderPatchCall(c historyCommit, n noise, styles map[string]fileStyle) (tex
 					b.WriteString("\\ No newline at end of file\n")
 				}
 			}
-			erased = erased || wipesChange(old, nw, no, nn) || elsewhere(c.before[f.path], texts(old), no)
+			erased = erased || wipesChange(old, nw, no, nn) || elsewhere(c.before[f.path], texts(old), no) ||
+				n.hidesStyle(nw, s, tabsAround(c.before[f.path], h.oldStart-1, h.oldStart-1+h.oldCount))
 			fileOld, fileNew = append(fileOld, old...), append(fileNew, nw...)
 			fileNo, fileNn = append(fileNo, no...), append(fileNn, nn...)
 		}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ type historyCommit struct {
 }
 
 // gitAttributes asks git for the language-aware hunk headers.
-const gitAttributes = "*.go diff=golang\n*.py diff=python\n*.rs diff=rust\n*.cs diff=csharp\n*.md diff=markdown\n*.java diff=java\n*.rb diff=ruby\n*.php diff=php\n*.c diff=cpp\n*.h diff=cpp\n*.cpp diff=cpp\n*.css diff=css\n*.html diff=html\n"
+const gitAttributes = "*.go diff=golang\n*.py diff=python\n*.rs diff=rust\n*.cs diff=csharp\n*.md diff=markdown\n*.java diff=java\n*.rb diff=ruby\n*.php diff=php\n*.c diff=cpp\n*.h diff=cpp\n*.cpp diff=cpp\n*.css diff=css\n*.html diff=html\n*.ex diff=elixir\n*.exs diff=elixir\n"
 
 // historyRepo reads commits of one repository.
 type historyRepo struct {
@@ -81,13 +82,37 @@ func (r *historyRepo) git(args ...string) (string, error) {
 	return string(out), err
 }
 
-// commits lists the newest n non-merge commits.
-func (r *historyRepo) commits(n int) ([]string, error) {
-	out, err := r.git("log", "--no-merges", "--format=%H", "-n", strconv.Itoa(n))
+// commits lists n non-merge commits: the newest, or with manyHunks the
+// newest half and, of the 10n before them, the half with the most hunks
+// (the commits where repeated context and repeated anchors come up).
+func (r *historyRepo) commits(n int, manyHunks bool) ([]string, error) {
+	if !manyHunks {
+		out, err := r.git("log", "--no-merges", "--format=%H", "-n", strconv.Itoa(n))
+		return strings.Fields(out), err
+	}
+	out, err := r.git("log", "--no-merges", "--format=%H", "-n", strconv.Itoa(10*n))
 	if err != nil {
 		return nil, err
 	}
-	return strings.Fields(out), nil
+	type counted struct {
+		sha   string
+		hunks int
+	}
+	var all []counted
+	for _, sha := range strings.Fields(out) {
+		// One commit at a time: a snapshot may lack a large blob, which
+		// fails only the commits that touch it (load skips them too).
+		diff, _ := r.git("diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", sha+"^", sha)
+		all = append(all, counted{sha, strings.Count(diff, "\n@@ -")})
+	}
+	newest := min(n/2, len(all))
+	rest := all[newest:]
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].hunks > rest[j].hunks })
+	var shas []string
+	for _, c := range append(all[:newest:newest], rest[:min(n-newest, len(rest))]...) {
+		shas = append(shas, c.sha)
+	}
+	return shas, nil
 }
 
 // blob is the content of path at rev ("" and false when absent).
@@ -99,10 +124,10 @@ func (r *historyRepo) blob(rev, path string) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	f := strings.Fields(header)
-	if len(f) == 2 && f[1] == "missing" {
+	if strings.HasSuffix(header, " missing\n") { // the name may hold spaces
 		return "", false, nil
 	}
+	f := strings.Fields(header)
 	if len(f) != 3 {
 		return "", false, fmt.Errorf("cat-file: %q", header)
 	}
@@ -211,6 +236,11 @@ func parseGitDiff(diff string) ([]diffFile, string) {
 			}
 		case l != "" && (l[0] == ' ' || l[0] == '-' || l[0] == '+'):
 			h.lines = append(h.lines, hunkLine{op: l[0], text: l[1:]})
+		}
+	}
+	for _, f := range files {
+		if f.kind == patchUpdate && len(f.hunks) == 0 {
+			return nil, "a mode change alone"
 		}
 	}
 	return files, ""

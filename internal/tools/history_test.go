@@ -19,6 +19,7 @@ import (
 //
 //	CODER_EDIT_HISTORY=/path/to/repo[:crlf],...   (:crlf checks files out with CRLF)
 //	CODER_EDIT_HISTORY_COMMITS=50                 (newest non-merge commits per repo)
+//	CODER_EDIT_HISTORY_PICK=hunks                 (half of them newest, half with the most hunks)
 //	go test ./internal/tools -run TestEditHistory -v
 func TestEditHistory(t *testing.T) {
 	spec := os.Getenv("CODER_EDIT_HISTORY")
@@ -96,9 +97,10 @@ func (h historyTally) write(b *strings.Builder, name string) {
 func measureRepo(t *testing.T, dir string, n int, crlf bool) historyTally {
 	t.Helper()
 	repo := openHistory(t, dir)
-	shas, err := repo.commits(n)
+	shas, err := repo.commits(n, os.Getenv("CODER_EDIT_HISTORY_PICK") == "hunks")
 	if err != nil {
-		t.Fatalf("%s: %v", dir, err)
+		t.Errorf("%s: %v", dir, err) // the other repositories are still reported
+		return historyTally{}
 	}
 	var tally historyTally
 	for _, sha := range shas {
@@ -254,11 +256,13 @@ func applyPatchCall(text string, c historyCommit, label string) (map[string]stri
 func applyEditCalls(before string, calls []editCall, nz noise, s fileStyle) (string, string, bool) {
 	content := before
 	for _, c := range calls {
-		if nz.erases(c.old, c.new, s) {
+		clean, _ := renderEdit(c, noise{}, s)
+		at := strings.Count(normaliseEOL(content)[:max(strings.Index(normaliseEOL(content), clean), 0)], "\n")
+		if nz.erases(c.old, c.new, s, tabsAround(content, at, at+len(c.old))) {
 			return "", "", true
 		}
 		old, repl := renderEdit(c, nz, s)
-		if clean, _ := renderEdit(c, noise{}, s); elsewhere(content, strings.Split(clean, "\n"), strings.Split(old, "\n")) {
+		if elsewhere(content, strings.Split(clean, "\n"), strings.Split(old, "\n")) {
 			return "", "", true
 		}
 		if old == "" {

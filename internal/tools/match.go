@@ -65,7 +65,7 @@ type matchQuery struct {
 	// cache keeps the normalised views of one text across queries.
 	cache *textCache
 	// swapChars: see alignIn.
-	swapChars bool
+	swapChars indentSwap
 }
 
 // textCache holds what the ladder derives from one text.
@@ -101,7 +101,7 @@ type match struct {
 	repl       string
 	rung       rung
 	reindented bool
-	swapped    bool // the model swapped tabs and spaces in its indentation
+	swapped    indentSwap // the model swapped tabs and spaces in its indentation
 }
 
 // candidate is one place old matched, before uniqueness is known.
@@ -135,32 +135,39 @@ type rungHits struct {
 // ladderHits runs the ladder over content, rung by rung, and yields what
 // each rung that applies finds (possibly nothing).
 func ladderHits(content string, q matchQuery) iter.Seq[rungHits] {
-	if q.to <= 0 || q.to > len(content) {
-		q.to = len(content)
-	}
 	if q.cache == nil {
 		q.cache = &textCache{}
 	}
 	return func(yield func(rungHits) bool) {
 		for _, r := range ladder {
-			if r.tolerant && len(content) > tolerantMaxBytes {
-				return
-			}
-			old, repl, ok := r.transform(q.old, q.new)
-			if !ok {
-				continue
-			}
-			h := rungHits{rung: r, old: old, repl: repl}
-			if r.tolerant {
-				h.cands = tolerantCandidates(content, q.cache.view(content, r.opts), old, r.opts, q)
-			} else {
-				h.cands = exactCandidates(content, old, q)
-			}
-			if !yield(h) {
+			if h, ok := r.hits(content, q); ok && !yield(h) {
 				return
 			}
 		}
 	}
+}
+
+// hits is what one rung finds of q in content; ok is false when the rung
+// does not apply (it would search for what an earlier one did, or the
+// text is too large for the tolerant rungs). q.cache must be set.
+func (r rung) hits(content string, q matchQuery) (rungHits, bool) {
+	if q.to <= 0 || q.to > len(content) {
+		q.to = len(content)
+	}
+	if r.tolerant && len(content) > tolerantMaxBytes {
+		return rungHits{}, false
+	}
+	old, repl, ok := r.transform(q.old, q.new)
+	if !ok {
+		return rungHits{}, false
+	}
+	h := rungHits{rung: r, old: old, repl: repl}
+	if r.tolerant {
+		h.cands = tolerantCandidates(content, q.cache.view(content, r.opts), old, r.opts, q)
+	} else {
+		h.cands = exactCandidates(content, old, q)
+	}
+	return h, true
 }
 
 // findMatch runs the ladder and returns the unique match of q in content.
@@ -269,6 +276,13 @@ func tolerantCandidates(content string, v normView, old string, o normOpts, q ma
 	// "max = 1": the match then starts at a line start. Same at the end.
 	startAnchored := q.lines || (o.indent && leadingWS(oldLines[0]) != "")
 	endAnchored := o.trailing && last != "" && strings.TrimRight(last, " \t") != last
+	// A first or last line of old that is whitespace only (part of a
+	// blank line, or an indentation) normalises to nothing; the whitespace
+	// it stands for in the file belongs to the region, as after an exact
+	// match, so that what the model drops of it goes.
+	trimsBlank := o.trailing || o.indent
+	blankHead := trimsBlank && len(oldLines) > 1 && oldLines[0] != "" && isBlank(oldLines[0])
+	blankTail := trimsBlank && len(oldLines) > 1 && last != "" && isBlank(last)
 	var cands []candidate
 	for ns := 0; ns < len(v.text) && len(cands) < maxCandidates; {
 		k := strings.Index(v.text[ns:], needle)
@@ -289,6 +303,13 @@ func tolerantCandidates(content string, v normView, old string, o normOpts, q ma
 		}
 		if o.trailing && needle[len(needle)-1] != '\n' && v.atLineEnd(e) {
 			c.end = lineTextEnd(content, c.end)
+		}
+		if blankHead {
+			ls := lineStartBefore(content, c.start)
+			c.start = ls + len(strings.TrimRight(content[ls:c.start], " \t"))
+		}
+		if blankTail {
+			c.end += len(leadingWS(content[c.end:lineTextEnd(content, c.end)]))
 		}
 		if c.start < q.from || c.end > q.to || (q.atEOF && c.end != len(content)) {
 			continue
@@ -317,10 +338,11 @@ func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *
 		indent:      q.cache.fileIndent(content),
 		swapChars:   q.swapChars,
 	}
-	if h.rung.opts.indent { // the unit is read only by a re-indenting rung's map
-		if u := localIndentStep(content, c.start, c.end); u > 0 {
-			in.indent.unit = u
-		}
+	if h.rung.opts.indent || q.swapChars != 0 {
+		// A file's blocks may indent unlike its whole (a README's HTML
+		// block among its lists, a code sample in a document): the lines
+		// around the match decide the step and the characters.
+		in.indent = localIndent(linesAround(content, c.start, c.end), in.indent)
 	}
 	out, ok := alignReplacement(in)
 	if !ok {
@@ -331,7 +353,7 @@ func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *
 		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
 			unfaithful: "its lines indented alike are indented differently in the file, so the indentation of the lines it adds is unclear"}
 	}
-	if why := unfaithful(content, c, out.repl, h.old, h.repl); why != "" {
+	if why := unfaithful(content, c, out.repl, h.old, h.repl, script); why != "" {
 		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)}, unfaithful: why}
 	}
 	return match{start: c.start, end: c.end, repl: out.repl, rung: h.rung, reindented: out.reindented, swapped: out.swapped}, nil

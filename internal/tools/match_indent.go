@@ -11,8 +11,11 @@ import (
 const tabWidth = 4
 
 // indentPair is how the model indented a line of old_string and how the file
-// really indents it.
-type indentPair struct{ model, file string }
+// really indents it; at is twice the line's index among the old lines.
+type indentPair struct {
+	model, file string
+	at          int
+}
 
 // indentMap turns the model's indentation into the file's, learnt from the
 // lines of old_string and the region they matched: the model re-indented
@@ -49,7 +52,7 @@ func newIndentMap(old, region []string, firstAtStart bool, modelText string, fil
 		if i >= len(region) || (i == 0 && !firstAtStart) || isBlank(old[i]) {
 			continue
 		}
-		p := indentPair{leadingWS(old[i]), leadingWS(region[i])}
+		p := indentPair{leadingWS(old[i]), leadingWS(region[i]), 2 * i}
 		m.pairs = append(m.pairs, p)
 		if to, ok := m.known[p.model]; !ok {
 			m.known[p.model] = p.file
@@ -62,17 +65,39 @@ func newIndentMap(old, region []string, firstAtStart bool, modelText string, fil
 	if !shift {
 		return indentMap{}, false
 	}
+	if swap, ok := m.sameWidthSwap(); ok {
+		// The lines the model wrote with the other characters say which
+		// the file indents with here.
+		m.tabs = strings.Contains(swap.file, "\t")
+	}
 	m.modelUnit = indentStep(strings.Split(modelText, "\n"))
 	m.mapsNew = len(m.clash) == 0 && m.monotonic()
 	m.learnShift()
 	return m, true
 }
 
+// sameWidthSwap is a pair the model indented as wide as the file but with
+// the other characters (a tab for four spaces), one with tabs in the file
+// first.
+func (m indentMap) sameWidthSwap() (indentPair, bool) {
+	var found indentPair
+	ok := false
+	for _, p := range m.pairs {
+		if p.model != "" && p.file != "" && strings.Contains(p.model, "\t") != strings.Contains(p.file, "\t") &&
+			indentWidth(p.model) == indentWidth(p.file) && (!ok || strings.Contains(p.file, "\t")) {
+			found, ok = p, true
+		}
+	}
+	return found, ok
+}
+
 // learnShift checks whether the model's indentation is the file's with
 // one prefix swapped for another (a block shifted by whole levels, in the
-// file's own characters): every pair is (from+rest, to+rest).
+// file's own characters): every pair is (from+rest, to+rest). Lines
+// written as wide with the other characters are no shift: what follows
+// the prefix would keep the model's characters.
 func (m *indentMap) learnShift() {
-	if m.swapsChars() {
+	if _, swapped := m.sameWidthSwap(); swapped {
 		return
 	}
 	base := m.pairs[0]
@@ -81,19 +106,30 @@ func (m *indentMap) learnShift() {
 			base = p
 		}
 	}
+	// What the shortest pair has in common at its end is the part the
+	// shift leaves ("  \t" for "\t": two spaces put before a tab).
+	k := 0
+	for k < len(base.model) && k < len(base.file) && base.model[len(base.model)-1-k] == base.file[len(base.file)-1-k] {
+		k++
+	}
+	from, to := base.model[:len(base.model)-k], base.file[:len(base.file)-k]
 	for _, p := range m.pairs {
-		rest, ok := strings.CutPrefix(p.model, base.model)
-		if !ok || p.file != base.file+rest {
+		rest, ok := strings.CutPrefix(p.model, from)
+		if !ok || p.file != to+rest {
 			return
 		}
 	}
-	m.shiftFrom, m.shiftTo, m.shifts = base.model, base.file, true
+	m.shiftFrom, m.shiftTo, m.shifts = from, to, true
 }
 
-// apply maps one indentation the model wrote to the file's; ok is false
-// when the lines seen do not say where it goes.
-func (m indentMap) apply(ind string) (string, bool) {
-	if to, ok := m.known[ind]; ok {
+// apply maps one indentation the model wrote to the file's, for a line at
+// at (twice an old line's index; odd: between two old lines); ok is false
+// when the lines seen do not say where it goes. Where the file writes one
+// width two ways (a tab and spaces, or two tabs), the nearest line seen
+// with that indentation of the model's, or that width, says which.
+func (m indentMap) apply(ind string, at int) (string, bool) {
+	if _, ok := m.known[ind]; ok {
+		to, _ := m.nearest(at, func(p indentPair) bool { return p.model == ind })
 		return to, !m.clash[ind]
 	}
 	if !m.mapsNew {
@@ -105,18 +141,60 @@ func (m indentMap) apply(ind string) (string, bool) {
 	if rest, ok := strings.CutPrefix(ind, m.shiftFrom); ok && m.shifts && indentWidth(m.shiftTo+rest) == w {
 		return m.shiftTo + rest, true
 	}
+	if to, ok := m.nearest(at, func(p indentPair) bool { return indentWidth(p.file) == w }); ok {
+		return to, true
+	}
 	return renderIndent(w, m.tabs), true
 }
 
-// swapsChars reports whether the model indents with tabs where the file
-// has spaces, or the reverse.
-func (m indentMap) swapsChars() bool {
+// nearest is the file's indentation of the pair nearest to at that ok
+// accepts, the one above on a tie.
+func (m indentMap) nearest(at int, ok func(indentPair) bool) (string, bool) {
+	best, dist := "", -1
 	for _, p := range m.pairs {
-		if p.model != "" && p.file != "" && strings.Contains(p.model, "\t") != strings.Contains(p.file, "\t") {
-			return true
+		d := p.at - at
+		if d < 0 {
+			d = -d - 1 // above wins a tie
+		}
+		if ok(p) && (dist < 0 || d < dist) {
+			best, dist = p.file, d
 		}
 	}
-	return false
+	return best, dist >= 0
+}
+
+// indentSwap says which characters the model wrote for the file's: a
+// slip has a direction, and only lines written the slip's way carry it.
+type indentSwap uint8
+
+const (
+	tabsForSpaces indentSwap = 1 << iota // the model wrote tabs where the file has spaces
+	spacesForTabs                        // the model wrote spaces where the file has tabs
+)
+
+// swapOf is the swap one indentation of the model's for the file's shows.
+func swapOf(model, file string) indentSwap {
+	switch mt, ft := strings.Contains(model, "\t"), strings.Contains(file, "\t"); {
+	case model == "" || file == "" || mt == ft:
+		return 0
+	case mt:
+		return tabsForSpaces
+	}
+	return spacesForTabs
+}
+
+// swapsChars says whether the model indents with tabs where the file has
+// spaces, or the reverse (not a block shifted by a tab in a file that
+// aligns with spaces: the shift then adds or drops its prefix).
+func (m indentMap) swapsChars() indentSwap {
+	if m.shifts {
+		return swapOf(m.shiftFrom, m.shiftTo)
+	}
+	var s indentSwap
+	for _, p := range m.pairs {
+		s |= swapOf(p.model, p.file)
+	}
+	return s
 }
 
 // monotonic reports whether deeper lines of the model's are never
@@ -154,10 +232,22 @@ func (m indentMap) mapWidth(w int) int {
 	return max(f1+(w-m1)/m.modelUnit*m.fileUnit+(w-m1)%m.modelUnit, 0)
 }
 
-// localIndentStep is the indentation step of the lines around
-// [start, end) of content: a file's blocks may indent unlike its whole
-// (a README's HTML block among its lists).
-func localIndentStep(content string, start, end int) int {
+// localIndent is how lines indent, where they show it, else as whole
+// says.
+func localIndent(lines []string, whole fileIndent) fileIndent {
+	fi := whole
+	if u := indentStep(lines); u > 0 {
+		fi.unit = u
+	}
+	if tabbed, spaced := indentStarts(lines); tabbed+spaced > 0 {
+		fi.tabbed, fi.spaced, fi.tabs = tabbed, spaced, tabbed > spaced
+	}
+	return fi
+}
+
+// linesAround is the lines of [start, end) of content with up to 40 lines
+// on each side.
+func linesAround(content string, start, end int) []string {
 	const around = 40
 	lo, hi := start, end
 	for k := 0; k < around && lo > 0; k++ {
@@ -170,15 +260,15 @@ func localIndentStep(content string, start, end int) int {
 			hi = len(content)
 		}
 	}
-	return indentStep(strings.Split(content[lo:hi], "\n"))
+	return strings.Split(content[lo:hi], "\n")
 }
 
 // fileIndent is how a file indents: its step, whether mostly with tabs,
-// and whether any line starts with a tab, or with a space.
+// and how many lines start with a tab, and with a space.
 type fileIndent struct {
-	unit                 int
-	tabs                 bool
-	anyTabbed, anySpaced bool
+	unit           int
+	tabs           bool
+	tabbed, spaced int
 }
 
 // fileIndentOf measures how content indents, from its first lines.
@@ -188,7 +278,15 @@ func fileIndentOf(content string) fileIndent {
 	if len(lines) > maxLines {
 		lines = lines[:maxLines]
 	}
-	tabbed, spaced := 0, 0
+	fi := fileIndent{unit: indentStep(lines)}
+	fi.tabbed, fi.spaced = indentStarts(lines)
+	fi.tabs = fi.tabbed > fi.spaced
+	return fi
+}
+
+// indentStarts counts the non-blank lines that start with a tab, and with
+// a space.
+func indentStarts(lines []string) (tabbed, spaced int) {
 	for _, l := range lines {
 		switch {
 		case isBlank(l):
@@ -198,20 +296,22 @@ func fileIndentOf(content string) fileIndent {
 			spaced++
 		}
 	}
-	return fileIndent{unit: indentStep(lines), tabs: tabbed > spaced, anyTabbed: tabbed > 0, anySpaced: spaced > 0}
+	return tabbed, spaced
 }
 
 // convert writes the indentation of a line the model adds with the
-// characters the file indents with, when the file never uses the others:
-// a tab in a file indented with spaces only is tabWidth spaces, spaces in
-// a file indented with tabs only are tabs, one per unit of the model's.
-func (f fileIndent) convert(ind string, modelUnit int) string {
+// characters most lines around it indent with, where the call showed the
+// model writing the other ones the way this line is written (a stray tab
+// line in a file indented with spaces does not make it a file of tabs; a
+// model seen writing tabs for spaces did not slip on a line of spaces): a
+// tab is tabWidth spaces, spaces are tabs, one per unit of the model's.
+func (f fileIndent) convert(ind string, modelUnit int, seen indentSwap) string {
 	switch {
 	case ind == "":
 		return ind
-	case f.anySpaced && !f.anyTabbed && strings.Contains(ind, "\t"):
+	case f.spaced > f.tabbed && strings.Contains(ind, "\t") && seen&tabsForSpaces != 0:
 		return strings.Repeat(" ", indentWidth(ind))
-	case f.anyTabbed && !f.anySpaced && !strings.Contains(ind, "\t"):
+	case f.tabbed > f.spaced && !strings.Contains(ind, "\t") && seen&spacesForTabs != 0:
 		if modelUnit <= 0 {
 			modelUnit = tabWidth
 		}
@@ -268,21 +368,27 @@ func renderIndent(w int, tabs bool) string {
 // file's indentation although old_string is not (the model slipped in
 // old_string only): then new_string is not re-indented. The evidence is
 // the lines new keeps from old (the same text once indentation and other
-// drift are ignored): each is indented like old's line or like the file's,
-// and all must agree. Without any, the indentation characters decide.
+// drift are ignored) and the lines it rewrites (see pairLines): each is
+// indented like old's line or like the file's, and all must agree.
+// Without any, the indentation characters decide.
 func newInFileIndent(old, region, repl []string) bool {
 	ok, nk := lineKeys(old), lineKeys(repl)
 	votesOld, votesFile := 0, 0
-	walkScript(lcs.DiffLines(ok, nk), len(ok), len(nk), func(i, j int) {
+	vote := func(i, j int) {
 		o, f, n := leadingWS(old[i]), leadingWS(region[i]), leadingWS(repl[j])
 		switch {
-		case isBlank(old[i]) || o == f:
+		case isBlank(old[i]) || isBlank(repl[j]) || o == f:
 		case n == o:
 			votesOld++
 		case n == f:
 			votesFile++
 		}
-	}, nil)
+	}
+	walkScript(lcs.DiffLines(ok, nk), len(ok), len(nk), vote, func(d lcs.Diff) {
+		for j, i := range pairLines(old[d.Start:d.End], repl[d.ReplStart:d.ReplEnd]) {
+			vote(d.Start+i, d.ReplStart+j)
+		}
+	})
 	if votesFile+votesOld > 0 {
 		// Unanimous only: lines the change itself re-indents can happen
 		// to land where the file's are.

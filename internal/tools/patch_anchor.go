@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -10,20 +9,10 @@ import (
 // that opens the function or block a hunk is in, often for every hunk, the
 // way `git diff` heads its hunks: so a later hunk may repeat the anchor of
 // the function an earlier hunk already changed, and the anchor line then
-// lies above the previous hunk. The rules:
-//
-//   - An anchor names a line at or above the hunk's first line: the nearest
-//     line above it that reads like the anchor (equal once normalised, else
-//     starting with it). Stacked anchors each lie above the next.
-//   - The hunk's lines are searched after the previous hunk, anywhere the
-//     anchors are above them; a place inside the anchor's block (its
-//     indentation) comes first, then any place below the anchor that no
-//     line like the anchor line (same indentation and first word) separates
-//     from it: that would be another function.
-//   - The place must be unique: two places are refused with their line
-//     numbers, never resolved by taking the first.
-//   - A hunk that only adds lines goes right after its anchor line, which
-//     must then be after the previous hunk and unique there.
+// lies above the previous hunk. An anchor names a line at or above the
+// hunk's first line: the nearest line above it that reads like the anchor
+// (equal once normalised, else starting with it). Stacked anchors each lie
+// above the next. How anchors weigh in placing a hunk: see patch_place.go.
 
 // lineIndex is a text's lines, normalised for comparison with anchors.
 type lineIndex struct {
@@ -50,34 +39,28 @@ func (c *textCache) lines(text string) *lineIndex {
 	return ix
 }
 
-// anchorLines lists, for each anchor of a stack, the offsets of the lines
-// that read like it; a failure names an anchor no line reads like.
-func anchorLines(text string, anchors []string, cache *textCache) ([][]int, *hunkError) {
-	ix := cache.lines(text)
-	var chain [][]int
-	for _, a := range anchors {
-		key := lineKeys([]string{a})[0]
-		if key == "" {
-			continue
-		}
-		var equal, prefixed []int
-		for i, k := range ix.keys {
-			switch {
-			case k == key:
-				equal = append(equal, ix.starts[i])
-			case strings.HasPrefix(k, key):
-				prefixed = append(prefixed, ix.starts[i])
-			}
-		}
-		if equal == nil {
-			equal = prefixed
-		}
-		if equal == nil {
-			return nil, &hunkError{msg: fmt.Sprintf("anchor line %q not found", a)}
-		}
-		chain = append(chain, equal)
+// anchorLines lists the offsets of the lines that read like anchor a:
+// equal once normalised, else starting with it. ok is false when no line
+// does; an anchor that normalises to nothing names no line and is
+// ignored (nil, true).
+func anchorLines(text, a string, ix *lineIndex) ([]int, bool) {
+	key := lineKeys([]string{a})[0]
+	if key == "" {
+		return nil, true
 	}
-	return chain, nil
+	var equal, prefixed []int
+	for i, k := range ix.keys {
+		switch {
+		case k == key:
+			equal = append(equal, ix.starts[i])
+		case strings.HasPrefix(k, key):
+			prefixed = append(prefixed, ix.starts[i])
+		}
+	}
+	if equal == nil {
+		equal = prefixed
+	}
+	return equal, equal != nil
 }
 
 // nearestAbove is the last of the sorted offsets at or before at (strictly
@@ -155,61 +138,6 @@ func (ix *lineIndex) scopeEnd(text string, at int) int {
 	e := anchorScopeEnd(text, at)
 	ix.scopes[at] = e
 	return e
-}
-
-// findBelowAnchors is findMatch for a hunk with anchors: the unique place
-// below them, inside their blocks first.
-func findBelowAnchors(text string, q matchQuery, chain [][]int) (match, *matchError) {
-	ix := q.cache.lines(text)
-	for _, scoped := range []bool{true, false} {
-		for h := range ladderHits(text, q) {
-			var keep []candidate
-			for _, c := range h.cands {
-				if belowAnchors(text, c, chain, scoped, ix) {
-					keep = append(keep, c)
-				}
-			}
-			switch len(keep) {
-			case 0:
-				continue
-			case 1:
-				return buildMatch(text, keep[0], h, q)
-			}
-			return match{}, &matchError{count: len(keep), lines: candidateLines(text, keep), rung: h.rung}
-		}
-	}
-	return match{}, &matchError{closest: closestRegion(text, q.old, q.from)}
-}
-
-// insertAfterAnchor places a hunk that only adds lines: after its anchor
-// line, which must be unique after pos.
-func insertAfterAnchor(text string, pos int, chain [][]int, anchor string, ix *lineIndex) (int, *hunkError) {
-	last := chain[len(chain)-1]
-	var at []int
-	for _, a := range last[sort.SearchInts(last, pos):] {
-		if belowAnchors(text, candidate{a - 1, a}, chain[:len(chain)-1], false, ix) { // outer anchors strictly above
-			at = append(at, a)
-		}
-	}
-	switch len(at) {
-	case 0:
-		return 0, &hunkError{msg: fmt.Sprintf("anchor line %q not found after line %d", anchor, lineOf(text, pos))}
-	case 1:
-		if nl := strings.IndexByte(text[at[0]:], '\n'); nl >= 0 {
-			return at[0] + nl + 1, nil
-		}
-		return len(text), nil
-	}
-	var lines []string
-	for i, a := range at {
-		if i == editMaxLinesListed {
-			lines = append(lines, "…")
-			break
-		}
-		lines = append(lines, fmt.Sprint(lineOf(text, a)))
-	}
-	return 0, &hunkError{msg: fmt.Sprintf("anchor line %q matches %d lines after the previous hunk (lines %s); add a context line to say where the new lines go",
-		anchor, len(at), strings.Join(lines, ", "))}
 }
 
 // anchorScopeEnd guesses where the block opened by the anchor line at

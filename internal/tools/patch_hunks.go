@@ -31,13 +31,13 @@ type hunkEdit struct {
 type fileEnds struct {
 	newline, bom bool
 	notes        []string
-	swapped      bool // a hunk showed the model swapping tabs and spaces
+	swapped      indentSwap // what the hunks showed the model swapping: tabs and spaces
 }
 
 // applyHunks applies the hunks of an Update to content, in memory. Each
-// hunk is searched after the previous one, with the ladder edit uses, and
-// must match one place only. notes say which hunks needed a tolerant rung
-// and what changed at the file's ends.
+// hunk is searched with the ladder edit uses, and the hunks are placed
+// together (placeHunks): one place each, in the file's order. notes say
+// which hunks needed a tolerant rung and what changed at the file's ends.
 func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	bom, text := splitBOM(content)
 	// Hunk lines end with a line break; so does the text while it is
@@ -49,12 +49,17 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	}
 	ends := fileEnds{newline: !lacked, bom: bom != ""}
 	cache := &textCache{}
-	edits, notes, err := locateHunks(text, hunks, cache, false, &ends)
-	if err == nil && ends.swapped {
+	placed, perr := placeHunks(text, hunks, cache)
+	if perr != nil {
+		return "", nil, perr
+	}
+	edits, notes, err := hunkEdits(text, placed, 0, &ends)
+	if err == nil && ends.swapped != 0 {
 		// The model swapped tabs and spaces in one hunk: hunks that matched
 		// with nothing to learn from carry the same slip in their + lines.
+		seen := ends.swapped
 		ends = fileEnds{newline: !lacked, bom: bom != ""}
-		edits, notes, err = locateHunks(text, hunks, cache, true, &ends)
+		edits, notes, err = hunkEdits(text, placed, seen, &ends)
 	}
 	if err != nil {
 		return "", nil, err
@@ -73,22 +78,24 @@ func applyHunks(content string, hunks []patchHunk) (string, []string, error) {
 	return out, append(notes, ends.notes...), nil
 }
 
-// locateHunks places every hunk, each after the previous one.
-func locateHunks(text string, hunks []patchHunk, cache *textCache, swapChars bool, ends *fileEnds) ([]hunkEdit, []string, error) {
+// hunkEdits builds the edits of the placed hunks.
+func hunkEdits(text string, placed []placedHunk, swapChars indentSwap, ends *fileEnds) ([]hunkEdit, []string, error) {
 	var edits []hunkEdit
 	var notes []string
-	pos := 0
-	for i, h := range hunks {
-		h, wantBOM, changeBOM := hunkBOM(h)
-		e, m, err := locateHunk(text, pos, h, cache, swapChars)
-		if err != nil && h.bareTail > 0 {
-			if e2, m2, err2 := locateHunk(text, pos, h.withoutBareTail(), cache, swapChars); err2 == nil {
-				e, m, err = e2, m2, nil
+	for i, ph := range placed {
+		h := ph.places.form.h
+		e := hunkEdit{ph.at.start, ph.at.end, ""}
+		var m match
+		if len(h.old()) == 0 {
+			e.repl = withEOL(joinLines(h.new()), lineBreakAt(text, e.start))
+		} else {
+			q := ph.places.form.q
+			q.swapChars = swapChars
+			var merr *matchError
+			if m, merr = buildMatch(text, ph.at, ph.places.hits, q); merr != nil {
+				return nil, nil, &hunkError{n: i + 1, header: h.header(), msg: unfaithfulFailure(merr)}
 			}
-		}
-		if err != nil {
-			err.n, err.header = i+1, h.header()
-			return nil, nil, err
+			e.repl = m.repl
 		}
 		if m.rung.tolerant {
 			note := fmt.Sprintf("hunk %d matched after %s", i+1, m.rung.name)
@@ -97,10 +104,12 @@ func locateHunks(text string, hunks []patchHunk, cache *textCache, swapChars boo
 			}
 			notes = append(notes, note)
 		}
-		ends.ask(h, e, wantBOM, changeBOM)
-		ends.swapped = ends.swapped || m.swapped
+		if ph.spot.missing != "" {
+			notes = append(notes, fmt.Sprintf("hunk %d: its @@ line %q names no line of the file; placed by its context alone", i+1, ph.spot.missing))
+		}
+		ends.ask(h, e, ph.spot.wantBOM, ph.spot.changeBOM)
+		ends.swapped |= m.swapped
 		edits = append(edits, e)
-		pos = e.end
 	}
 	return edits, notes, nil
 }
@@ -165,37 +174,6 @@ func spliceEdits(text string, edits []hunkEdit) string {
 	return b.String()
 }
 
-// locateHunk finds where hunk h applies in text, searching from pos.
-func locateHunk(text string, pos int, h patchHunk, cache *textCache, swapChars bool) (hunkEdit, match, *hunkError) {
-	chain, herr := anchorLines(text, h.anchors, cache)
-	if herr != nil {
-		return hunkEdit{}, match{}, herr
-	}
-	old := h.old()
-	if len(old) == 0 {
-		at := len(text)
-		if len(chain) > 0 && !h.eof {
-			var err *hunkError
-			if at, err = insertAfterAnchor(text, pos, chain, h.anchors[len(h.anchors)-1], cache.lines(text)); err != nil {
-				return hunkEdit{}, match{}, err
-			}
-		}
-		return hunkEdit{at, at, withEOL(joinLines(h.new()), lineBreakAt(text, at))}, match{}, nil
-	}
-	q := matchQuery{old: joinLines(old), new: joinLines(h.new()), from: pos, lines: true, atEOF: h.eof, script: h.script(), cache: cache, swapChars: swapChars}
-	var m match
-	var merr *matchError
-	if len(chain) > 0 {
-		m, merr = findBelowAnchors(text, q, chain)
-	} else {
-		m, merr = findMatch(text, q)
-	}
-	if merr != nil {
-		return hunkEdit{}, match{}, &hunkError{msg: hunkFailure(text, q, merr, len(chain) > 0)}
-	}
-	return hunkEdit{m.start, m.end, m.repl}, m, nil
-}
-
 // withEOL writes the LF line breaks of s as eol.
 func withEOL(s, eol string) string {
 	if eol == "\n" {
@@ -204,44 +182,10 @@ func withEOL(s, eol string) string {
 	return toCRLF(s)
 }
 
-// hunkFailure explains why a hunk has no unique place, and where the model
-// can look.
-func hunkFailure(text string, q matchQuery, e *matchError, anchored bool) string {
-	below, fix := "", "an @@ anchor line"
-	if anchored {
-		below, fix = " below its @@ line", "a more specific @@ line"
-	}
-	switch {
-	case e.unfaithful != "":
-		return fmt.Sprintf("context matches line %d %s, but nothing was changed: %s; copy the context and - lines exactly from the file", e.lines[0], e.rung.after(), e.unfaithful)
-	case e.count > 1:
-		after := ""
-		if e.rung.tolerant {
-			after = " after " + e.rung.name
-		}
-		return fmt.Sprintf("context matches %d places%s (lines %s)%s; add context lines or %s to make it unique", e.count, below, e.lineList(), after, fix)
-	}
-	if anchored {
-		if m, merr := findMatch(text, q); merr == nil || merr.count > 1 {
-			lines := []int{lineOf(text, m.start)}
-			if merr != nil {
-				lines = merr.lines
-			}
-			return fmt.Sprintf("context found at line %s, but not under its @@ line: an @@ line names the line the hunk is under, such as the function it is in (not an earlier one)", joinInts(lines))
-		}
-	}
-	if q.from > 0 {
-		early := q
-		early.from, early.to = 0, q.from
-		if m, merr := findMatch(text, early); merr == nil {
-			return fmt.Sprintf("context found at line %d, before the previous hunk: hunks must follow the file's order", lineOf(text, m.start))
-		}
-	}
-	msg := "context not found (not even after ignoring line endings, whitespace, indentation and Unicode punctuation)"
-	if e.closest != "" {
-		msg += "; the most similar part of the file, " + e.closest + "copy the context and - lines from there exactly"
-	}
-	return msg
+// unfaithfulFailure explains why the hunk placed at a unique place was
+// not applied there.
+func unfaithfulFailure(e *matchError) string {
+	return fmt.Sprintf("context matches line %d %s, but nothing was changed: %s; copy the context and - lines exactly from the file", e.lines[0], e.rung.after(), e.unfaithful)
 }
 
 func joinInts(ns []int) string {

@@ -194,7 +194,7 @@ func TestPatchRefusals(t *testing.T) {
 		{"*** Begin Patch\n*** Update File: bin\n-a\n+b\n*** End Patch", "looks like a binary file"},
 		{"*** Begin Patch\n*** Update File: ../outside.txt\n-a\n+b\n*** End Patch", "path is outside the workspace"},
 		{"*** Begin Patch\n*** Delete File: q.txt\n*** Update File: q.txt\n-q\n+r\n*** End Patch", "already appears earlier in this patch"},
-		{"*** Begin Patch\n*** Update File: p.go\n@@ func nowhere\n-a\n+b\n*** End Patch", `hunk 1 (@@ func nowhere): anchor line "func nowhere" not found`},
+		{"*** Begin Patch\n*** Update File: p.go\n@@ func nowhere\n-zzz\n+b\n*** End Patch", `hunk 1 (@@ func nowhere): anchor line "func nowhere" not found, and context not found`},
 		{"*** Begin Patch\n*** Update File: p.go\n@@\n-a\n-zzz\n+b\n*** End Patch", "context not found"},
 		{"hello", `line 1: the patch must start with "*** Begin Patch"`},
 	}
