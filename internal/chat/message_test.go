@@ -14,7 +14,7 @@ func TestEqualSeesEveryField(t *testing.T) {
 		ReasoningBlocks: []ReasoningBlock{{Kind: ReasoningThinking, Text: "t", Signature: "s", Raw: `{}`}},
 		ToolCalls:       []ToolCall{{ID: "1", Name: "read", Arguments: `{}`, Extra: `{}`}},
 		ToolCallID:      "id", ToolName: "n",
-		Images:          []Image{{MediaType: "image/png", SHA256: "ab", Data: []byte{1}}}, Turn: 3}
+		Images: []Image{{MediaType: "image/png", SHA256: "ab", Data: []byte{1}}}, Turn: 3}
 	same := base
 	same.ToolCalls = []ToolCall{base.ToolCalls[0]}
 	if !base.Equal(&same) {
