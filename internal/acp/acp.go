@@ -40,6 +40,8 @@ type Core interface {
 // turns (the commands dispatcher).
 type Input interface {
 	RunInput(ctx context.Context, input string) (orchestrator.Outcome, error)
+	// RunPrompt runs a request with images (an editor's image blocks).
+	RunPrompt(ctx context.Context, p orchestrator.Prompt) (orchestrator.Outcome, error)
 }
 
 // Sessions is a workspace's session store.

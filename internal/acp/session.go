@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/orchestrator"
 )
 
 // shutdownWait bounds how long closing a session waits for its cancelled
@@ -134,7 +135,7 @@ func (s *acpSession) sendText(text string) {
 // runTurn runs one prompt's input, after any turn still running in this
 // session. Cancelling ctx is Esc: the model stream, the running tool, a
 // pending approval and every queued step stop.
-func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason, error) {
+func (s *acpSession) runTurn(ctx context.Context, prompt orchestrator.Prompt) (sdk.StopReason, error) {
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -147,12 +148,12 @@ func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason,
 	s.applyPendingMode()
 	turnCtx, done := s.cancellable(ctx)
 	defer done()
-	if msg := refusedCommand(input); msg != "" {
+	if msg := refusedCommand(prompt.Text); msg != "" {
 		s.sendText(msg)
 		return sdk.StopReasonEndTurn, nil
 	}
 	s.m.beginTurn()
-	out, err := s.rt.Input.RunInput(turnCtx, input)
+	out, err := s.rt.Input.RunPrompt(turnCtx, prompt)
 	return stopReason(out, err, s.m.stopReason())
 }
 

@@ -76,6 +76,10 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if err != nil {
 		return fail(stdio, setupError{err})
 	}
+	imgs, err := loadImages(f.images)
+	if err != nil {
+		return fail(stdio, setupError{err})
+	}
 	b, err := loadBase(f, env)
 	if err != nil {
 		return fail(stdio, err)
@@ -91,7 +95,7 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if err := rt.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
-	out, runErr := rt.input.RunInput(ctx, prompt)
+	out, runErr := rt.input.RunPrompt(ctx, orchestrator.Prompt{Text: prompt, Images: imgs})
 	rt.end("other") // its hooks' reports come before the result
 	p.Finish(out, runErr)
 	if runErr != nil && format == headless.Text {
@@ -104,6 +108,9 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, bool)) int {
 	if len(f.args) > 0 {
 		return fail(stdio, setupError{fmt.Errorf("unexpected argument %q (a prompt needs -p; see coder --help)", f.args[0])})
+	}
+	if err := headlessOnly(f); err != nil {
+		return fail(stdio, setupError{err})
 	}
 	// The live input area and status line need a terminal on both sides;
 	// with output to a file or a pipe, lines are read and output is plain.

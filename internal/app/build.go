@@ -186,7 +186,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	rules, ruleProblems := contextmgr.LoadRules(ws.Root, b.loaded.UserDir)
 	orch, err := orchestrator.New(orchestrator.Options{
 		Model: orchestrator.Model{Provider: newProvider(rp, sink), Name: rp.Model, MaxTokens: rp.MaxTokens,
-			Catalog: catalog.ProviderFor(rp.Name, rp.BaseURL)},
+			Catalog: catalog.ProviderFor(rp.Name, rp.BaseURL), Images: rp.Images},
 		Front:     front,
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),

@@ -28,6 +28,7 @@ import (
 type Core interface {
 	RunInput(ctx context.Context, input string) (orchestrator.Outcome, error)
 	RunTurn(ctx context.Context, input string) (orchestrator.Outcome, error)
+	RunPrompt(ctx context.Context, p orchestrator.Prompt) (orchestrator.Outcome, error)
 	Status() orchestrator.Status
 	SetAgent(a agent.Agent)
 	SetModel(m string)

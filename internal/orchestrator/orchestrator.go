@@ -33,7 +33,9 @@ type Checkpointer interface {
 // UndoRecorder keeps per-turn undo snapshots. File tools feed it directly;
 // the orchestrator brackets turns and bash calls.
 type UndoRecorder interface {
-	BeginTurn(ctx context.Context, sessionID string) error
+	// BeginTurnAbove starts a turn numbered above last (the newest turn
+	// the history holds) and returns its number.
+	BeginTurnAbove(ctx context.Context, sessionID string, last int) (turn int, err error)
 	// AroundBash is called before a bash call; the function it returns,
 	// after it, captures what the command changed (notice: what it could not).
 	AroundBash(ctx context.Context) (after func(context.Context) (notice string, err error), err error)
@@ -62,6 +64,9 @@ type Model struct {
 	// Catalog is the endpoint's catalog provider (catalog.ProviderFor):
 	// its models join the provider's own list in Models.
 	Catalog string
+	// Images says whether the model accepts images (provider.images);
+	// nil leaves it to the catalog.
+	Images *bool
 }
 
 // Limits bound a run. Their defaults come from the config package; a zero

@@ -19,6 +19,7 @@ import (
 type turnState struct {
 	runID   string
 	input   string
+	images  []chat.Image // given with the request (Prompt.Images)
 	started time.Time
 	state   event.RunState
 
@@ -47,7 +48,12 @@ type turnState struct {
 // RunTurn runs a normal turn: prepare, then model calls and tool calls until
 // the model stops calling tools or max_steps is reached, then persist.
 func (o *Orchestrator) RunTurn(ctx context.Context, input string) (Outcome, error) {
-	ts := o.newTurnState(input)
+	return o.runTurn(ctx, Prompt{Text: input})
+}
+
+func (o *Orchestrator) runTurn(ctx context.Context, p Prompt) (Outcome, error) {
+	ts := o.newTurnState(p.Text)
+	ts.images = p.Images
 	err := o.prepareTurnState(ctx, ts)
 	if err == nil {
 		err = o.loop(ctx, ts)
@@ -74,6 +80,10 @@ func (o *Orchestrator) newTurnState(input string) *turnState {
 // prepareTurnState appends the user message and refreshes the context figures.
 func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
 	o.setState(ts, event.StatePreparing)
+	imgs, err := o.turnImages(ts.input, ts.images)
+	if err != nil {
+		return err
+	}
 	o.LoadLazyTools(ctx)
 	if !o.hookStarted {
 		o.sessionStartHooks(ctx, "startup")
@@ -93,10 +103,12 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 	}
 	o.conv.latestInput = ts.input
 	content := expanded + o.todoReminder(ts.input) + extra
-	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: content}); err != nil {
+	// The turn's number (its undo snapshot's) goes on its message.
+	turn, err := o.beginUndo(ctx)
+	if err != nil {
 		return err
 	}
-	if err := o.beginUndo(ctx); err != nil {
+	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: content, Images: imgs, Turn: turn}); err != nil {
 		return err
 	}
 	o.emitContext()
@@ -122,15 +134,19 @@ func (o *Orchestrator) todoReminder(input string) string {
 	return ""
 }
 
-// beginUndo opens the turn's undo snapshot; the session row exists by now.
-func (o *Orchestrator) beginUndo(ctx context.Context) error {
+// beginUndo opens the turn's undo snapshot and numbers the turn, above
+// every turn the history holds: nothing is captured before its message is
+// stored (the snapshot rows need the session's row).
+func (o *Orchestrator) beginUndo(ctx context.Context) (turn int, err error) {
+	last := o.conv.lastTurn()
 	if o.opts.Persistence.Undo == nil {
-		return nil
+		return last + 1, nil
 	}
-	if err := o.opts.Persistence.Undo.BeginTurn(context.WithoutCancel(ctx), o.conv.sess.ID); err != nil {
-		return &StorageError{Err: err}
+	turn, err = o.opts.Persistence.Undo.BeginTurnAbove(context.WithoutCancel(ctx), o.conv.sess.ID, last)
+	if err != nil {
+		return 0, &StorageError{Err: err}
 	}
-	return nil
+	return turn, nil
 }
 
 func (o *Orchestrator) endUndo(ctx context.Context) error {

@@ -1,0 +1,34 @@
+package app
+
+import (
+	"errors"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/images"
+)
+
+// loadImages reads the --image files: each must be an image coder sends,
+// fitted to the providers' limits now, so a bad file stops the run before
+// anything starts.
+func loadImages(paths []string) ([]chat.Image, error) {
+	var out []chat.Image
+	for _, p := range paths {
+		img, err := images.Load(p, p)
+		if err != nil {
+			return nil, errors.New("--image " + err.Error())
+		}
+		out = append(out, img.Image)
+	}
+	return out, nil
+}
+
+// headlessOnly refuses the flags that only mean something with -p.
+func headlessOnly(f flags) error {
+	switch {
+	case len(f.images) > 0:
+		return errors.New("--image goes with -p; in the interactive session, type @path or paste the image's path")
+	case f.schema != "":
+		return errors.New("--json-schema goes with -p")
+	}
+	return nil
+}
