@@ -217,6 +217,8 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, orchestrator.ErrStepLimit):
 		return ExitStepLimit
+	case errors.Is(err, orchestrator.ErrBudget):
+		return ExitBudget
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return ExitCancelled
 	}

@@ -69,6 +69,7 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 		Env: env,
 		Flags: config.Overrides{
 			Model: f.model, Mode: f.mode, Permissions: f.permissions, Cwd: f.cwd, Trust: f.trust,
+			BudgetUSD: max(f.budget, 0),
 		},
 	})
 	if err != nil {
@@ -195,7 +196,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Agent:     ag,
 		Workspace: ws.Root,
 		Limits: orchestrator.Limits{MaxSteps: cfg.Runtime.MaxSteps, ContextLimit: cfg.Runtime.ContextTokenLimit,
-			MaxResponseBytes: cfg.Runtime.MaxResponseBytes},
+			MaxResponseBytes: cfg.Runtime.MaxResponseBytes, BudgetUSD: cfg.Budget.USD},
 		Workflow: orchestrator.Workflow{
 			Verify: orchestrator.VerifyOptions{Enabled: cfg.Workflow.AutoVerifyAfterEdit,
 				MaxAttempts: cfg.Workflow.MaxVerifyAttempts, Commands: cfg.Workflow.VerifyCommands},

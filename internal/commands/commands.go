@@ -40,6 +40,8 @@ type Core interface {
 	Models(ctx context.Context) ([]string, error)
 	NoteUndo(ctx context.Context, restored []string) error
 	Replay(limit int) event.Replay
+	SessionSpend() orchestrator.Spend
+	RunSpend() orchestrator.Spend
 }
 
 var _ Core = (*orchestrator.Orchestrator)(nil)
@@ -125,6 +127,7 @@ func New(core Core, d Deps) *Dispatcher {
 		"diff":        {"show the workspace's changes (git, or this session's snapshots)", x.diff},
 		"tasks":       {"list background tasks, or stop one: /tasks stop <id>", x.tasks},
 		"hooks":       {"list the active hooks and where each came from", x.listHooks},
+		"cost":        {"show this session's tokens and cost per model (the catalog's prices)", x.cost},
 		"output":      {"show the full output of the latest tool call", frontOnly},
 		"clear":       {"clear the screen (the session goes on)", frontOnly},
 		"exit":        {"leave coder (the session is saved)", frontOnly},

@@ -22,6 +22,9 @@ type Outcome struct {
 	// Verification is the orchestrator's own verification line, written
 	// from what it observed (see autoVerifyStep).
 	Verification string
+	// Spend is what this run's model calls have cost so far, per model
+	// (RunSpend): a -p run's total.
+	Spend Spend
 }
 
 // RunInput runs one input: a leading ! is command mode, anything else a

@@ -78,6 +78,9 @@ type Limits struct {
 	MaxResponseBytes int
 	// TokenBudget stops a run whose model calls used more tokens (subagents).
 	TokenBudget int
+	// BudgetUSD stops a run before a model call that would take its cost
+	// (priced from the catalog) past it; 0 means no budget.
+	BudgetUSD float64
 }
 
 // Workflow is how a turn is run beyond the model's own choices.
@@ -167,6 +170,10 @@ type Orchestrator struct {
 	// attended: a person is there (a questioner), so approvals are
 	// theirs and Notification hooks run; a subagent takes its parent's.
 	attended bool
+	// books add up what model calls cost (cost.go); budgetWarned: the
+	// budget was said to be unenforceable.
+	books        books
+	budgetWarned bool
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.
@@ -202,7 +209,7 @@ func New(o Options) (*Orchestrator, error) {
 		s = session.New(o.Now(), o.Model.Name, o.Agent.Name)
 	}
 	orch := &Orchestrator{opts: o, agent: o.Agent, model: o.Model.Name,
-		conv: newConversation(s, o.Persistence.Store, o.Now), attended: o.Front.Questioner != nil}
+		conv: newConversation(s, o.Persistence.Store, o.Now), attended: o.Front.Questioner != nil, books: newBooks()}
 	own := []tools.Tool{todoRead{orch}, todoWrite{orch}, questionTool{orch}, exitPlanTool{orch}}
 	if o.Subagents.MaxPerTurn > 0 {
 		own = append(own, taskTool{orch})

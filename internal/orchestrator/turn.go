@@ -165,6 +165,9 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 		if err := o.deliverInbox(ctx); err != nil {
 			return err
 		}
+		if err := o.checkBudget(); err != nil {
+			return err
+		}
 		msg, err := o.chatStep(ctx, ts)
 		if err != nil {
 			return err
@@ -209,7 +212,8 @@ func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error)
 		o.emit(event.Notice{Text: stop.Error()})
 		err = nil
 	}
-	out := Outcome{Result: ts.last.Content, Steps: ts.modelCalls, Usage: ts.usage, Verification: ts.verification}
+	out := Outcome{Result: ts.last.Content, Steps: ts.modelCalls, Usage: ts.usage, Verification: ts.verification,
+		Spend: o.RunSpend()}
 	if isCancel(err) && ts.verifyAttempts > 0 && !verified(ts.verification) {
 		out.Verification = "not verified: cancelled"
 	}
