@@ -80,10 +80,15 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if err != nil {
 		return fail(stdio, setupError{err})
 	}
+	schema, err := loadSchema(f.schema)
+	if err != nil {
+		return fail(stdio, setupError{err})
+	}
 	b, err := loadBase(f, env)
 	if err != nil {
 		return fail(stdio, err)
 	}
+	b.schema = schema
 	defer b.Close()
 	p := &headless.Printer{Format: format, Out: stdio.Out, Err: stdio.Err}
 	rt, err := build(ctx, b, orchestrator.Front{Sink: p,
@@ -219,6 +224,8 @@ func exitCode(err error) int {
 		return ExitStepLimit
 	case errors.Is(err, orchestrator.ErrBudget):
 		return ExitBudget
+	case errors.Is(err, orchestrator.ErrSchemaMismatch):
+		return ExitSchema
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return ExitCancelled
 	}

@@ -50,6 +50,8 @@ type base struct {
 	// files is where the file tools read and write content; nil is the
 	// disk (an editor's buffers under coder acp).
 	files tools.Files
+	// schema holds final answers to --json-schema; nil for none.
+	schema *orchestrator.OutputSchema
 }
 
 func (b *base) Close() {
@@ -201,6 +203,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 			Verify: orchestrator.VerifyOptions{Enabled: cfg.Workflow.AutoVerifyAfterEdit,
 				MaxAttempts: cfg.Workflow.MaxVerifyAttempts, Commands: cfg.Workflow.VerifyCommands},
 			RequireTodoForComplex: cfg.Workflow.RequireTodoForComplex,
+			OutputSchema:          b.schema,
 		},
 		Compaction: orchestrator.CompactionOptions{
 			Auto: cfg.Compaction.Auto, Prune: cfg.Compaction.Prune,

@@ -5,6 +5,8 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/images"
+	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/regfile"
 )
 
 // loadImages reads the --image files: each must be an image coder sends,
@@ -20,6 +22,23 @@ func loadImages(paths []string) ([]chat.Image, error) {
 		out = append(out, img.Image)
 	}
 	return out, nil
+}
+
+// loadSchema reads --json-schema's file: a JSON Schema, checked now so a
+// bad one stops the run before anything starts; nil without the flag.
+func loadSchema(path string) (*orchestrator.OutputSchema, error) {
+	if path == "" {
+		return nil, nil
+	}
+	text, err := regfile.Read(path, 1<<20)
+	if err != nil {
+		return nil, errors.New("--json-schema " + err.Error())
+	}
+	s, err := orchestrator.ParseOutputSchema(text)
+	if err != nil {
+		return nil, errors.New("--json-schema " + path + ": " + err.Error())
+	}
+	return s, nil
 }
 
 // headlessOnly refuses the flags that only mean something with -p.

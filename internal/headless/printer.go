@@ -119,6 +119,8 @@ func (p *Printer) result(out orchestrator.Outcome, runErr error) map[string]any 
 		subtype = "error_max_output_tokens" // the answer was cut by the output limit
 	case errors.Is(runErr, orchestrator.ErrBudget):
 		subtype = "error_max_budget_usd" // the next call would have passed the budget
+	case errors.Is(runErr, orchestrator.ErrSchemaMismatch):
+		subtype = "error_max_structured_output_retries" // not valid against --json-schema, after a retry
 	case out.State == event.StateAborted:
 		subtype = "error_cancelled"
 	case runErr != nil:
@@ -147,6 +149,9 @@ func (p *Printer) result(out orchestrator.Outcome, runErr error) map[string]any 
 	}
 	if out.Verification != "" {
 		m["verification"] = out.Verification
+	}
+	if out.Structured != nil {
+		m["structured_output"] = json.RawMessage(out.Structured)
 	}
 	if runErr != nil {
 		m["error"] = out.Reason

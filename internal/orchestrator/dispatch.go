@@ -25,6 +25,9 @@ type Outcome struct {
 	// Spend is what this run's model calls have cost so far, per model
 	// (RunSpend): a -p run's total.
 	Spend Spend
+	// Structured is the final answer as compact JSON when it matched the
+	// output schema (Workflow.OutputSchema).
+	Structured []byte
 }
 
 // RunInput runs one input: a leading ! is command mode, anything else a

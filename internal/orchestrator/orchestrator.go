@@ -89,6 +89,8 @@ type Workflow struct {
 	Verify VerifyOptions
 	// RequireTodoForComplex: complex inputs start with a todo plan.
 	RequireTodoForComplex bool
+	// OutputSchema, when set, holds every final answer to a JSON Schema.
+	OutputSchema *OutputSchema
 }
 
 // PromptParts are the system prompt's inputs besides the agent.

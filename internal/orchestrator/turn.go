@@ -43,6 +43,10 @@ type turnState struct {
 	verification   string
 	// stopHookActive: a Stop hook already made the model go on this turn.
 	stopHookActive bool
+	// schemaTries counts answers sent back for not matching the output
+	// schema; structured is the answer that matched (schema.go).
+	schemaTries int
+	structured  []byte
 }
 
 // RunTurn runs a normal turn: prepare, then model calls and tool calls until
@@ -102,7 +106,7 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 		o.emit(event.Notice{Text: "not attached: @" + m})
 	}
 	o.conv.latestInput = ts.input
-	content := expanded + o.todoReminder(ts.input) + extra
+	content := expanded + o.todoReminder(ts.input) + o.schemaReminder() + extra
 	// The turn's number (its undo snapshot's) goes on its message.
 	turn, err := o.beginUndo(ctx)
 	if err != nil {
@@ -187,6 +191,9 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 			if err == nil && !again {
 				again, err = o.stopHooks(ctx, ts)
 			}
+			if err == nil && !again {
+				again, err = o.schemaStep(ctx, ts)
+			}
 			if err != nil || !again {
 				return err
 			}
@@ -213,7 +220,7 @@ func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error)
 		err = nil
 	}
 	out := Outcome{Result: ts.last.Content, Steps: ts.modelCalls, Usage: ts.usage, Verification: ts.verification,
-		Spend: o.RunSpend()}
+		Spend: o.RunSpend(), Structured: ts.structured}
 	if isCancel(err) && ts.verifyAttempts > 0 && !verified(ts.verification) {
 		out.Verification = "not verified: cancelled"
 	}
