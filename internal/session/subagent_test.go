@@ -87,7 +87,7 @@ func TestSubagentMigrationOnAnOldDatabase(t *testing.T) {
 	s := fullSession()
 	checkpoint(t, st, s)
 	// Back to before 005, as a database written by an older coder.
-	for _, q := range []string{`DROP TABLE subagent_messages`, `DROP TABLE images`, `ALTER TABLE messages DROP COLUMN images_json`,
+	for _, q := range []string{`DROP TABLE subagent_messages`, `DROP TABLE images`, `DROP TABLE undo_after`, `ALTER TABLE messages DROP COLUMN images_json`,
 		`ALTER TABLE messages DROP COLUMN turn`, `DELETE FROM schema_migrations WHERE version >= 5`} {
 		if _, err := st.db.Exec(q); err != nil {
 			t.Fatal(err)

@@ -102,11 +102,14 @@ func (r *Recorder) AroundBash(ctx context.Context) (after func(context.Context) 
 // EndTurn closes the turn and keeps only the newest KeepTurns snapshots.
 func (r *Recorder) EndTurn(ctx context.Context) error {
 	r.mu.Lock()
-	id := r.session
+	id, t := r.session, r.turn
 	r.turn = nil
 	r.mu.Unlock()
 	if id == "" {
 		return nil
+	}
+	if err := r.recordAfter(ctx, id, t); err != nil { // for /rewind (rewind.go)
+		return err
 	}
 	return r.store.PruneUndo(ctx, id, KeepTurns)
 }
