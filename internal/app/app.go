@@ -73,8 +73,11 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 		return fail(stdio, setupError{err})
 	}
 	prompt, err := readPrompt(f, stdio)
-	if err != nil {
+	if err != nil && !(f.rewind > 0 && errors.Is(err, errNoPrompt)) {
 		return fail(stdio, setupError{err})
+	}
+	if f.rewind > 0 && f.resume == "" && !f.continueLast {
+		return fail(stdio, setupError{errors.New("--rewind goes with --resume ID or --continue: it rewinds that session")})
 	}
 	imgs, err := loadImages(f.images)
 	if err != nil {
@@ -100,7 +103,19 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if err := rt.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
-	out, runErr := rt.input.RunPrompt(ctx, orchestrator.Prompt{Text: prompt, Images: imgs})
+	var out orchestrator.Outcome
+	var runErr error
+	if f.rewind > 0 {
+		// Files a person changed since are left (and named): no one is
+		// there to confirm overwriting them.
+		out, runErr = rt.input.RunInput(ctx, fmt.Sprintf("/rewind %d both --keep", f.rewind))
+		if runErr == nil && prompt != "" && format == headless.Text {
+			fmt.Fprintln(stdio.Err, "coder: "+termsafe.Visible(out.Result))
+		}
+	}
+	if runErr == nil && (f.rewind == 0 || prompt != "") {
+		out, runErr = rt.input.RunPrompt(ctx, orchestrator.Prompt{Text: prompt, Images: imgs})
+	}
 	rt.end("other") // its hooks' reports come before the result
 	p.Finish(out, runErr)
 	if runErr != nil && format == headless.Text {
@@ -211,10 +226,12 @@ func readPrompt(f flags, stdio IO) (string, error) {
 		}
 	}
 	if strings.TrimSpace(prompt) == "" {
-		return "", errors.New(`no prompt: use coder -p "your request" or pipe it on stdin`)
+		return "", errNoPrompt
 	}
 	return prompt, nil
 }
+
+var errNoPrompt = errors.New(`no prompt: use coder -p "your request" or pipe it on stdin`)
 
 func exitCode(err error) int {
 	switch {

@@ -48,6 +48,8 @@ func headlessOnly(f flags) error {
 		return errors.New("--image goes with -p; in the interactive session, type @path or paste the image's path")
 	case f.schema != "":
 		return errors.New("--json-schema goes with -p")
+	case f.rewind > 0:
+		return errors.New("--rewind goes with -p; in the interactive session, use /rewind or Esc Esc")
 	}
 	return nil
 }

@@ -42,6 +42,9 @@ type Core interface {
 	Replay(limit int) event.Replay
 	SessionSpend() orchestrator.Spend
 	RunSpend() orchestrator.Spend
+	Turns() []orchestrator.TurnInfo
+	RewindConversation(ctx context.Context, number int) (orchestrator.TurnInfo, error)
+	NoteRewind(ctx context.Context, t orchestrator.TurnInfo, restored []string) error
 }
 
 var _ Core = (*orchestrator.Orchestrator)(nil)
@@ -128,6 +131,7 @@ func New(core Core, d Deps) *Dispatcher {
 		"tasks":       {"list background tasks, or stop one: /tasks stop <id>", x.tasks},
 		"hooks":       {"list the active hooks and where each came from", x.listHooks},
 		"cost":        {"show this session's tokens and cost per model (the catalog's prices)", x.cost},
+		"rewind":      {"go back to before an earlier turn: files, conversation or both: " + rewindUsage + " (Esc Esc)", x.rewind},
 		"output":      {"show the full output of the latest tool call", frontOnly},
 		"clear":       {"clear the screen (the session goes on)", frontOnly},
 		"exit":        {"leave coder (the session is saved)", frontOnly},

@@ -69,6 +69,7 @@ type REPL struct {
 
 	exiting  bool
 	exitCode int
+	lastEsc  time.Time           // Esc on an empty prompt: a second one soon opens /rewind
 	args     map[string][]string // command arguments for completion, by command
 	before   func()
 }
@@ -230,6 +231,10 @@ func (r *REPL) key(ctx context.Context, ev uv.KeyPressEvent) {
 			r.cancelRun()
 			return
 		}
+		if r.ed.empty() && r.escAgain() {
+			r.openRewind(ctx)
+			return
+		}
 		r.ed.reset()
 	case "ctrl+c":
 		if r.run != nil {
@@ -283,6 +288,9 @@ func (r *REPL) start(ctx context.Context, input string) {
 		return
 	case "/output":
 		r.o.Renderer.showLastOutput()
+		return
+	case "/rewind":
+		r.openRewind(ctx)
 		return
 	}
 	runCtx, cancel := context.WithCancel(ctx)
