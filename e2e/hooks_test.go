@@ -290,7 +290,7 @@ func TestHookClaudeSettingsNeedTrust(t *testing.T) {
 	env["HOME"], env["XDG_CONFIG_HOME"] = w.env["HOME"], w.env["XDG_CONFIG_HOME"]
 	res := run{args: []string{"-p", "go"}, env: env, dir: w.ws}.exec(t)
 	mustExit0(t, res)
-	if !strings.Contains(res.stderr, "not trusted") || !strings.Contains(res.stderr, filepath.Join(".claude", "settings.json")+" hooks") {
+	if !strings.Contains(res.stderr, "not trusted") || !strings.Contains(res.stderr, filepath.Join(".claude", "settings.json")+" (not trusted yet): hooks") {
 		t.Errorf("no notice naming the ignored hooks: %s", res.stderr)
 	}
 	if readFile(t, w.ws, "ran.txt") != "ran\n" {

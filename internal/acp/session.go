@@ -34,9 +34,6 @@ type acpSession struct {
 	rt     *Runtime
 	m      *mapper
 	cancel context.CancelFunc // the running turn's
-	// pendingMode is a mode the editor chose while a turn ran; it applies
-	// when the turn ends (the core switches modes between inputs).
-	pendingMode *agent.Agent
 }
 
 func newSession(srv *server) *acpSession {
@@ -73,7 +70,7 @@ func (s *acpSession) attach(rt *Runtime) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rt = rt
-	s.m = newMapper(rt.Workspace, rt.Core.Decode)
+	s.m = newMapper(rt.Workspace, rt.Core.Decode, rt.Price)
 }
 
 func (s *acpSession) setID(id string) {
@@ -135,26 +132,28 @@ func (s *acpSession) sendText(text string) {
 // runTurn runs one prompt's input, after any turn still running in this
 // session. Cancelling ctx is Esc: the model stream, the running tool, a
 // pending approval and every queued step stop.
-func (s *acpSession) runTurn(ctx context.Context, prompt orchestrator.Prompt) (sdk.StopReason, error) {
+func (s *acpSession) runTurn(ctx context.Context, prompt orchestrator.Prompt) (sdk.StopReason, *sdk.Usage, error) {
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
-		return sdk.StopReasonCancelled, nil
+		return sdk.StopReasonCancelled, nil, nil
 	}
 	defer func() {
-		s.applyPendingMode()
+		s.rt.Core.ApplyRequestedAgent()
 		<-s.turn
 	}()
-	s.applyPendingMode()
+	s.rt.Core.ApplyRequestedAgent() // asked for while another input ran
 	turnCtx, done := s.cancellable(ctx)
 	defer done()
 	if msg := refusedCommand(prompt.Text); msg != "" {
 		s.sendText(msg)
-		return sdk.StopReasonEndTurn, nil
+		return sdk.StopReasonEndTurn, nil, nil
 	}
 	s.m.beginTurn()
 	out, err := s.rt.Input.RunPrompt(turnCtx, prompt)
-	return stopReason(out, err, s.m.stopReason())
+	lastStop, used := s.m.stopReason()
+	stop, err := stopReason(out, err, lastStop)
+	return stop, promptUsage(used), err
 }
 
 // cancellable is what runs with the turn token held, made cancellable by
@@ -182,27 +181,16 @@ func (s *acpSession) cancelTurn() {
 	}
 }
 
-// setMode switches now when no turn runs, else when the running one ends.
+// setMode switches now when no input runs; while one does, the core
+// switches before its next model call (or when the input ends, if it makes
+// none).
 func (s *acpSession) setMode(a agent.Agent) {
 	select {
 	case s.turn <- struct{}{}:
 		s.rt.Core.SetAgent(a)
 		<-s.turn
 	default:
-		s.mu.Lock()
-		s.pendingMode = &a
-		s.mu.Unlock()
-	}
-}
-
-// applyPendingMode runs with the turn token held.
-func (s *acpSession) applyPendingMode() {
-	s.mu.Lock()
-	a := s.pendingMode
-	s.pendingMode = nil
-	s.mu.Unlock()
-	if a != nil {
-		s.rt.Core.SetAgent(*a)
+		s.rt.Core.RequestAgent(a)
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-agent/coder/internal/acp"
 	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/commands"
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/contextmgr"
@@ -47,11 +49,17 @@ type base struct {
 	loaded *config.Loaded
 	cfg    config.Config
 	store  *session.Store
+	// storeDir is the store's directory (storage.dir), checked to lie
+	// inside the workspace through real directories.
+	storeDir string
 	// files is where the file tools read and write content; nil is the
 	// disk (an editor's buffers under coder acp).
 	files tools.Files
 	// schema holds final answers to --json-schema; nil for none.
 	schema *orchestrator.OutputSchema
+	// terminals, under coder acp, are the editor's terminals the model's
+	// commands run in (still in the sandbox); nil: coder runs them itself.
+	terminals acp.Terminals
 }
 
 func (b *base) Close() {
@@ -79,29 +87,15 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 	}
 	cfg := loaded.Config
 	root := cfg.Runtime.WorkspaceRoot
-	store, err := session.Open(session.StoreOptions{
-		Dir:        inside(root, cfg.Storage.Dir),
-		SQLitePath: optionalInside(root, cfg.Storage.SQLitePath),
-		Workspace:  root,
-	})
+	dir, dbPath, err := storeLocation(root, cfg.Storage.Dir, cfg.Storage.SQLitePath)
+	if err != nil {
+		return nil, setupError{err}
+	}
+	store, err := session.Open(session.StoreOptions{Dir: dir, SQLitePath: dbPath, Workspace: root})
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	return &base{loaded: loaded, cfg: cfg, store: store}, nil
-}
-
-func inside(root, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(root, p)
-}
-
-func optionalInside(root, p string) string {
-	if p == "" {
-		return ""
-	}
-	return inside(root, p)
+	return &base{loaded: loaded, cfg: cfg, store: store, storeDir: dir}, nil
 }
 
 // runtime is everything a turn needs, built once per process.
@@ -121,6 +115,8 @@ type runtime struct {
 	ended bool
 	// warnings are shown once the session starts (bad skills, commands).
 	warnings []error
+	// catalog names the provider's prices in the model catalog.
+	catalog string
 }
 
 // build wires provider, tools, orchestrator and commands onto the base,
@@ -143,9 +139,16 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	if err != nil {
 		return nil, setupError{err}
 	}
+	cat := catalog.ProviderFor(rp.Name, rp.BaseURL)
+	tel, telWarnings := telemetrySink(ctx, cfg.Telemetry, func(model string, u chat.Usage) (float64, bool) {
+		return catalog.Price(cat, model, u)
+	})
+	if tel != nil {
+		front.Sink = teeSink{front: front.Sink, telemetry: tel}
+	}
 	sink := front.Sink
 	redactor := secretsOf(rp, cfg)
-	journal := filepath.Join(inside(ws.Root, cfg.Storage.Dir), "journal")
+	journal := filepath.Join(b.storeDir, "journal")
 	recovered, err := tools.RecoverPatches(ws, journal)
 	if err != nil {
 		return nil, fmt.Errorf("an interrupted patch could not be recovered: %w", err)
@@ -156,15 +159,20 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	custom, cmdErrs := customcmd.Discover(ws.Root, b.loaded.UserDir)
 	warnings = append(warnings, cmdErrs...)
 	launch, tasks := newLauncher(b.loaded, redactor.Values()), tools.NewTasks()
+	var runCommands tools.Launcher = launch
+	if b.terminals != nil {
+		runCommands = &terminalLauncher{launcher: launch, open: b.terminals, outputLimit: cfg.Safety.OutputLimitBytes}
+	}
 	builtins := tools.Builtins(tools.Env{
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
+		OutputDir:      launch.tempDir,
 		Tracker:        tools.NewReadTracker(),
 		BeforeChange:   rec.Capture,
 		SecretValues:   redactor.Values(),
 		JournalDir:     journal,
-		Launcher:       launch,
+		Launcher:       runCommands,
 		Tasks:          tasks,
 		Files:          b.files,
 	})
@@ -179,8 +187,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	}
 	// A matcher that does not compile (coder's own files are checked when
 	// loaded; .claude settings are another tool's) drops its group, said.
-	hookRunner, err := newHooks(cfg, newHookLauncher(ws.Root, os.Environ(), credentials(rp)), launch,
-		inside(ws.Root, cfg.Storage.Dir))
+	hookRunner, err := newHooks(cfg, newHookLauncher(ws.Root, os.Environ(), credentials(rp)), launch, b.storeDir)
 	if err != nil {
 		warnings = append(warnings, err)
 	}
@@ -194,7 +201,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),
 		Policy:    policy,
-		OnAlways:  rememberApproval(policy, b.loaded.ProjectFile, launch),
+		OnAlways:  rememberApproval(policy, b.loaded.ProjectWriter(), launch),
 		Agent:     ag,
 		Workspace: ws.Root,
 		Limits: orchestrator.Limits{MaxSteps: cfg.Runtime.MaxSteps, ContextLimit: cfg.Runtime.ContextTokenLimit,
@@ -223,9 +230,10 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		return nil, err
 	}
 	input := commands.New(orch, commands.Deps{
-		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Endpoint: rp.BaseURL, Sessions: b.store,
+		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectWriter(), Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks, Hooks: hookRunner.Groups(),
+		KeptMessages: cfg.Compaction.RecentMessages,
 	})
 	warnings = append(warnings, ruleProblems...)
 	if n := b.loaded.UntrustedNotice(); n != "" {
@@ -234,11 +242,14 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	for _, r := range recovered {
 		warnings = append(warnings, errors.New(r))
 	}
+	for _, w := range telWarnings {
+		warnings = append(warnings, errors.New(w))
+	}
 	if w := effectiveReport(sandboxProfile(b.loaded, "build", "")).Warning(); w != "" {
 		warnings = append([]error{errors.New(w)}, warnings...)
 	}
 	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
-		launch: launch, tasks: tasks, warnings: warnings}, nil
+		launch: launch, tasks: tasks, warnings: warnings, catalog: cat}, nil
 }
 
 // startAgent builds the agent catalog and picks the agent to start in:
@@ -283,18 +294,20 @@ func secretsOf(rp config.ResolvedProvider, cfg config.Config) *secrets.Redactor 
 
 // rememberApproval makes "always" stick: the exact call is allowed for the
 // rest of the session, and a bash command is added to the project's
-// permission.command_allowlist so it is allowed after a restart too.
-func rememberApproval(p *permission.Engine, projectFile string, l *launcher) func(tool, subject string) error {
+// permission.command_allowlist so it is allowed after a restart too — as
+// the person's own answer, so its trust record follows (no question about
+// it at the next start).
+func rememberApproval(p *permission.Engine, project config.ProjectWriter, l *launcher) func(tool, subject string) error {
 	return func(tool, subject string) error {
 		p.AllowExact(tool, subject)
-		if tool != tools.Bash || projectFile == "" {
+		if tool != tools.Bash || project.Path() == "" {
 			return nil
 		}
-		if err := config.AppendProjectList(projectFile, []string{"permission", "command_allowlist"}, subject); err != nil {
+		if err := project.AppendList([]string{"permission", "command_allowlist"}, subject); err != nil {
 			return err
 		}
 		// A background task may be running: its guard must keep this change.
-		return l.Accept(projectFile)
+		return l.Accept(project.Path())
 	}
 }
 

@@ -198,17 +198,24 @@ type sandboxProc struct {
 // that looks like one of its refusals.
 func (p *sandboxProc) Finish(stderr string) (notes []string, refused bool) {
 	<-p.released
-	if len(p.changes) > 0 {
+	return sandboxNotes(p.profile, p.ExitCode(), stderr, p.changes, p.guardErr)
+}
+
+// sandboxNotes are the notes for the model on a command that ended with
+// exitCode in sandbox profile: the protected paths the guard put back, a
+// failed check, and a failure that looks like the sandbox's refusal.
+func sandboxNotes(profile sandbox.Profile, exitCode int, stderr string, changes []string, guardErr error) (notes []string, refused bool) {
+	if len(changes) > 0 {
 		notes = append(notes, "coder keeps "+strings.Join(sandbox.DefaultProtected, ", ")+
-			" read-only for commands, so it put them back: "+strings.Join(p.changes, "; ")+".")
+			" read-only for commands, so it put them back: "+strings.Join(changes, "; ")+".")
 	}
-	if p.guardErr != nil {
-		notes = append(notes, "coder could not check its protected paths: "+p.guardErr.Error())
+	if guardErr != nil {
+		notes = append(notes, "coder could not check its protected paths: "+guardErr.Error())
 	}
-	if effectiveReport(p.profile).Level == sandbox.LevelNone {
+	if effectiveReport(profile).Level == sandbox.LevelNone {
 		return notes, false // nothing confined it
 	}
-	if d, ok := sandbox.Explain(p.profile, p.ExitCode(), stderr); ok {
+	if d, ok := sandbox.Explain(profile, exitCode, stderr); ok {
 		notes = append(notes, d.Message)
 		refused = d.Kind != "setup"
 	}

@@ -19,6 +19,7 @@ type Config struct {
 	UI         UI         `json:"ui"`
 	Sandbox    Sandbox    `json:"sandbox"`
 	Fetch      Fetch      `json:"fetch"`
+	Telemetry  Telemetry  `json:"telemetry"`
 	Hooks      Hooks      `json:"hooks,omitempty"`
 	Budget     Budget     `json:"budget"`
 	// Notifications says how a person away from the terminal is told a
@@ -38,6 +39,17 @@ type Budget struct {
 	// spend, priced from the model catalog; 0 means no bound. A call whose
 	// estimated cost would pass it is not made (--max-budget-usd).
 	USD float64 `json:"usd"`
+}
+
+// Telemetry is the opt-in OpenTelemetry export (metrics and traces over
+// OTLP/HTTP, configured by the standard OTEL_* variables). Off, nothing is
+// sent and no exporter is built.
+type Telemetry struct {
+	Enabled bool `json:"enabled"`
+	// LogContent adds what was said and done to the traces: prompts,
+	// answers, tool arguments and output. Off, only names, counts and
+	// timings leave the machine.
+	LogContent bool `json:"log_content"`
 }
 
 // Fetch says what the fetch tool may reach beyond the public internet.

@@ -138,12 +138,18 @@ type claudeSettings struct {
 // hooks here too. Its hooks start programs, so they apply only in a
 // trusted workspace.
 func (l *Loaded) mergeClaudeHooks(path string) error {
-	kept, err := readClaudeHooks(path)
-	if err != nil || len(kept) == 0 {
+	kept, data, found, err := readClaudeHooks(path)
+	if !found {
 		return err
 	}
-	if !l.Trusted {
-		l.Ignored = append(l.Ignored, filepath.Join(".claude", filepath.Base(path))+" hooks")
+	// Judged whatever it holds: trusting records every control file's
+	// content, so one that gains hooks later is asked about again.
+	trusted := l.judge(path, data)
+	if len(kept) == 0 {
+		return nil
+	}
+	if !trusted {
+		l.ignore(path, filepath.Join(".claude", filepath.Base(path))+" hooks")
 		return nil
 	}
 	l.addClaudeHooks(kept, path)
@@ -163,7 +169,7 @@ func (l *Loaded) mergeClaudeUserHooks() error {
 		dir = filepath.Join(homeDir(l.env), ".claude")
 	}
 	path := filepath.Join(dir, "settings.json")
-	kept, err := readClaudeHooks(path)
+	kept, _, _, err := readClaudeHooks(path)
 	if err == nil && len(kept) > 0 {
 		l.addClaudeHooks(kept, path)
 	}
@@ -173,12 +179,12 @@ func (l *Loaded) mergeClaudeUserHooks() error {
 // readClaudeHooks reads a Claude Code settings file's hooks. It is another
 // tool's file: unknown keys, events coder does not have and hook types
 // other than "command" are skipped.
-func readClaudeHooks(path string) (HookEvents, error) {
-	f, found, err := readForeign[claudeSettings](path)
+func readClaudeHooks(path string) (kept HookEvents, data []byte, found bool, err error) {
+	f, data, found, err := readForeign[claudeSettings](path)
 	if !found {
-		return nil, err
+		return nil, nil, false, err
 	}
-	kept := HookEvents{}
+	kept = HookEvents{}
 	for ev, groups := range f.Hooks {
 		if !hooks.Known(ev) {
 			continue
@@ -196,7 +202,7 @@ func readClaudeHooks(path string) (HookEvents, error) {
 			}
 		}
 	}
-	return kept, nil
+	return kept, data, true, nil
 }
 
 func (l *Loaded) addClaudeHooks(kept HookEvents, path string) {

@@ -71,7 +71,7 @@ func TestUntrustedWorkspaceIgnoresProjectHooks(t *testing.T) {
 			t.Errorf("ignored %q, want %q among them", l.Ignored, w)
 		}
 	}
-	wantContains(t, l.UntrustedNotice(), "hooks", ".claude/settings.json hooks")
+	wantContains(t, l.UntrustedNotice(), ".coder/config.json (not trusted yet): hooks", ".claude/settings.json (not trusted yet): hooks")
 }
 
 func TestClaudeSettingsWithoutHooksAreNotMentioned(t *testing.T) {

@@ -30,6 +30,11 @@ func (o *Orchestrator) NewSession() *session.Session {
 // unknown outcome), so the next model call gets a valid and true history;
 // the repaired session is saved before anything else happens.
 func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
+	// Before anything is repaired: a call that has no result may be running
+	// in the live process that owns the session.
+	if err := o.conv.claim(s); err != nil {
+		return err
+	}
 	repaired, started := session.RepairInterrupted(s)
 	o.conv.switchTo(s)
 	o.loadSessionSpend(ctx)

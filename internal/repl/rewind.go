@@ -153,7 +153,8 @@ func (p *rewindPicker) answer(r *REPL, a string) {
 func (p *rewindPicker) run(r *REPL, flag string) {
 	r.ia = nil
 	if p.scope != "code" {
-		r.ed.set(p.turn.Input)
+		r.ed.reset()
+		r.ed.insert(p.turn.Input)
 	}
 	r.start(p.ctx, fmt.Sprintf("/rewind %d %s%s", p.turn.Number, p.scope, flag))
 }

@@ -2,6 +2,10 @@ package undo
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,32 +17,9 @@ import (
 // each path any turn since changed, the state the first of those turns
 // found it in — which is what restoring the turns' snapshots newest first
 // would leave, bash changes included. A file someone changed since coder
-// last did (its state now, or between two turns, is not the state coder
-// left it in) is named, and left unless the person says to overwrite it.
-
-// AfterStore keeps the state each path was left in when a turn ended;
-// *session.Store is one.
-type AfterStore interface {
-	SaveUndoAfter(ctx context.Context, sessionID string, turn int, states map[string]string) error
-	LoadUndoAfter(ctx context.Context, sessionID string, turn int) (map[string]string, error)
-}
-
-// recordAfter keeps the states a turn left its paths in.
-func (r *Recorder) recordAfter(ctx context.Context, sessionID string, t *Turn) error {
-	as, ok := r.store.(AfterStore)
-	if !ok || t == nil {
-		return nil
-	}
-	paths := t.Paths()
-	if len(paths) == 0 {
-		return nil
-	}
-	states := make(map[string]string, len(paths))
-	for _, p := range paths {
-		states[p] = StateOf(p)
-	}
-	return as.SaveUndoAfter(ctx, sessionID, t.turn, states)
-}
+// last did (its state now, between two turns or between a turn's calls is
+// not the state coder's call left it in: UndoEntry.After) is named, and
+// left unless the person says to overwrite it.
 
 // RewindPlan is what a rewind of the files to before a turn would do.
 type RewindPlan struct {
@@ -74,49 +55,45 @@ func PlanRewind(ctx context.Context, store Store, sessionID, workspace string, f
 	sort.Ints(p.turns)
 	p.Incomplete = len(all) >= KeepTurns && (len(p.turns) == 0 || p.turns[0] > from)
 	type seen struct {
-		entry session.UndoEntry
-		after string // the state the latest turn touching it left
+		first session.UndoEntry // the oldest state: what the rewind restores
+		after string            // the state the latest turn touching it left
 	}
 	byPath := map[string]*seen{}
 	var order []string
-	as, _ := store.(AfterStore)
 	for _, t := range p.turns {
 		entries, err := store.LoadUndo(ctx, sessionID, t)
 		if err != nil {
 			return nil, err
 		}
-		var after map[string]string
-		if as != nil {
-			if after, err = as.LoadUndoAfter(ctx, sessionID, t); err != nil {
-				return nil, err
-			}
-		}
 		for _, e := range entries {
+			if e.After == outside { // changed between that turn's calls
+				p.changed[e.Path] = true
+			}
 			s, ok := byPath[e.Path]
 			if !ok {
-				byPath[e.Path] = &seen{entry: e, after: after[e.Path]}
+				byPath[e.Path] = &seen{first: e, after: e.After}
 				order = append(order, e.Path)
 				continue
 			}
 			// Between two turns that changed it, someone else did.
-			if b := entryState(e); s.after != "" && b != "" && b != s.after {
+			if b := entryState(e); s.after != "" && s.after != outside && b != "" && b != s.after {
 				p.changed[e.Path] = true
 			}
-			s.after = after[e.Path]
+			s.after = e.After
 		}
 	}
 	for _, path := range order {
 		s := byPath[path]
-		now := StateOf(path)
+		now := fingerprint(path)
 		switch {
-		case now != "" && now == entryState(s.entry):
+		case now == entryState(s.first):
 			// Already as it was: nothing to overwrite.
 			delete(p.changed, path)
-		case s.after != "" && now != s.after:
+		case s.after != "" && s.after != outside && now != s.after:
 			p.changed[path] = true
 		}
-		p.entries = append(p.entries, s.entry)
-		rel := relPath(workspace, path, s.entry)
+		p.entries = append(p.entries, s.first)
+		rel := relPath(workspace, s.first)
 		p.Paths = append(p.Paths, rel)
 		if p.changed[path] {
 			p.Changed = append(p.Changed, rel)
@@ -127,15 +104,40 @@ func PlanRewind(ctx context.Context, store Store, sessionID, workspace string, f
 	return p, nil
 }
 
-func relPath(workspace, abs string, e session.UndoEntry) string {
-	rel, err := filepath.Rel(workspace, abs)
-	if err != nil || !within(workspace, abs) {
-		rel = abs
+// entryState is the state a snapshot entry recorded, as fingerprint
+// would tell it; "" when the snapshot did not capture the content.
+func entryState(e session.UndoEntry) string {
+	switch {
+	case !e.Existed:
+		return "absent"
+	case e.Skipped != "":
+		return ""
+	case e.Mode.IsDir():
+		return "dir"
+	case e.Mode&fs.ModeSymlink != 0:
+		return "link:" + string(e.Content)
+	case len(e.Content) > maxFingerprint:
+		return "" // fingerprint tells such a file by its stat
+	}
+	sum := sha256.Sum256(e.Content)
+	return fileFingerprint(e.Mode&keptMode, hex.EncodeToString(sum[:]))
+}
+
+func fileFingerprint(mode fs.FileMode, sum string) string {
+	return fmt.Sprintf("file:%o:%s", mode, sum)
+}
+
+// relPath names e's path relative to workspace, a directory with a
+// trailing slash.
+func relPath(workspace string, e session.UndoEntry) string {
+	rel, err := filepath.Rel(workspace, e.Path)
+	if err != nil {
+		rel = e.Path
 	}
 	if e.Mode.IsDir() {
 		rel += "/"
 	}
-	return filepath.ToSlash(rel)
+	return rel
 }
 
 // ApplyRewind restores what the plan names, the changed files only when
@@ -143,15 +145,10 @@ func relPath(workspace, abs string, e session.UndoEntry) string {
 // snapshots it consumed: those turns are undone, and /undo must not walk
 // back into them.
 func ApplyRewind(ctx context.Context, store Store, p *RewindPlan, workspace string, overwrite bool) (restored, left, problems []string, err error) {
-	var todo []session.UndoEntry
-	for _, e := range p.entries {
-		if p.changed[e.Path] && !overwrite {
-			continue
-		}
-		todo = append(todo, e)
-	}
+	todo := p.entries
 	if !overwrite {
-		left = p.Changed
+		todo, left = leaveSome(p.entries, workspace, func(e session.UndoEntry) bool { return p.changed[e.Path] })
+		slices.Sort(left)
 	}
 	restored, problems, err = Restore(ctx, todo, workspace)
 	if err != nil {

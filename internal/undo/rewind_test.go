@@ -18,16 +18,12 @@ func rewindWorld(t *testing.T) (ws string, rec *Recorder, id string, before []ma
 	writeTree(t, ws, map[string]string{"a.txt": "a0\n", "c.txt": "c0\n"})
 	st, id := openStore(t, ws)
 	rec = NewRecorder(st, ws)
-	write := func(rel, data string) {
-		abs := filepath.Join(ws, rel)
-		must(t, rec.Capture(abs))
-		must(t, os.WriteFile(abs, []byte(data), 0o644))
-	}
+	write := func(rel, data string) { callWrite(t, rec, filepath.Join(ws, rel), data) }
 	turns := []func(){
 		func() { write("a.txt", "a1\n") },
 		func() { write("a.txt", "a2\n"); write("b.txt", "b2\n") },
 		func() {
-			after, err := rec.AroundBash(ctx)
+			after, err := rec.AroundCall(ctx, true)
 			must(t, err)
 			runBash(t, ws, "echo c3 > c.txt")
 			_, err = after(ctx)
@@ -107,8 +103,7 @@ func TestRewindLeavesWhatAPersonChanged(t *testing.T) {
 	for i, data := range []string{"a1\n", "a2\n"} {
 		_, err := rec.BeginTurnAbove(ctx, id, i)
 		must(t, err)
-		must(t, rec.Capture(filepath.Join(ws, "a.txt")))
-		must(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte(data), 0o644))
+		callWrite(t, rec, filepath.Join(ws, "a.txt"), data)
 		must(t, rec.EndTurn(ctx))
 		if i == 0 {
 			writeTree(t, ws, map[string]string{"a.txt": "by hand\n"})
@@ -125,6 +120,36 @@ func TestRewindLeavesWhatAPersonChanged(t *testing.T) {
 	must(t, err)
 	if p.Changed != nil {
 		t.Fatalf("a file already as it was is a conflict: %v", p.Changed)
+	}
+}
+
+// TestRewindLeavesAChangeBetweenCalls: a file the person changed between
+// two of coder's calls in a turn is theirs from then on: named and left.
+func TestRewindLeavesAChangeBetweenCalls(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"a.txt": "a0\n", "b.txt": "b0\n"})
+	st, id := openStore(t, ws)
+	rec := NewRecorder(st, ws)
+	_, err := rec.BeginTurnAbove(ctx, id, 0)
+	must(t, err)
+	callWrite(t, rec, filepath.Join(ws, "a.txt"), "a1\n")
+	writeTree(t, ws, map[string]string{"a.txt": "by hand\n"})
+	callWrite(t, rec, filepath.Join(ws, "b.txt"), "b1\n") // its start sees a.txt changed
+	must(t, rec.EndTurn(ctx))
+	p, err := PlanRewind(ctx, st, id, ws, 1)
+	must(t, err)
+	if !slices.Equal(p.Changed, []string{"a.txt"}) {
+		t.Fatalf("changed %v", p.Changed)
+	}
+	restored, left, _, err := ApplyRewind(ctx, st, p, ws, false)
+	must(t, err)
+	if !slices.Equal(restored, []string{"b.txt"}) || !slices.Equal(left, []string{"a.txt"}) {
+		t.Fatalf("restored %v left %v", restored, left)
+	}
+	if got := tree(t, ws); got["a.txt"] != "-rw-r--r-- by hand\n" || got["b.txt"] != "-rw-r--r-- b0\n" {
+		t.Fatalf("tree %v", got)
 	}
 }
 
@@ -148,4 +173,16 @@ func TestTurnNumbersOnlyGrow(t *testing.T) {
 	if n, err = rec.BeginTurnAbove(ctx, id, 8); err != nil || n != 9 {
 		t.Fatalf("after a restart: %d %v", n, err)
 	}
+}
+
+// callWrite is one write tool call: captured before, its state recorded after.
+func callWrite(t *testing.T, rec *Recorder, abs, data string) {
+	t.Helper()
+	ctx := context.Background()
+	after, err := rec.AroundCall(ctx, false)
+	must(t, err)
+	must(t, rec.Capture(abs))
+	must(t, os.WriteFile(abs, []byte(data), 0o644))
+	_, err = after(ctx)
+	must(t, err)
 }
