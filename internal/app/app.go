@@ -156,7 +156,8 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	var r *repl.REPL
 	if interactive {
 		term, _ := env("TERM")
-		r = repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Renderer: rend, Style: st, Term: term})
+		r = repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Renderer: rend, Style: st, Term: term,
+			Notify: repl.NewNotifier(b.cfg.Notifications, env)})
 		front.Questioner = r
 		front.Inbox = r
 		switch ap := b.cfg.Approval; {

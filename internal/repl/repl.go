@@ -28,6 +28,9 @@ type Options struct {
 	Style    Style
 	// Term is $TERM, for the key decoder.
 	Term string
+	// Notify tells a person away from the terminal that a turn ended or
+	// an answer waits (notify.go).
+	Notify Notifier
 }
 
 // Runner runs inputs (the commands dispatcher over the core).
@@ -80,6 +83,7 @@ type REPL struct {
 	// histSession is the session whose inputs the history holds.
 	histSession string
 	lastEsc     time.Time           // Esc on an empty prompt: a second one soon opens /rewind
+	blurred     bool                // the terminal said it lost focus (notify.go)
 	args        map[string][]string // command arguments for completion, by command
 	before      func()
 }
@@ -203,6 +207,10 @@ func (r *REPL) handle(ctx context.Context, ev uv.Event) {
 			// Set or reset, it is known; permanently reset is "never".
 			r.scr.SetSync(ev.Value == ansi.ModeSet || ev.Value == ansi.ModeReset || ev.Value == ansi.ModePermanentlySet)
 		}
+	case uv.BlurEvent:
+		r.blurred = true
+	case uv.FocusEvent:
+		r.blurred = false
 	case uv.PasteEvent:
 		switch {
 		case r.ia != nil:
@@ -349,6 +357,11 @@ func (r *REPL) runEnded(ctx context.Context, err error) {
 		return
 	}
 	r.syncHistory()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		r.notify("coder: the turn stopped with an error")
+	} else {
+		r.notify("coder: the turn finished")
+	}
 	r.next(ctx)
 }
 
