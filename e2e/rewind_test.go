@@ -90,6 +90,11 @@ func TestREPLRewindToTurnOne(t *testing.T) {
 	if !strings.Contains(scr, "> "+turnInputs[0]) || strings.Contains(scr, "> "+turnInputs[1]) || strings.Contains(scr, "> "+turnInputs[2]) {
 		t.Fatalf("the resumed history is not turn 1's:\n%s", scr)
 	}
+	// Two Escs read at once (alt+esc) open the picker too; Esc leaves it.
+	s2.tmux("send-keys", "-t", "0", "-H", "1b", "1b")
+	s2.waitFor("go back to before which turn?")
+	s2.keys("Escape")
+	s2.waitFor("rewind cancelled: nothing changed")
 	s2.typeText("fourth: anything")
 	s2.keys("Enter")
 	s2.waitFor("turn four done")

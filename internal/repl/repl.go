@@ -260,12 +260,12 @@ func (r *REPL) key(ctx context.Context, ev uv.KeyPressEvent) {
 		r.startSearch()
 	case "ctrl+l":
 		r.scr.Clear()
-	case "esc":
+	case "esc", "alt+esc": // alt+esc: two Escs read together
 		if r.run != nil {
 			r.cancelRun()
 			return
 		}
-		if r.ed.empty() && r.escAgain() {
+		if r.ed.empty() && (k == "alt+esc" || r.escAgain()) {
 			r.openRewind(ctx)
 			return
 		}
