@@ -77,8 +77,6 @@ type Runtime struct {
 	Warnings []string
 	// Close releases the runtime (MCP servers, the session store).
 	Close func()
-	// Price prices model calls for usage_update; nil reports no cost.
-	Price Pricer
 }
 
 // Front is who the core talks to in one session: the orchestrator gets the

@@ -70,7 +70,7 @@ func (s *acpSession) attach(rt *Runtime) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rt = rt
-	s.m = newMapper(rt.Workspace, rt.Core.Decode, rt.Price)
+	s.m = newMapper(rt.Workspace, rt.Core.Decode)
 }
 
 func (s *acpSession) setID(id string) {
