@@ -27,6 +27,7 @@ import (
 	"github.com/coder-agent/coder/internal/llm/catalog"
 	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/llm/responses"
+	"github.com/coder-agent/coder/internal/lsp"
 	"github.com/coder-agent/coder/internal/mcp"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
@@ -111,6 +112,8 @@ type runtime struct {
 	// session's background commands.
 	launch *launcher
 	tasks  *tools.Tasks
+	// lsp are the language servers that check edited files (nil: off).
+	lsp *lsp.Manager
 	// ended: the SessionEnd hooks ran.
 	ended bool
 	// warnings are shown once the session starts (bad skills, commands).
@@ -194,6 +197,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	servers := mcp.NewManager(cfg.MCP.Servers, mcp.Options{Cwd: ws.Root, MaxOutputBytes: cfg.Safety.OutputLimitBytes,
 		Environ: func(keep map[string]bool) []string { return redactor.ScrubEnv(os.Environ(), keep) }})
 	rules, ruleProblems := contextmgr.LoadRules(ws.Root, b.loaded.UserDir)
+	langServers := newLSP(b, launch, func() []string { return redactor.ScrubEnv(os.Environ(), nil) })
 	orch, err := orchestrator.New(orchestrator.Options{
 		Model: orchestrator.Model{Provider: newProvider(rp, sink), Name: rp.Model, MaxTokens: rp.MaxTokens,
 			Catalog: catalog.ProviderFor(rp.Name, rp.BaseURL), Images: rp.Images},
@@ -223,8 +227,9 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 			MaxConcurrent: cfg.Agents.Subagents.MaxConcurrent, MaxPerTurn: cfg.Agents.Subagents.MaxPerTurn,
 			TokenBudget: cfg.Agents.Subagents.TokenBudget, MaxSteps: cfg.Agents.Subagents.MaxSteps,
 		},
-		Secrets: redactor,
-		Hooks:   hookRunner,
+		Secrets:     redactor,
+		Hooks:       hookRunner,
+		Diagnostics: lspDiagnostics(langServers),
 	})
 	if err != nil {
 		return nil, err
@@ -233,6 +238,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectWriter(), Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks, Hooks: hookRunner.Groups(),
+		LSP:          lspStatus(langServers),
 		KeptMessages: cfg.Compaction.RecentMessages,
 	})
 	warnings = append(warnings, ruleProblems...)
@@ -249,7 +255,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		warnings = append([]error{errors.New(w)}, warnings...)
 	}
 	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
-		launch: launch, tasks: tasks, warnings: warnings, catalog: cat}, nil
+		launch: launch, tasks: tasks, lsp: langServers, warnings: warnings, catalog: cat}, nil
 }
 
 // startAgent builds the agent catalog and picks the agent to start in:
@@ -338,11 +344,14 @@ func (rt *runtime) startSession(ctx context.Context, f flags) error {
 	return rt.orch.Resume(ctx, s)
 }
 
-// Close ends what the session started: its background tasks, its temp
-// dir, its MCP servers.
+// Close ends what the session started: its background tasks, its
+// language servers, its temp dir, its MCP servers.
 func (rt *runtime) Close() {
 	rt.end("other")
 	rt.tasks.StopAll()
+	if rt.lsp != nil {
+		rt.lsp.Close()
+	}
 	rt.launch.Close()
 	rt.mcp.Close()
 }

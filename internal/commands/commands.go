@@ -94,9 +94,17 @@ type Deps struct {
 	Tasks *tools.Tasks
 	// Hooks are the active hooks, behind /hooks.
 	Hooks []hooks.Group
+	// LSP are the language servers behind /lsp; nil when they are off.
+	LSP LSPStatus
 	// KeptMessages is how many of the latest messages compaction keeps as
 	// they are (compaction.recent_messages), for /compact's explanation.
 	KeptMessages int
+}
+
+// LSPStatus is what /lsp shows of the language servers.
+type LSPStatus interface {
+	// Describe says each server's state and the latest diagnostics.
+	Describe() string
 }
 
 // handler runs one command and returns its output.
@@ -138,6 +146,7 @@ func New(core Core, d Deps) *Dispatcher {
 		"hooks":       {"list the active hooks and where each came from", x.listHooks},
 		"cost":        {"show this session's tokens and cost per model (the catalog's prices)", x.cost},
 		"rewind":      {"go back to before an earlier turn: files, conversation or both: " + rewindUsage + " (Esc Esc)", x.rewind},
+		"lsp":         {"show the language servers that check edits, and their latest diagnostics", x.lsp},
 		"output":      {"show the full output of the latest tool call", frontOnly},
 		"clear":       {"clear the screen (the session goes on)", frontOnly},
 		"exit":        {"leave coder (the session is saved)", frontOnly},

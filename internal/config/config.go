@@ -21,6 +21,7 @@ type Config struct {
 	Fetch      Fetch      `json:"fetch"`
 	Telemetry  Telemetry  `json:"telemetry"`
 	Hooks      Hooks      `json:"hooks,omitempty"`
+	LSP        LSP        `json:"lsp"`
 	Budget     Budget     `json:"budget"`
 	// Notifications says how a person away from the terminal is told a
 	// turn ended or an answer waits: "auto" (what the terminal supports),
@@ -258,6 +259,7 @@ func Defaults() Config {
 		Storage: Storage{Dir: ".coder"},
 		UI:      UI{Timezone: "Asia/Shanghai", Color: "auto", Markdown: true},
 		Sandbox: defaultSandbox(),
+		LSP:     defaultLSP(),
 		// Told only while the terminal is not focused, in the way the
 		// terminal supports.
 		Notifications: "auto",

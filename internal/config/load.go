@@ -202,12 +202,13 @@ func (l *Loaded) mergeFile(path string, project bool) error {
 	var keys []string
 	(&checker{file: path, strict: true, root: c.root, seen: func(k string) { keys = append(keys, k) }}).walk("", raw, c.root)
 	resetOnSwitch(&l.Config.Provider, raw)
-	prevHooks := l.Config.Hooks
-	l.Config.Hooks = Hooks{}
+	prevHooks, prevServers := l.Config.Hooks, l.Config.LSP.Servers
+	l.Config.Hooks, l.Config.LSP.Servers = Hooks{}, nil
 	if err := decodeInto(path, data, raw, &l.Config); err != nil {
 		return err
 	}
 	l.addHooks(prevHooks, path)
+	l.mergeLSPServers(prevServers, raw)
 	for _, k := range keys {
 		l.origins[k] = origin{file: path}
 	}

@@ -14,7 +14,7 @@ import (
 // .claude/settings.local.json — and so can a model that writes files.
 // Settings there that widen what coder may do (looser permissions,
 // unattended approvals, another workspace root, where the API key is sent,
-// servers and hooks that start programs, sandbox and fetch exceptions)
+// servers (MCP, language) and hooks that start programs, sandbox and fetch exceptions)
 // apply only from a file whose content the person trusted: confirmed at
 // the REPL's question (or coder's own write of the person's answer, see
 // ProjectWriter), recorded by hash in the user config directory
@@ -190,6 +190,7 @@ func dropWidening(raw map[string]any) []string {
 		drop("provider", k, "provider."+k)
 	}
 	drop("mcp", "servers", "mcp.servers")
+	drop("lsp", "servers", "lsp.servers")
 	drop("fetch", "allow_hosts", "fetch.allow_hosts")
 	dropped = append(dropped, dropLooserApproval(raw)...)
 	dropped = append(dropped, dropLooserPermission(raw)...)

@@ -81,6 +81,7 @@ func validate(c Config) []*FileError {
 	}
 	validateSandbox(&ps, c.Sandbox)
 	validateHooks(&ps, c.Hooks)
+	validateLSP(&ps, c.LSP)
 	if _, err := loadLocation(c.UI.Timezone); err != nil {
 		ps.add("ui.timezone", "unknown time zone %q (use an IANA name such as \"Asia/Shanghai\" or \"UTC\")", c.UI.Timezone)
 	}

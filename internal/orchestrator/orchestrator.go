@@ -150,6 +150,9 @@ type Options struct {
 	Secrets *secrets.Redactor
 	// Hooks runs the person's hooks at each event; nil runs none.
 	Hooks Hooks
+	// Diagnostics are the language servers that check edited files; nil
+	// checks nothing.
+	Diagnostics Diagnostics
 	// Now is the clock (injected in tests).
 	Now func() time.Time
 }

@@ -299,6 +299,7 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 		return uerr
 	}
 	live, flush := o.liveOutput(ctx, c)
+	o.beforeEdit(c)
 	res, err := tools.Execute(live, c)
 	if err != nil {
 		res = tools.Failure("%s failed: %v", c.Name, err)
@@ -306,6 +307,7 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 		res = o.escalate(live, ts, c, res) // a re-run's output shows live too
 	}
 	flush()
+	res = o.afterEdit(ctx, c, res)
 	res = o.redact(res)
 	if uerr := after(); uerr != nil && err == nil {
 		err = uerr

@@ -152,6 +152,9 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 		mode: o.agent.Mode, attempts: ts.verifyAttempts, maxAttempts: v.MaxAttempts,
 	})
 	if !d.run {
+		if d.line != "" && v.Enabled {
+			d.line = withLSP(d.line, o.lspLine(ctx, ts))
+		}
 		if d.line != "" {
 			ts.verification = d.line
 		}
@@ -159,7 +162,7 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 	}
 	cmd, err := chooseVerifyCommand(o.opts.Workspace, v.Commands)
 	if err != nil {
-		ts.verification = "not verified: " + err.Error()
+		ts.verification = withLSP("not verified: "+err.Error(), o.lspLine(ctx, ts))
 		return false, nil
 	}
 	ts.verifyAttempts++
@@ -183,14 +186,29 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 		return false, nil
 	}
 	if r.ExitCode == 0 && r.Error == "" {
-		ts.verification = fmt.Sprintf("verified: %s (exit 0)", cmd)
+		ts.verification = withLSP(fmt.Sprintf("verified: %s (exit 0)", cmd), o.lspLine(ctx, ts))
 		return false, nil
 	}
 	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %s", cmd, r.ExitCode, plural(ts.verifyAttempts, "attempt", "attempts"))
 	if ts.verifyAttempts >= v.MaxAttempts {
+		ts.verification = withLSP(ts.verification, o.lspLine(ctx, ts))
 		return false, nil
 	}
 	fix := fmt.Sprintf("[auto-verify] `%s` failed (exit %d). Fix the cause; verification runs again when you stop.\n\n%s",
 		cmd, r.ExitCode, trimOutput(strings.TrimSpace(r.Stdout+"\n"+r.Stderr), 4000))
 	return true, o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: fix})
+}
+
+// withLSP adds the language servers' word (lspLine) to a verification
+// line: "verified: go test ./... (exit 0), LSP clean". Errors they report
+// do not fail a verification the tests passed (a server may lack the
+// project's environment), but they are said.
+func withLSP(line, lsp string) string {
+	switch {
+	case lsp == "":
+		return line
+	case lsp == "LSP clean" && verified(line):
+		return line + ", " + lsp
+	}
+	return line + "; " + lsp
 }
