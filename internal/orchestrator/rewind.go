@@ -28,21 +28,10 @@ func (o *Orchestrator) Turns() []TurnInfo {
 	var out []TurnInfo
 	for i, m := range o.conv.messages() {
 		if m.Role == chat.RoleUser && m.Turn > 0 {
-			out = append(out, TurnInfo{Number: len(out) + 1, Turn: m.Turn, Index: i, Input: inputOf(m.Content)})
+			out = append(out, TurnInfo{Number: len(out) + 1, Turn: m.Turn, Index: i, Input: PersonText(m.Content)})
 		}
 	}
 	return out
-}
-
-// inputOf is a turn's message without what coder added after the input:
-// attached files, reminders, hooks' context.
-func inputOf(content string) string {
-	for _, mark := range []string{"\n\n[file ", "\n\n[directory ", "\n\n<system-reminder>"} {
-		if i := strings.Index(content, mark); i >= 0 {
-			content = content[:i]
-		}
-	}
-	return content
 }
 
 // RewindConversation takes the history back to before turn number (a
