@@ -117,7 +117,12 @@ func TestREPLPastesAndMenus(t *testing.T) {
 			if !strings.Contains(rows, "\n  /clear") || !strings.Contains(rows, " matches · ") {
 				t.Fatalf("the command menu:\n%s", rows)
 			}
-			s.tmux("send-keys", "-t", "0", "-N", "20", "Down") // past the end, round to the start
+			// To the last, /undo, then past the end, round to the start.
+			var matches int
+			if _, err := fmt.Sscanf(rows[strings.LastIndex(rows, "\n")+1:], "  %d matches", &matches); err != nil {
+				t.Fatalf("the menu's count: %v\n%s", err, rows)
+			}
+			s.tmux("send-keys", "-t", "0", "-N", strconv.Itoa(matches-1), "Down")
 			s.waitFor("› /undo")
 			s.keys("Down")
 			s.waitFor("› /build")

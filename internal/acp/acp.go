@@ -44,6 +44,8 @@ type Core interface {
 // turns (the commands dispatcher).
 type Input interface {
 	RunInput(ctx context.Context, input string) (orchestrator.Outcome, error)
+	// RunPrompt runs a request with images (an editor's image blocks).
+	RunPrompt(ctx context.Context, p orchestrator.Prompt) (orchestrator.Outcome, error)
 }
 
 // Sessions is a workspace's session store.
@@ -75,8 +77,6 @@ type Runtime struct {
 	Warnings []string
 	// Close releases the runtime (MCP servers, the session store).
 	Close func()
-	// Price prices model calls for usage_update; nil reports no cost.
-	Price Pricer
 }
 
 // Front is who the core talks to in one session: the orchestrator gets the

@@ -1,9 +1,13 @@
 package acp
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -68,12 +72,30 @@ func TestPromptInput(t *testing.T) {
 	}
 	want := "/review look at @pkg/a.go and @\"my file.go\"  /etc/hosts  [docs](https://example.com/x) \n\n" +
 		"<context uri=\"file:///ws/b.go\">\npackage b\n</context>\n"
-	if got != want {
-		t.Fatalf("got  %q\nwant %q", got, want)
+	if got.Text != want || got.Images != nil {
+		t.Fatalf("got  %q\nwant %q", got.Text, want)
 	}
-	if _, err := promptInput([]sdk.ContentBlock{sdk.ImageBlock("AAAA", "image/png")}, ws); err == nil {
-		t.Fatal("an image was accepted, but images are not offered")
+	// An image block is the request's image, checked; one that is not an
+	// image is refused, naming the block.
+	png := base64.StdEncoding.EncodeToString(tinyPNG(t))
+	got, err = promptInput([]sdk.ContentBlock{sdk.TextBlock("what is this?"), sdk.ImageBlock(png, "image/png")}, ws)
+	if err != nil || got.Text != "what is this?" || len(got.Images) != 1 || got.Images[0].MediaType != "image/png" || got.Images[0].Width != 3 {
+		t.Fatalf("%+v %v", got, err)
 	}
+	for _, bad := range []string{"AAAA", "not base64!"} {
+		if _, err := promptInput([]sdk.ContentBlock{sdk.ImageBlock(bad, "image/png")}, ws); err == nil || !strings.Contains(err.Error(), "image block") {
+			t.Fatalf("%q: %v", bad, err)
+		}
+	}
+}
+
+func tinyPNG(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 3, 2))); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 func TestStopReasons(t *testing.T) {
@@ -134,7 +156,7 @@ func TestReplay(t *testing.T) {
 		{Role: chat.RoleTool, ToolCallID: "d", ToolName: "bash", IsError: true, Content: `{"ok":false,"error":"the user denied this call"}`},
 		{Role: chat.RoleAssistant, Content: "Half an ans", Interrupted: true},
 	}, Todos: []session.Todo{{ID: "1", Content: "fix", Status: "done"}}}
-	sameJSON(t, newMapper("/ws", nil, nil).replay(s), `[
+	sameJSON(t, newMapper("/ws", nil).replay(s), `[
 		{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"fix it"}},
 		{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"think"}},
 		{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Running."}},
@@ -174,6 +196,6 @@ func TestReplayShowsWhatThePersonWrote(t *testing.T) {
 		{Role: chat.RoleUser, Content: "explain @a.go\n\n[file a.go]\npackage a\n"},
 		{Role: chat.RoleUser, Content: "[auto-verify] go test ./... failed: fix it"},
 	}}
-	sameJSON(t, newMapper("/ws", nil, nil).replay(s), `[
+	sameJSON(t, newMapper("/ws", nil).replay(s), `[
 		{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"explain @a.go"}}]`)
 }

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/orchestrator"
 )
@@ -16,9 +17,11 @@ import (
 // promptInput turns a prompt's content into the input a person would have
 // typed: text as is, a linked workspace file as an @path reference (the
 // core attaches it), embedded context (the editor's buffer text) as a
-// block after the text, so a leading / still names a command.
-func promptInput(blocks []sdk.ContentBlock, workspace string) (string, error) {
+// block after the text, so a leading / still names a command; image
+// blocks are the request's images.
+func promptInput(blocks []sdk.ContentBlock, workspace string) (orchestrator.Prompt, error) {
 	var text, context strings.Builder
+	var imgs []chat.Image
 	for _, b := range blocks {
 		switch {
 		case b.Text != nil:
@@ -27,16 +30,22 @@ func promptInput(blocks []sdk.ContentBlock, workspace string) (string, error) {
 			text.WriteString(linkText(b.ResourceLink.Uri, b.ResourceLink.Name, workspace))
 		case b.Resource != nil:
 			context.WriteString(embedded(b.Resource.Resource))
-		case b.Image != nil, b.Audio != nil:
-			return "", &sdk.RequestError{Code: codeInvalidParams,
-				Message: "coder takes text, file links and embedded text resources; images and audio are not supported"}
+		case b.Image != nil:
+			img, err := imageInput(b.Image)
+			if err != nil {
+				return orchestrator.Prompt{}, err
+			}
+			imgs = append(imgs, img)
+		case b.Audio != nil:
+			return orchestrator.Prompt{}, &sdk.RequestError{Code: codeInvalidParams,
+				Message: "coder takes text, images, file links and embedded text resources; audio is not supported"}
 		}
 	}
 	in := text.String()
 	if context.Len() > 0 {
 		in = strings.TrimRight(in, "\n") + "\n" + context.String()
 	}
-	return in, nil
+	return orchestrator.Prompt{Text: in, Images: imgs}, nil
 }
 
 // linkText is a file link as an @reference when it names a file in the

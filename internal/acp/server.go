@@ -127,7 +127,7 @@ func (srv *server) Initialize(_ context.Context, p sdk.InitializeRequest) (resp 
 		AgentInfo:       &sdk.Implementation{Name: "coder", Title: sdk.Ptr("coder"), Version: srv.o.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			McpCapabilities:    sdk.McpCapabilities{Http: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{},
@@ -340,11 +340,11 @@ func (srv *server) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Pr
 	if err != nil {
 		return resp, err
 	}
-	input, err := promptInput(p.Prompt, s.workspace())
+	prompt, err := promptInput(p.Prompt, s.workspace())
 	if err != nil {
 		return resp, err
 	}
-	stop, usage, err := s.runTurn(ctx, input)
+	stop, usage, err := s.runTurn(ctx, prompt)
 	return sdk.PromptResponse{StopReason: stop, Usage: usage}, err
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/orchestrator"
 )
 
 // shutdownWait bounds how long closing a session waits for its cancelled
@@ -69,7 +70,7 @@ func (s *acpSession) attach(rt *Runtime) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rt = rt
-	s.m = newMapper(rt.Workspace, rt.Core.Decode, rt.Price)
+	s.m = newMapper(rt.Workspace, rt.Core.Decode)
 }
 
 func (s *acpSession) setID(id string) {
@@ -131,7 +132,7 @@ func (s *acpSession) sendText(text string) {
 // runTurn runs one prompt's input, after any turn still running in this
 // session. Cancelling ctx is Esc: the model stream, the running tool, a
 // pending approval and every queued step stop.
-func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason, *sdk.Usage, error) {
+func (s *acpSession) runTurn(ctx context.Context, prompt orchestrator.Prompt) (sdk.StopReason, *sdk.Usage, error) {
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -144,12 +145,12 @@ func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason,
 	s.rt.Core.ApplyRequestedAgent() // asked for while another input ran
 	turnCtx, done := s.cancellable(ctx)
 	defer done()
-	if msg := refusedCommand(input); msg != "" {
+	if msg := refusedCommand(prompt.Text); msg != "" {
 		s.sendText(msg)
 		return sdk.StopReasonEndTurn, nil, nil
 	}
 	s.m.beginTurn()
-	out, err := s.rt.Input.RunInput(turnCtx, input)
+	out, err := s.rt.Input.RunPrompt(turnCtx, prompt)
 	lastStop, used := s.m.stopReason()
 	stop, err := stopReason(out, err, lastStop)
 	return stop, promptUsage(used), err

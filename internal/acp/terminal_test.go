@@ -13,7 +13,7 @@ import (
 // ends; a subagent's is matched to its own call, not the parent's of the
 // same id.
 func TestTerminalInToolCalls(t *testing.T) {
-	m := newMapper("/ws", nil, nil)
+	m := newMapper("/ws", nil)
 	var got []sdk.SessionUpdate
 	for _, e := range []event.Event{
 		event.ToolStarted{CallID: "c1", Name: "task", ToolKind: "other", Summary: "general", Args: `{}`},

@@ -47,9 +47,8 @@ type callState struct {
 	terminal string
 }
 
-func newMapper(workspace string, decode func(chat.ToolCall) *tools.Call, price Pricer) *mapper {
-	return &mapper{workspace: workspace, decode: decode, calls: map[string]*callState{}, used: map[string]bool{},
-		usage: usageBook{price: price}}
+func newMapper(workspace string, decode func(chat.ToolCall) *tools.Call) *mapper {
+	return &mapper{workspace: workspace, decode: decode, calls: map[string]*callState{}, used: map[string]bool{}}
 }
 
 // callKey names an open call: subagents' calls are scoped by the subagent,

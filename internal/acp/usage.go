@@ -7,17 +7,12 @@ import (
 	"github.com/coder-agent/coder/internal/event"
 )
 
-// Pricer prices a model's usage in US dollars; ok is false when the model's
-// prices are unknown. The program gives the model catalog's.
-type Pricer func(model string, u chat.Usage) (usd float64, ok bool)
-
 // usageBook keeps what usage_update and the prompt response report: the
-// context's fill, the cost of the calls this process priced, and the last
-// turn's tokens. Both are unstable parts of ACP (usage_update and
+// context's fill, what the session's model calls cost (the core prices
+// them from the model catalog, subagents' included), and the last turn's
+// tokens. Both are unstable parts of ACP (usage_update and
 // PromptResponse.usage), which editors that do not know them ignore.
 type usageBook struct {
-	price  Pricer
-	model  string
 	cost   float64
 	priced bool
 	// used and size are the context's tokens and window, as last sent.
@@ -30,16 +25,12 @@ type usageBook struct {
 // if the figures an editor shows changed.
 func (b *usageBook) note(e event.Event) []sdk.SessionUpdate {
 	switch e := e.(type) {
-	case event.SessionStarted:
-		b.model = e.Model
-	case event.ModelChanged:
-		b.model = e.Model
 	case event.Subagent:
-		if m, ok := e.Event.(event.AssistantMessage); ok {
-			b.call(m.Usage) // a subagent works with its parent's model
+		if u, ok := e.Event.(event.UsageUpdated); ok {
+			b.spent(u) // a subagent's calls are booked with its parent's
 		}
-	case event.AssistantMessage:
-		b.call(e.Usage)
+	case event.UsageUpdated:
+		b.spent(e)
 	case event.TurnFinished:
 		b.turn = e.Usage
 	case event.ContextUpdated:
@@ -52,14 +43,11 @@ func (b *usageBook) note(e event.Event) []sdk.SessionUpdate {
 	return nil
 }
 
-func (b *usageBook) call(u chat.Usage) {
-	if b.price == nil || u.IsZero() {
-		return
-	}
-	if usd, ok := b.price(b.model, u); ok {
-		b.cost += usd
-		b.priced = true
-	}
+// spent takes the session's cost so far; a cost is reported once some
+// call's price was known.
+func (b *usageBook) spent(u event.UsageUpdated) {
+	b.cost = u.CostUSD
+	b.priced = b.priced || u.CostKnown || u.CostUSD > 0
 }
 
 func (b *usageBook) update() sdk.SessionUpdate {

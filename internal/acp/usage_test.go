@@ -10,25 +10,20 @@ import (
 )
 
 // The context's fill goes to the editor as usage_update whenever it
-// changes, with the cost of every priced call so far (subagents' too, at
-// the model of the moment); a turn's tokens go with its prompt response.
+// changes, with the session's cost as the core priced it (subagents'
+// calls included) once some price was known; a turn's tokens go with its
+// prompt response.
 func TestUsageUpdates(t *testing.T) {
-	price := func(model string, u chat.Usage) (float64, bool) {
-		if model != "priced" {
-			return 0, false
-		}
-		return float64(u.InputTokens)/1e6 + float64(u.OutputTokens)*2/1e6, true
-	}
-	m := newMapper("/ws", nil, price)
+	m := newMapper("/ws", nil)
 	var got []sdk.SessionUpdate
 	for _, e := range []event.Event{
 		event.SessionStarted{Model: "free"},
-		event.AssistantMessage{Usage: chat.Usage{InputTokens: 1000, OutputTokens: 10}},
+		event.UsageUpdated{Call: chat.Usage{InputTokens: 1000, OutputTokens: 10}}, // no price known
 		event.ContextUpdated{Tokens: 1010, Limit: 100_000},
 		event.ContextUpdated{Tokens: 1010, Limit: 100_000}, // unchanged: not sent again
 		event.ModelChanged{Model: "priced"},
-		event.AssistantMessage{Usage: chat.Usage{InputTokens: 2000, OutputTokens: 500}},
-		event.Subagent{ID: "1", Agent: "explore", Event: event.AssistantMessage{Usage: chat.Usage{InputTokens: 1000}}},
+		event.UsageUpdated{Call: chat.Usage{InputTokens: 2000, OutputTokens: 500}, CostUSD: 0.003},
+		event.Subagent{ID: "1", Agent: "explore", Event: event.UsageUpdated{Call: chat.Usage{InputTokens: 1000}, CostUSD: 0.004}},
 		event.ContextUpdated{Tokens: 2500, Limit: 100_000},
 		event.TurnFinished{Usage: chat.Usage{InputTokens: 3000, OutputTokens: 510, CacheReadTokens: 7}},
 	} {

@@ -131,7 +131,7 @@ func (a *acpFactory) Open(ctx context.Context, req acp.OpenRequest) (_ *acp.Runt
 	// Closing a thread ends what its session started, as leaving the REPL
 	// does: SessionEnd hooks, background tasks, the sandbox's temp dir, MCP.
 	out := &acp.Runtime{Core: rt.orch, Input: rt.input, Sessions: b.store, Workspace: rt.workspace,
-		Close: func() { rt.Close(); b.Close() }, Price: rt.price}
+		Close: func() { rt.Close(); b.Close() }}
 	for _, name := range catalog.Names() {
 		if ag, ok := catalog.Lookup(name); ok {
 			out.Agents = append(out.Agents, ag)

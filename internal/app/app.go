@@ -76,6 +76,17 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 		return fail(stdio, setupError{err})
 	}
 	prompt, err := readPrompt(f, stdio)
+	if err != nil && !(f.rewind > 0 && errors.Is(err, errNoPrompt)) {
+		return fail(stdio, setupError{err})
+	}
+	if f.rewind > 0 && f.resume == "" && !f.continueLast {
+		return fail(stdio, setupError{errors.New("--rewind goes with --resume ID or --continue: it rewinds that session")})
+	}
+	imgs, err := loadImages(f.images)
+	if err != nil {
+		return fail(stdio, setupError{err})
+	}
+	schema, err := loadSchema(f.schema)
 	if err != nil {
 		return fail(stdio, setupError{err})
 	}
@@ -83,6 +94,7 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if err != nil {
 		return fail(stdio, err)
 	}
+	b.schema = schema
 	defer b.Close()
 	p := &headless.Printer{Format: format, Out: stdio.Out, Err: stdio.Err}
 	rt, err := build(ctx, b, orchestrator.Front{Sink: p,
@@ -94,7 +106,19 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if err := rt.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
-	out, runErr := rt.input.RunInput(ctx, prompt)
+	var out orchestrator.Outcome
+	var runErr error
+	if f.rewind > 0 {
+		// Files a person changed since are left (and named): no one is
+		// there to confirm overwriting them.
+		out, runErr = rt.input.RunInput(ctx, fmt.Sprintf("/rewind %d both --keep", f.rewind))
+		if runErr == nil && prompt != "" && format == headless.Text {
+			fmt.Fprintln(stdio.Err, "coder: "+termsafe.Visible(out.Result))
+		}
+	}
+	if runErr == nil && (f.rewind == 0 || prompt != "") {
+		out, runErr = rt.input.RunPrompt(ctx, orchestrator.Prompt{Text: prompt, Images: imgs})
+	}
 	rt.end("other") // its hooks' reports come before the result
 	p.Finish(out, runErr)
 	if runErr != nil && format == headless.Text {
@@ -107,6 +131,9 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, bool)) int {
 	if len(f.args) > 0 {
 		return fail(stdio, setupError{fmt.Errorf("unexpected argument %q (a prompt needs -p; see coder --help)", f.args[0])})
+	}
+	if err := headlessOnly(f); err != nil {
+		return fail(stdio, setupError{err})
 	}
 	// The live input area and status line need a terminal on both sides;
 	// with output to a file or a pipe, lines are read and output is plain.
@@ -129,7 +156,8 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	var r *repl.REPL
 	if interactive {
 		term, _ := env("TERM")
-		r = repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Renderer: rend, Style: st, Term: term})
+		r = repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Renderer: rend, Style: st, Term: term,
+			Notify: repl.NewNotifier(b.cfg.Notifications, env)})
 		front.Questioner = r
 		front.Inbox = r
 		switch ap := b.cfg.Approval; {
@@ -202,10 +230,12 @@ func readPrompt(f flags, stdio IO) (string, error) {
 		}
 	}
 	if strings.TrimSpace(prompt) == "" {
-		return "", errors.New(`no prompt: use coder -p "your request" or pipe it on stdin`)
+		return "", errNoPrompt
 	}
 	return prompt, nil
 }
+
+var errNoPrompt = errors.New(`no prompt: use coder -p "your request" or pipe it on stdin`)
 
 func exitCode(err error) int {
 	switch {
@@ -213,6 +243,10 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, orchestrator.ErrStepLimit):
 		return ExitStepLimit
+	case errors.Is(err, orchestrator.ErrBudget):
+		return ExitBudget
+	case errors.Is(err, orchestrator.ErrSchemaMismatch):
+		return ExitSchema
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return ExitCancelled
 	}

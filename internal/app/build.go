@@ -56,6 +56,8 @@ type base struct {
 	// files is where the file tools read and write content; nil is the
 	// disk (an editor's buffers under coder acp).
 	files tools.Files
+	// schema holds final answers to --json-schema; nil for none.
+	schema *orchestrator.OutputSchema
 	// terminals, under coder acp, are the editor's terminals the model's
 	// commands run in (still in the sandbox); nil: coder runs them itself.
 	terminals acp.Terminals
@@ -78,6 +80,7 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 		Env: env,
 		Flags: config.Overrides{
 			Model: f.model, Mode: f.mode, Permissions: f.permissions, Cwd: f.cwd, Trust: f.trust,
+			BudgetUSD: max(f.budget, 0),
 		},
 	})
 	if err != nil {
@@ -197,7 +200,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	langServers := newLSP(b, launch, func() []string { return redactor.ScrubEnv(os.Environ(), nil) })
 	orch, err := orchestrator.New(orchestrator.Options{
 		Model: orchestrator.Model{Provider: newProvider(rp, sink), Name: rp.Model, MaxTokens: rp.MaxTokens,
-			Catalog: catalog.ProviderFor(rp.Name, rp.BaseURL)},
+			Catalog: catalog.ProviderFor(rp.Name, rp.BaseURL), Images: rp.Images},
 		Front:     front,
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),
@@ -206,11 +209,12 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Agent:     ag,
 		Workspace: ws.Root,
 		Limits: orchestrator.Limits{MaxSteps: cfg.Runtime.MaxSteps, ContextLimit: cfg.Runtime.ContextTokenLimit,
-			MaxResponseBytes: cfg.Runtime.MaxResponseBytes},
+			MaxResponseBytes: cfg.Runtime.MaxResponseBytes, BudgetUSD: cfg.Budget.USD},
 		Workflow: orchestrator.Workflow{
 			Verify: orchestrator.VerifyOptions{Enabled: cfg.Workflow.AutoVerifyAfterEdit,
 				MaxAttempts: cfg.Workflow.MaxVerifyAttempts, Commands: cfg.Workflow.VerifyCommands},
 			RequireTodoForComplex: cfg.Workflow.RequireTodoForComplex,
+			OutputSchema:          b.schema,
 		},
 		Compaction: orchestrator.CompactionOptions{
 			Auto: cfg.Compaction.Auto, Prune: cfg.Compaction.Prune,

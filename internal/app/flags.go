@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -13,6 +15,8 @@ const (
 	ExitFailure   = 1 // the run failed: provider, an answer cut by the output limit, tool infrastructure, storage
 	ExitUsage     = 2 // bad flags, bad config, no provider configured
 	ExitStepLimit = 3 // max_steps model calls without finishing
+	ExitBudget    = 4 // the next model call would have passed --max-budget-usd (budget.usd)
+	ExitSchema    = 5 // the final answer did not match --json-schema, after one retry
 	ExitCancelled = 130
 )
 
@@ -29,6 +33,12 @@ type flags struct {
 	trust        bool
 	version      bool
 	help         bool
+	// images are --image files, budget --max-budget-usd (-1: not given),
+	// schema --json-schema's file, rewind --rewind's turn (0: none).
+	images []string
+	budget float64
+	schema string
+	rewind int
 	// args are the positional arguments: a subcommand or the prompt.
 	args []string
 }
@@ -54,17 +64,26 @@ Flags:
       --continue             continue the most recent session of this workspace
       --trust                trust this workspace for this run: its project settings may
                              widen permissions, approvals, servers and hooks
+      --image FILE           send an image (PNG, JPEG, GIF, WebP) with the prompt (headless;
+                             repeatable); in a prompt, @shot.png or a pasted path does it too
+      --max-budget-usd X     stop before a model call would take this run's cost past X
+                             US dollars (catalog prices; budget.usd in the config)
+      --json-schema FILE     headless: the final answer must be JSON valid against the
+                             JSON Schema in FILE (the model is asked once more if not)
+      --rewind N             with --resume or --continue: first put the files and the
+                             conversation back as they were before the session's turn N
       --version              print the version
   -h, --help                 this help
 
 Exit codes: 0 success, 1 run failed, 2 usage or configuration error,
-3 step limit reached, 130 cancelled.
+3 step limit reached, 4 budget reached, 5 answer not valid against
+--json-schema, 130 cancelled.
 `
 
 // parseFlags parses args with flags and positional arguments interleaved
 // (coder -p "fix it" --output-format json).
 func parseFlags(args []string) (flags, error) {
-	var f flags
+	f := flags{budget: -1}
 	fs := flag.NewFlagSet("coder", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&f.print, "p", false, "")
@@ -80,6 +99,27 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.version, "version", false, "")
 	fs.BoolVar(&f.help, "h", false, "")
 	fs.BoolVar(&f.help, "help", false, "")
+	fs.Func("image", "", func(v string) error {
+		f.images = append(f.images, v)
+		return nil
+	})
+	fs.Func("max-budget-usd", "", func(v string) error {
+		u, err := strconv.ParseFloat(v, 64)
+		if err != nil || u <= 0 || math.IsInf(u, 0) {
+			return fmt.Errorf("must be a positive number of US dollars, got %q", v)
+		}
+		f.budget = u
+		return nil
+	})
+	fs.StringVar(&f.schema, "json-schema", "", "")
+	fs.Func("rewind", "", func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("must be a turn number from 1, got %q", v)
+		}
+		f.rewind = n
+		return nil
+	})
 	for {
 		if err := fs.Parse(args); err != nil {
 			msg := err.Error()

@@ -44,6 +44,13 @@ type Message struct {
 
 	// Interrupted marks an assistant message whose stream was cut by a cancel.
 	Interrupted bool `json:"interrupted,omitempty"`
+
+	// Images go with a user message (attached by a person) or a tool
+	// message (what read showed).
+	Images []Image `json:"images,omitempty"`
+	// Turn is set on the user message that opened a turn: the turn's
+	// number in its session, which names its undo snapshot (see /rewind).
+	Turn int `json:"turn,omitempty"`
 }
 
 // ToolCall is one tool invocation requested by the model. Arguments is the raw
@@ -62,8 +69,9 @@ type ToolCall struct {
 func (m *Message) Equal(o *Message) bool {
 	return m.Role == o.Role && m.Content == o.Content && m.Reasoning == o.Reasoning &&
 		m.ReasoningSignature == o.ReasoningSignature && m.ToolCallID == o.ToolCallID &&
-		m.ToolName == o.ToolName && m.IsError == o.IsError && m.Interrupted == o.Interrupted &&
-		slices.Equal(m.ToolCalls, o.ToolCalls) && slices.Equal(m.ReasoningBlocks, o.ReasoningBlocks)
+		m.ToolName == o.ToolName && m.IsError == o.IsError && m.Interrupted == o.Interrupted && m.Turn == o.Turn &&
+		slices.Equal(m.ToolCalls, o.ToolCalls) && slices.Equal(m.ReasoningBlocks, o.ReasoningBlocks) &&
+		imagesEqual(m.Images, o.Images)
 }
 
 // Clone is a copy of m whose slices are its own: what is kept to compare
@@ -71,6 +79,7 @@ func (m *Message) Equal(o *Message) bool {
 func (m *Message) Clone() Message {
 	c := *m
 	c.ToolCalls, c.ReasoningBlocks = slices.Clone(m.ToolCalls), slices.Clone(m.ReasoningBlocks)
+	c.Images = slices.Clone(m.Images) // the bytes are shared: nothing changes them
 	return c
 }
 

@@ -13,7 +13,8 @@ func TestEqualSeesEveryField(t *testing.T) {
 	base := Message{Role: RoleAssistant, Content: "c", Reasoning: "r", ReasoningSignature: "s",
 		ReasoningBlocks: []ReasoningBlock{{Kind: ReasoningThinking, Text: "t", Signature: "s", Raw: `{}`}},
 		ToolCalls:       []ToolCall{{ID: "1", Name: "read", Arguments: `{}`, Extra: `{}`}},
-		ToolCallID:      "id", ToolName: "n"}
+		ToolCallID:      "id", ToolName: "n",
+		Images: []Image{{MediaType: "image/png", SHA256: "ab", Data: []byte{1}}}, Turn: 3}
 	same := base
 	same.ToolCalls = []ToolCall{base.ToolCalls[0]}
 	if !base.Equal(&same) {
@@ -24,12 +25,15 @@ func TestEqualSeesEveryField(t *testing.T) {
 		other := base
 		other.ToolCalls = []ToolCall{base.ToolCalls[0]}
 		other.ReasoningBlocks = []ReasoningBlock{base.ReasoningBlocks[0]}
+		other.Images = []Image{base.Images[0]}
 		f := reflect.ValueOf(&other).Elem().Field(i)
 		switch f.Kind() {
 		case reflect.String:
 			f.SetString(f.String() + "x")
 		case reflect.Bool:
 			f.SetBool(!f.Bool())
+		case reflect.Int:
+			f.SetInt(f.Int() + 1)
 		case reflect.Slice:
 			// one element's first field changed: the slices differ in content only
 			e := f.Index(0).Field(0)

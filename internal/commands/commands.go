@@ -28,6 +28,7 @@ import (
 type Core interface {
 	RunInput(ctx context.Context, input string) (orchestrator.Outcome, error)
 	RunTurn(ctx context.Context, input string) (orchestrator.Outcome, error)
+	RunPrompt(ctx context.Context, p orchestrator.Prompt) (orchestrator.Outcome, error)
 	Status() orchestrator.Status
 	SetAgent(a agent.Agent)
 	SetModel(m string)
@@ -39,6 +40,11 @@ type Core interface {
 	Models(ctx context.Context) ([]string, error)
 	NoteUndo(ctx context.Context, restored []string) error
 	Replay(limit int) event.Replay
+	SessionSpend() orchestrator.Spend
+	RunSpend() orchestrator.Spend
+	Turns() []orchestrator.TurnInfo
+	RewindConversation(ctx context.Context, number int) (orchestrator.TurnInfo, error)
+	NoteRewind(ctx context.Context, t orchestrator.TurnInfo, restored []string) error
 }
 
 var _ Core = (*orchestrator.Orchestrator)(nil)
@@ -138,6 +144,8 @@ func New(core Core, d Deps) *Dispatcher {
 		"diff":        {"show the workspace's changes (git, or this session's snapshots)", x.diff},
 		"tasks":       {"list background tasks, or stop one: /tasks stop <id>", x.tasks},
 		"hooks":       {"list the active hooks and where each came from", x.listHooks},
+		"cost":        {"show this session's tokens and cost per model (the catalog's prices)", x.cost},
+		"rewind":      {"go back to before an earlier turn: files, conversation or both: " + rewindUsage + " (Esc Esc)", x.rewind},
 		"lsp":         {"show the language servers that check edits, and their latest diagnostics", x.lsp},
 		"output":      {"show the full output of the latest tool call", frontOnly},
 		"clear":       {"clear the screen (the session goes on)", frontOnly},

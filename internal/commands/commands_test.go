@@ -21,6 +21,7 @@ import (
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
+	"github.com/coder-agent/coder/internal/undo"
 )
 
 // fixed is the test clock: 2026-11-22 02:30 UTC, 10:30 in Shanghai.
@@ -49,7 +50,8 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 	}
 	tasks := tools.NewTasks()
 	t.Cleanup(tasks.StopAll)
-	reg, err := tools.NewRegistry(tools.Builtins(tools.Env{Workspace: ws, Tasks: tasks})...)
+	rec := undo.NewRecorder(store, ws.Root)
+	reg, err := tools.NewRegistry(tools.Builtins(tools.Env{Workspace: ws, Tasks: tasks, BeforeChange: rec.Capture})...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 		Model:     orchestrator.Model{Provider: openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "m1"}), Name: "m1"},
 		Tools:     reg,
 		Workspace: ws.Root, Limits: orchestrator.Limits{MaxSteps: 5, ContextLimit: 100_000},
-		Persistence: orchestrator.Persistence{Store: store},
+		Persistence: orchestrator.Persistence{Store: store, Undo: rec},
 		Now:         func() time.Time { return fixed },
 	})
 	if err != nil {
@@ -68,7 +70,7 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 		t.Fatal(err)
 	}
 	cmds := New(o, Deps{Agents: agents, ProjectConfig: config.NewProjectWriter(filepath.Join(dir, ".coder", "config.json"), filepath.Join(dir, "user")), Endpoint: srv.OpenAIBaseURL(), Sessions: store,
-		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"}), Tasks: tasks})
+		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"}), Tasks: tasks, Undo: store})
 	return &env{orch: o, cmds: cmds, store: store, srv: srv, dir: dir}
 }
 

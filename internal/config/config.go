@@ -22,9 +22,24 @@ type Config struct {
 	Telemetry  Telemetry  `json:"telemetry"`
 	Hooks      Hooks      `json:"hooks,omitempty"`
 	LSP        LSP        `json:"lsp"`
+	Budget     Budget     `json:"budget"`
+	// Notifications says how a person away from the terminal is told a
+	// turn ended or an answer waits: "auto" (what the terminal supports),
+	// "osc" (a desktop notification: OSC 9, or OSC 777 where that is the
+	// terminal's), "bell", or "off". Only sent while the terminal is not
+	// focused.
+	Notifications string `json:"notifications"`
 	// TrustedWorkspaces are the directories whose project settings may widen
 	// what coder does (see trust.go); only the user config's list counts.
 	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
+}
+
+// Budget bounds what a run may spend on model calls.
+type Budget struct {
+	// USD is the most a run (one process: a -p run, a REPL session) may
+	// spend, priced from the model catalog; 0 means no bound. A call whose
+	// estimated cost would pass it is not made (--max-budget-usd).
+	USD float64 `json:"usd"`
 }
 
 // Telemetry is the opt-in OpenTelemetry export (metrics and traces over
@@ -73,6 +88,10 @@ type Provider struct {
 	// they were chosen for: used when that endpoint is in use and no layer
 	// sets a model, so switching providers keeps each one's choice.
 	SavedModels map[string]string `json:"saved_models,omitempty"`
+	// Images says whether the model accepts images, for one the model
+	// catalog does not know (a local vision model) or knows wrong; unset,
+	// the catalog decides.
+	Images *bool `json:"images,omitempty"`
 }
 
 // Reasoning options, passed to providers that support them.
@@ -241,6 +260,9 @@ func Defaults() Config {
 		UI:      UI{Timezone: "Asia/Shanghai", Color: "auto", Markdown: true},
 		Sandbox: defaultSandbox(),
 		LSP:     defaultLSP(),
+		// Told only while the terminal is not focused, in the way the
+		// terminal supports.
+		Notifications: "auto",
 	}
 }
 

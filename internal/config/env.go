@@ -55,6 +55,10 @@ func (l *Loaded) applyFlags(f Overrides) {
 	l.setString(&l.Config.Provider.Model, "provider.model", "--model", strings.TrimSpace(f.Model))
 	l.setString(&l.Config.Agents.Default, "agents.default", "--mode", strings.TrimSpace(f.Mode))
 	l.setString(&l.Config.Permission.Preset, "permission.preset", "--permissions", strings.TrimSpace(f.Permissions))
+	if f.BudgetUSD > 0 {
+		l.Config.Budget.USD = f.BudgetUSD
+		l.origins["budget.usd"] = origin{other: "--max-budget-usd"}
+	}
 }
 
 func (l *Loaded) setString(dst *string, key, from, v string) {

@@ -45,6 +45,8 @@ type Overrides struct {
 	Cwd         string // --cwd: the directory whose .coder/config.json is read
 	// Trust trusts the workspace for this run (--trust).
 	Trust bool
+	// BudgetUSD is --max-budget-usd: budget.usd; 0 means not set.
+	BudgetUSD float64
 }
 
 // Loaded is the effective configuration and where it came from.

@@ -31,6 +31,8 @@ type ResolvedProvider struct {
 	MaxRetries  int
 	MaxTokens   int // 0 = the provider's default
 	Reasoning   Reasoning
+	// Images says whether the model takes images; nil: the catalog says.
+	Images *bool
 	// Source says where the provider came from, for messages: "env
 	// ANTHROPIC_API_KEY", "config", "config /path/config.json", "ollama", …
 	Source string
@@ -75,7 +77,7 @@ func ResolveProvider(ctx context.Context, c Config, env EnvFunc, probe ProbeFunc
 	if p.MaxRetries != nil {
 		rp.MaxRetries = *p.MaxRetries
 	}
-	rp.MaxTokens, rp.Reasoning = p.MaxTokens, p.Reasoning
+	rp.MaxTokens, rp.Reasoning, rp.Images = p.MaxTokens, p.Reasoning, p.Images
 	if saved := p.SavedModels[rp.BaseURL]; saved != "" && p.Model == "" {
 		rp.Model = saved // what /model chose for this endpoint
 	}
@@ -115,6 +117,9 @@ func withProfile(p Provider) (Provider, error) {
 	}
 	if p.MaxTokens == 0 {
 		p.MaxTokens = prof.MaxTokens
+	}
+	if p.Images == nil {
+		p.Images = prof.Images
 	}
 	fill(&p.Reasoning.Effort, prof.Reasoning.Effort)
 	if p.Reasoning.BudgetTokens == 0 {

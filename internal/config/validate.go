@@ -19,6 +19,7 @@ var (
 	colorModes       = []string{"auto", "always", "never"}
 	reasoningEfforts = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
 	mcpTypes         = []string{"stdio", "http", "sse"}
+	notifyModes      = []string{"auto", "osc", "bell", "off"}
 )
 
 // Validate checks every value in c and reports all problems at once, each a
@@ -74,6 +75,10 @@ func validate(c Config) []*FileError {
 		ps.add("storage.dir", "must not be empty")
 	}
 	ps.oneOf("ui.color", c.UI.Color, colorModes)
+	ps.oneOf("notifications", c.Notifications, notifyModes)
+	if u := c.Budget.USD; u < 0 || u != u {
+		ps.add("budget.usd", "must be 0 (no budget) or a positive number of US dollars, got %v", u)
+	}
 	validateSandbox(&ps, c.Sandbox)
 	validateHooks(&ps, c.Hooks)
 	validateLSP(&ps, c.LSP)

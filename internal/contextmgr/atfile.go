@@ -54,6 +54,9 @@ func ExpandAtRefs(input, workspace string, limits AtLimits) (expanded string, at
 	total := 0
 	seen := map[string]bool{}
 	for _, ref := range findAtRefs(input) {
+		if IsImageRef(ref) {
+			continue // sent as an image (FindImages)
+		}
 		rel, abs, err := resolveRef(ref, workspace)
 		if err != nil {
 			missing = append(missing, ref+": "+err.Error())

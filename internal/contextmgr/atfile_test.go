@@ -17,7 +17,7 @@ func atWorkspace(t *testing.T) string {
 	writeFile(t, filepath.Join(ws, "docs", "sub", "b.md"), "# B\n")
 	writeFile(t, filepath.Join(ws, "fenced.md"), "```go\nx := 1\n```\n")
 	writeFile(t, filepath.Join(ws, "big.txt"), strings.Repeat("0123456789abcdef\n", 100))
-	if err := os.WriteFile(filepath.Join(ws, "logo.png"), []byte("\x89PNG\r\n\x1a\n\x00\x00"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, "logo.bin"), []byte("\x89PNG\r\n\x1a\n\x00\x00"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	outside := filepath.Join(filepath.Dir(ws), filepath.Base(ws)+"-secret.txt")
@@ -52,7 +52,7 @@ func TestExpandAtRefs(t *testing.T) {
 		{name: "absolute outside", input: "@" + outsideAbs, missing: []string{outsideAbs + ": outside the workspace"}},
 		{name: "absolute inside", input: "@" + filepath.Join(ws, "main.go"), attached: []string{"main.go"}},
 		{name: "symlink out", input: "@link.txt", missing: []string{"link.txt: outside the workspace"}},
-		{name: "binary", input: "@logo.png", missing: []string{"logo.png: binary file, not attached"}},
+		{name: "binary", input: "@logo.bin", missing: []string{"logo.bin: binary file, not attached"}},
 		{name: "email not matched", input: "mail me at dev@main.go or a@b.c"},
 		{name: "diff hunk not matched", input: "@@ -1,3 +1,4 @@"},
 		{name: "quoted path", input: `read @"with space.txt" now`, attached: []string{"with space.txt"},

@@ -183,6 +183,14 @@ func Prune(msgs []chat.Message, keepRecent int) (out []chat.Message, saved int) 
 	out = slices.Clone(msgs)
 	for i := range len(out) - max(keepRecent, 0) {
 		m := &out[i]
+		if m.Role == chat.RoleTool && len(m.Images) > 0 {
+			// An old look at an image costs as much as a page of text.
+			for _, img := range m.Images {
+				saved += imageTokens(img)
+			}
+			m.Content += fmt.Sprintf("\n[%d image(s) pruned]", len(m.Images))
+			m.Images = nil
+		}
 		if m.Role != chat.RoleTool || len(m.Content) < pruneMin || strings.HasPrefix(m.Content, "[output pruned:") {
 			continue
 		}

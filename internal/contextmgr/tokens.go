@@ -173,7 +173,20 @@ func estimateMessage(m *chat.Message) int {
 	for _, c := range m.ToolCalls {
 		n += EstimateText(c.Name) + EstimateText(c.Arguments) + perMessageOverhead
 	}
+	for _, img := range m.Images {
+		n += imageTokens(img)
+	}
 	return n
+}
+
+// imageTokens is an image's size in tokens: Anthropic counts width×height
+// / 750 (about 1,600 for an image at its recommended size); OpenAI's tiles
+// come to about as much. Unknown sizes count as a full image.
+func imageTokens(img chat.Image) int {
+	if img.Width <= 0 || img.Height <= 0 {
+		return 1600
+	}
+	return max(85, min(img.Width*img.Height/750, 3300))
 }
 
 // ContextSize is the size of what the next model call will send. When the

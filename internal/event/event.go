@@ -156,10 +156,15 @@ type ContextUpdated struct {
 	Limit  int `json:"limit"`
 }
 
-// UsageUpdated: token usage of the latest model call and the session total.
+// UsageUpdated: token usage of the latest model call and the session total,
+// and what the session's calls cost (priced from the model catalog;
+// CostKnown is false when some model's price is unknown, and CostUSD then
+// counts the priced ones).
 type UsageUpdated struct {
-	Call  chat.Usage `json:"call"`
-	Total chat.Usage `json:"total"`
+	Call      chat.Usage `json:"call"`
+	Total     chat.Usage `json:"total"`
+	CostUSD   float64    `json:"cost_usd"`
+	CostKnown bool       `json:"cost_known"`
 }
 
 // Notice: something a person should know (retries, fallbacks, mode changes).

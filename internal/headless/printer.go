@@ -117,6 +117,10 @@ func (p *Printer) result(out orchestrator.Outcome, runErr error) map[string]any 
 		subtype = "error_max_turns"
 	case errors.Is(runErr, orchestrator.ErrTruncated):
 		subtype = "error_max_output_tokens" // the answer was cut by the output limit
+	case errors.Is(runErr, orchestrator.ErrBudget):
+		subtype = "error_max_budget_usd" // the next call would have passed the budget
+	case errors.Is(runErr, orchestrator.ErrSchemaMismatch):
+		subtype = "error_max_structured_output_retries" // not valid against --json-schema, after a retry
 	case out.State == event.StateAborted:
 		subtype = "error_cancelled"
 	case runErr != nil:
@@ -137,9 +141,17 @@ func (p *Printer) result(out orchestrator.Outcome, runErr error) map[string]any 
 		"duration_ms": out.Duration.Milliseconds(),
 		"usage":       usageObject(out.Usage),
 		"tool_calls":  calls,
+		// What the run cost, from the model catalog's prices (Claude
+		// Code's names): a model without a price has costUSD null and
+		// adds nothing to the total.
+		"total_cost_usd": out.Spend.TotalUSD(),
+		"modelUsage":     modelUsage(out.Spend),
 	}
 	if out.Verification != "" {
 		m["verification"] = out.Verification
+	}
+	if out.Structured != nil {
+		m["structured_output"] = json.RawMessage(out.Structured)
 	}
 	if runErr != nil {
 		m["error"] = out.Reason
@@ -154,6 +166,27 @@ func usageObject(u chat.Usage) map[string]int {
 		"cache_read_input_tokens":     u.CacheReadTokens,
 		"cache_creation_input_tokens": u.CacheWriteTokens,
 	}
+}
+
+// modelUsage is the run's usage and cost per model, as Claude Code's
+// result has it.
+func modelUsage(s orchestrator.Spend) map[string]any {
+	out := map[string]any{}
+	for _, m := range s {
+		var cost any // null: the catalog has no price
+		if m.Priced {
+			cost = m.CostUSD
+		}
+		out[m.Model] = map[string]any{
+			"inputTokens":              m.Usage.InputTokens,
+			"outputTokens":             m.Usage.OutputTokens,
+			"cacheReadInputTokens":     m.Usage.CacheReadTokens,
+			"cacheCreationInputTokens": m.Usage.CacheWriteTokens,
+			"calls":                    m.Calls,
+			"costUSD":                  cost,
+		}
+	}
+	return out
 }
 
 // streamObject is an event as one JSON object with its kind as "type".

@@ -23,14 +23,15 @@ func (o *Orchestrator) runBangCommand(ctx context.Context, raw string) (Outcome,
 	failed := func(err error) (Outcome, error) {
 		return Outcome{State: event.StateFailed, Reason: err.Error()}, err
 	}
-	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: raw}); err != nil {
-		return failed(err)
-	}
-	// A ! command is a turn for /undo too.
-	if err := o.beginUndo(ctx); err != nil {
+	// A ! command is a turn for /undo and /rewind too.
+	turn, err := o.beginUndo(ctx)
+	if err != nil {
 		return failed(err)
 	}
 	defer func() { _ = o.endUndo(ctx) }()
+	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: raw, Turn: turn}); err != nil {
+		return failed(err)
+	}
 	var block string
 	if !o.agent.Enabled(tools.Bash) {
 		block = "command mode denied: bash disabled by active agent " + o.agent.Name

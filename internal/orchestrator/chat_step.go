@@ -88,7 +88,7 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 		return chat.Message{}, err
 	}
 	o.emit(event.AssistantMessage{ModelCallIndex: ts.modelCalls, Message: msg, Usage: usage, StopReason: acc.StopReason()})
-	o.emit(event.UsageUpdated{Call: usage, Total: o.conv.usage()})
+	o.spend(usage)
 	return msg, nil
 }
 

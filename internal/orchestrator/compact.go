@@ -113,6 +113,7 @@ func (o *Orchestrator) applyCompaction(ctx context.Context, r compactRequest) er
 		return err
 	}
 	o.conv.addUsage(res.Usage)
+	o.spend(res.Usage)
 	o.lastSummary = res.Summary
 	if err := o.conv.replace(ctx, res.Messages, true); err != nil {
 		return err

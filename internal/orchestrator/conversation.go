@@ -99,6 +99,16 @@ func (c *conversation) modelCounted(u chat.Usage) {
 // list changed, so the next figure is estimated afresh.
 func (c *conversation) promptChanged() { c.counted, c.countedUpTo = chat.Usage{}, 0 }
 
+// lastTurn is the number of the newest turn the history holds, 0 for none.
+func (c *conversation) lastTurn() int {
+	for i := len(c.sess.Messages) - 1; i >= 0; i-- {
+		if n := c.sess.Messages[i].Turn; n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
 func (c *conversation) setTitle(input string) {
 	if c.sess.Title == "" {
 		c.sess.Title = session.TitleFrom(input)

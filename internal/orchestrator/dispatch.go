@@ -22,6 +22,12 @@ type Outcome struct {
 	// Verification is the orchestrator's own verification line, written
 	// from what it observed (see autoVerifyStep).
 	Verification string
+	// Spend is what this run's model calls have cost so far, per model
+	// (RunSpend): a -p run's total.
+	Spend Spend
+	// Structured is the final answer as compact JSON when it matched the
+	// output schema (Workflow.OutputSchema).
+	Structured []byte
 }
 
 // RunInput runs one input: a leading ! is command mode, anything else a

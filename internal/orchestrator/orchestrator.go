@@ -42,7 +42,9 @@ type Owner interface {
 // UndoRecorder keeps per-turn undo snapshots. File tools feed it directly;
 // the orchestrator brackets turns and bash calls.
 type UndoRecorder interface {
-	BeginTurn(ctx context.Context, sessionID string) error
+	// BeginTurnAbove starts a turn numbered above last (the newest turn
+	// the history holds) and returns its number.
+	BeginTurnAbove(ctx context.Context, sessionID string, last int) (turn int, err error)
 	// AroundCall is called before each tool call; the function it returns,
 	// after it, records what the call changed (for bash: captures what the
 	// command changed; notice: what it could not).
@@ -72,6 +74,9 @@ type Model struct {
 	// Catalog is the endpoint's catalog provider (catalog.ProviderFor):
 	// its models join the provider's own list in Models.
 	Catalog string
+	// Images says whether the model accepts images (provider.images);
+	// nil leaves it to the catalog.
+	Images *bool
 }
 
 // Limits bound a run. Their defaults come from the config package; a zero
@@ -83,6 +88,9 @@ type Limits struct {
 	MaxResponseBytes int
 	// TokenBudget stops a run whose model calls used more tokens (subagents).
 	TokenBudget int
+	// BudgetUSD stops a run before a model call that would take its cost
+	// (priced from the catalog) past it; 0 means no budget.
+	BudgetUSD float64
 }
 
 // Workflow is how a turn is run beyond the model's own choices.
@@ -91,6 +99,8 @@ type Workflow struct {
 	Verify VerifyOptions
 	// RequireTodoForComplex: complex inputs start with a todo plan.
 	RequireTodoForComplex bool
+	// OutputSchema, when set, holds every final answer to a JSON Schema.
+	OutputSchema *OutputSchema
 }
 
 // PromptParts are the system prompt's inputs besides the agent.
@@ -175,6 +185,10 @@ type Orchestrator struct {
 	// attended: a person is there (a questioner), so approvals are
 	// theirs and Notification hooks run; a subagent takes its parent's.
 	attended bool
+	// books add up what model calls cost (cost.go); budgetWarned: the
+	// budget was said to be unenforceable.
+	books        books
+	budgetWarned bool
 	// requested is a mode switch asked for while an input runs.
 	requested agentRequest
 }
@@ -212,7 +226,7 @@ func New(o Options) (*Orchestrator, error) {
 		s = session.New(o.Now(), o.Model.Name, o.Agent.Name)
 	}
 	orch := &Orchestrator{opts: o, agent: o.Agent, model: o.Model.Name,
-		conv: newConversation(s, o.Persistence.Store, o.Now), attended: o.Front.Questioner != nil}
+		conv: newConversation(s, o.Persistence.Store, o.Now), attended: o.Front.Questioner != nil, books: newBooks()}
 	own := []tools.Tool{todoRead{orch}, todoWrite{orch}, questionTool{orch}, exitPlanTool{orch}}
 	if o.Subagents.MaxPerTurn > 0 {
 		own = append(own, taskTool{orch})

@@ -17,6 +17,7 @@ type UsageRecorder interface {
 func (o *Orchestrator) NewSession() *session.Session {
 	o.EndSession("clear")
 	o.conv.switchTo(session.New(o.opts.Now(), o.model, o.agent.Name))
+	o.books.session.reset(nil)
 	o.pendingContext = nil
 	o.announce(false)
 	o.sessionStartHooks(context.Background(), "clear")
@@ -36,6 +37,7 @@ func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
 	}
 	repaired, started := session.RepairInterrupted(s)
 	o.conv.switchTo(s)
+	o.loadSessionSpend(ctx)
 	o.conv.setModel(o.model)
 	o.conv.setMode(o.agent.Name)
 	if repaired > 0 {

@@ -170,6 +170,7 @@ func (o *Orchestrator) child(kind, id, taskCallID string) (*Orchestrator, error)
 	c, err := New(opts)
 	if err == nil {
 		c.parentSession, c.attended = o.hookSession(), o.attended
+		c.books = o.books // its calls cost the parent's run and session
 	}
 	return c, err
 }

@@ -374,10 +374,9 @@ func (o *Orchestrator) appendResult(ctx context.Context, a *admitted) error {
 	if a.result == nil {
 		o.emit(event.ToolFinished{CallID: c.ID, Name: c.Name, Args: c.Raw, OK: false, Summary: res.Summary, Result: res.Content})
 	}
-	return o.conv.append(ctx, chat.Message{
-		Role: chat.RoleTool, ToolCallID: c.ID, ToolName: c.Name,
-		Content: res.Content, IsError: !res.OK,
-	})
+	m := chat.Message{Role: chat.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content, IsError: !res.OK}
+	o.resultImages(&m, res)
+	return o.conv.append(ctx, m)
 }
 
 // redact removes secret values from a result, whatever printed them: a

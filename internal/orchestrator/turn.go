@@ -19,6 +19,7 @@ import (
 type turnState struct {
 	runID   string
 	input   string
+	images  []chat.Image // given with the request (Prompt.Images)
 	started time.Time
 	state   event.RunState
 
@@ -42,12 +43,21 @@ type turnState struct {
 	verification   string
 	// stopHookActive: a Stop hook already made the model go on this turn.
 	stopHookActive bool
+	// schemaTries counts answers sent back for not matching the output
+	// schema; structured is the answer that matched (schema.go).
+	schemaTries int
+	structured  []byte
 }
 
 // RunTurn runs a normal turn: prepare, then model calls and tool calls until
 // the model stops calling tools or max_steps is reached, then persist.
 func (o *Orchestrator) RunTurn(ctx context.Context, input string) (Outcome, error) {
-	ts := o.newTurnState(input)
+	return o.runTurn(ctx, Prompt{Text: input})
+}
+
+func (o *Orchestrator) runTurn(ctx context.Context, p Prompt) (Outcome, error) {
+	ts := o.newTurnState(p.Text)
+	ts.images = p.Images
 	err := o.prepareTurnState(ctx, ts)
 	if err == nil {
 		err = o.loop(ctx, ts)
@@ -75,6 +85,10 @@ func (o *Orchestrator) newTurnState(input string) *turnState {
 func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
 	o.setState(ts, event.StatePreparing)
 	o.emit(event.TurnStarted{RunID: ts.runID, Input: ts.input})
+	imgs, err := o.turnImages(ts.input, ts.images)
+	if err != nil {
+		return err
+	}
 	o.LoadLazyTools(ctx)
 	if !o.hookStarted {
 		o.sessionStartHooks(ctx, "startup")
@@ -96,11 +110,13 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 		o.emit(event.Notice{Text: "not attached: @" + m})
 	}
 	o.conv.latestInput = ts.input
-	content := expanded + o.todoReminder(ts.input) + extra
-	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: content}); err != nil {
+	content := expanded + o.todoReminder(ts.input) + o.schemaReminder() + extra
+	// The turn's number (its undo snapshot's) goes on its message.
+	turn, err := o.beginUndo(ctx)
+	if err != nil {
 		return err
 	}
-	if err := o.beginUndo(ctx); err != nil {
+	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: content, Images: imgs, Turn: turn}); err != nil {
 		return err
 	}
 	o.emitContext()
@@ -126,15 +142,19 @@ func (o *Orchestrator) todoReminder(input string) string {
 	return ""
 }
 
-// beginUndo opens the turn's undo snapshot; the session row exists by now.
-func (o *Orchestrator) beginUndo(ctx context.Context) error {
+// beginUndo opens the turn's undo snapshot and numbers the turn, above
+// every turn the history holds: nothing is captured before its message is
+// stored (the snapshot rows need the session's row).
+func (o *Orchestrator) beginUndo(ctx context.Context) (turn int, err error) {
+	last := o.conv.lastTurn()
 	if o.opts.Persistence.Undo == nil {
-		return nil
+		return last + 1, nil
 	}
-	if err := o.opts.Persistence.Undo.BeginTurn(context.WithoutCancel(ctx), o.conv.sess.ID); err != nil {
-		return &StorageError{Err: err}
+	turn, err = o.opts.Persistence.Undo.BeginTurnAbove(context.WithoutCancel(ctx), o.conv.sess.ID, last)
+	if err != nil {
+		return 0, &StorageError{Err: err}
 	}
-	return nil
+	return turn, nil
 }
 
 func (o *Orchestrator) endUndo(ctx context.Context) error {
@@ -152,6 +172,9 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 	for ts.modelCalls < ts.maxSteps {
 		o.ApplyRequestedAgent()
 		if err := o.deliverInbox(ctx); err != nil {
+			return err
+		}
+		if err := o.checkBudget(); err != nil {
 			return err
 		}
 		msg, err := o.chatStep(ctx, ts)
@@ -172,6 +195,9 @@ func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 			again, err := o.autoVerifyStep(ctx, ts)
 			if err == nil && !again {
 				again, err = o.stopHooks(ctx, ts)
+			}
+			if err == nil && !again {
+				again, err = o.schemaStep(ctx, ts)
 			}
 			if err != nil || !again {
 				return err
@@ -198,7 +224,8 @@ func (o *Orchestrator) finishTurn(ctx context.Context, ts *turnState, err error)
 		o.emit(event.Notice{Text: stop.Error()})
 		err = nil
 	}
-	out := Outcome{Result: ts.last.Content, Steps: ts.modelCalls, Usage: ts.usage, Verification: ts.verification}
+	out := Outcome{Result: ts.last.Content, Steps: ts.modelCalls, Usage: ts.usage, Verification: ts.verification,
+		Spend: o.RunSpend(), Structured: ts.structured}
 	if isCancel(err) && ts.verifyAttempts > 0 && !verified(ts.verification) {
 		out.Verification = "not verified: cancelled"
 	}

@@ -101,6 +101,7 @@ func (r *REPL) beginApproval(a *ask) {
 	r.o.Renderer.Println(strings.TrimSuffix(b.String(), "\n"))
 	r.ia = ap
 	r.hint = ap.moreHint(st)
+	r.notify("coder: approval needed: " + c.Name)
 }
 
 // page is how many diff rows fit above the prompt.

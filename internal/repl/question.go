@@ -58,6 +58,7 @@ func (r *REPL) beginQuestions(q *qask) {
 	}
 	r.o.Renderer.Println(r.questionText(q.qs[0], 0, len(q.qs)))
 	r.ia = &questions{q: q}
+	r.notify("coder: a question waits for your answer")
 }
 
 // questionText renders "[Question M/N] text" and the numbered options.

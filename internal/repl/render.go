@@ -165,6 +165,9 @@ func (r *Renderer) Emit(e event.Event) {
 		r.prompt.Tokens, r.prompt.Limit = e.Tokens, e.Limit
 	case event.UsageUpdated:
 		r.usage.total = e.Total
+		if costFigure(e) != "" { // the session's, as the core priced it
+			r.usage.cost, r.usage.priced = e.CostUSD, true
+		}
 	case event.Compacted:
 		r.compacted(e)
 	case event.TurnFinished:

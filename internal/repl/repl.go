@@ -28,6 +28,9 @@ type Options struct {
 	Style    Style
 	// Term is $TERM, for the key decoder.
 	Term string
+	// Notify tells a person away from the terminal that a turn ended or
+	// an answer waits (notify.go).
+	Notify Notifier
 }
 
 // Runner runs inputs (the commands dispatcher over the core).
@@ -79,6 +82,8 @@ type REPL struct {
 	exitCode int
 	// histSession is the session whose inputs the history holds.
 	histSession string
+	lastEsc     time.Time           // Esc on an empty prompt: a second one soon opens /rewind
+	blurred     bool                // the terminal said it lost focus (notify.go)
 	args        map[string][]string // command arguments for completion, by command
 	before      func()
 }
@@ -202,6 +207,10 @@ func (r *REPL) handle(ctx context.Context, ev uv.Event) {
 			// Set or reset, it is known; permanently reset is "never".
 			r.scr.SetSync(ev.Value == ansi.ModeSet || ev.Value == ansi.ModeReset || ev.Value == ansi.ModePermanentlySet)
 		}
+	case uv.BlurEvent:
+		r.blurred = true
+	case uv.FocusEvent:
+		r.blurred = false
 	case uv.PasteEvent:
 		switch {
 		case r.ia != nil:
@@ -251,9 +260,13 @@ func (r *REPL) key(ctx context.Context, ev uv.KeyPressEvent) {
 		r.startSearch()
 	case "ctrl+l":
 		r.scr.Clear()
-	case "esc":
+	case "esc", "alt+esc": // alt+esc: two Escs read together
 		if r.run != nil {
 			r.cancelRun()
+			return
+		}
+		if r.ed.empty() && (k == "alt+esc" || r.escAgain()) {
+			r.openRewind(ctx)
 			return
 		}
 		r.ed.reset()
@@ -312,6 +325,9 @@ func (r *REPL) start(ctx context.Context, input string) {
 	case "/output":
 		r.o.Renderer.showLastOutput()
 		return
+	case "/rewind":
+		r.openRewind(ctx)
+		return
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	run := &activeRun{cancel: cancel, done: make(chan error, 1)}
@@ -341,6 +357,11 @@ func (r *REPL) runEnded(ctx context.Context, err error) {
 		return
 	}
 	r.syncHistory()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		r.notify("coder: the turn stopped with an error")
+	} else {
+		r.notify("coder: the turn finished")
+	}
 	r.next(ctx)
 }
 

@@ -204,6 +204,16 @@ func (s *screen) Resume() {
 	s.buf.WriteString(syncQuery)
 }
 
+// Send writes a sequence that draws nothing (a bell, a notification)
+// between two redraws, never in the middle of one.
+func (s *screen) Send(seq string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed && !s.paused {
+		_, _ = io.WriteString(s.out, seq)
+	}
+}
+
 // Close erases the live region for good: what follows is plain output.
 func (s *screen) Close() {
 	s.mu.Lock()

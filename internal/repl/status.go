@@ -29,6 +29,7 @@ type status struct {
 	outTokens int // output tokens of this turn's finished model calls
 	streamed  int // bytes streamed by the current call
 	frame     int
+	cost      string // the session's, kept from turn to turn (costFigure)
 }
 
 func newStatus(st Style, now func() time.Time) *status {
@@ -71,6 +72,8 @@ func (s *status) event(e event.Event) {
 	case event.TextDelta:
 		s.phase, s.retryUntil = "streaming", time.Time{}
 		s.streamed += len(e.Text)
+	case event.UsageUpdated:
+		s.cost = costFigure(e)
 	case event.AssistantMessage:
 		s.outTokens += e.Usage.OutputTokens
 		s.streamed = 0
@@ -128,6 +131,9 @@ func (s *status) line(cols int) string {
 	}
 	if t := s.outTokens + s.streamed/4; t > 0 {
 		figures = append(figures, tokens(t)+" tokens")
+	}
+	if s.cost != "" {
+		figures = append(figures, s.cost)
 	}
 	figures = append(figures, "esc to stop")
 	tail := " · " + strings.Join(figures, " · ")

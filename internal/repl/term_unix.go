@@ -43,13 +43,14 @@ func (t *terminal) raw() error {
 	t.saved = old
 	// Bracketed paste on; the kitty keyboard protocol's first level where
 	// the terminal has it (Shift+Enter is told apart from Enter, Esc from
-	// the start of a sequence); terminals without it ignore the request.
-	_, _ = t.out.WriteString("\x1b[?2004h\x1b[>1u")
+	// the start of a sequence); focus reporting, for notifications
+	// (notify.go). Terminals without one ignore its request.
+	_, _ = t.out.WriteString("\x1b[?2004h\x1b[>1u\x1b[?1004h")
 	return nil
 }
 
 func (t *terminal) restore() {
-	_, _ = t.out.WriteString("\x1b[<u\x1b[?2004l")
+	_, _ = t.out.WriteString("\x1b[?1004l\x1b[<u\x1b[?2004l")
 	_ = unix.IoctlSetTermios(int(t.in.Fd()), unix.TCSETS, t.saved)
 }
 

@@ -143,8 +143,9 @@ func (st *Store) upsertSession(ctx context.Context, tx *sql.Tx, s *Session) erro
 }
 
 const insertMessageSQL = `INSERT INTO messages (session_id, seq, role, content, reasoning, reasoning_signature,
-    tool_calls_json, tool_call_id, tool_name, is_error, interrupted, created_at, reasoning_blocks_json)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    tool_calls_json, tool_call_id, tool_name, is_error, interrupted, created_at, reasoning_blocks_json,
+    images_json, turn)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // insertMessages stores msgs[from:] with seq equal to their index.
 func (st *Store) insertMessages(ctx context.Context, tx *sql.Tx, id string, msgs []chat.Message, from int) error {
@@ -167,8 +168,15 @@ func (st *Store) insertMessages(ctx context.Context, tx *sql.Tx, id string, msgs
 		if err != nil {
 			return fmt.Errorf("message %d: encode reasoning blocks: %w", i, err)
 		}
+		imgs, err := jsonColumn(m.Images, len(m.Images))
+		if err != nil {
+			return fmt.Errorf("message %d: encode images: %w", i, err)
+		}
+		if err := insertImages(ctx, tx, m.Images, at); err != nil {
+			return fmt.Errorf("message %d: %w", i, err)
+		}
 		if _, err := stmt.ExecContext(ctx, id, i, string(m.Role), m.Content, m.Reasoning, m.ReasoningSignature,
-			calls, m.ToolCallID, m.ToolName, m.IsError, m.Interrupted, at, blocks); err != nil {
+			calls, m.ToolCallID, m.ToolName, m.IsError, m.Interrupted, at, blocks, imgs, m.Turn); err != nil {
 			return fmt.Errorf("insert message %d: %w", i, err)
 		}
 		if m.Role == chat.RoleTool && m.ToolCallID != "" {

@@ -90,7 +90,7 @@ func (st *Store) loadRows(ctx context.Context, id string) (*Session, error) {
 }
 
 const selectMessagesSQL = `SELECT seq, role, content, reasoning, reasoning_signature, tool_calls_json,
-    tool_call_id, tool_name, is_error, interrupted, reasoning_blocks_json
+    tool_call_id, tool_name, is_error, interrupted, reasoning_blocks_json, images_json, turn
 FROM messages WHERE session_id = ? ORDER BY seq`
 
 // loadMessages reads the rows and checks they are exactly seq 0..count-1:
@@ -102,12 +102,12 @@ func (st *Store) loadMessages(ctx context.Context, id string, count int) ([]chat
 	}
 	defer rows.Close()
 	msgs := make([]chat.Message, 0, count)
-	var calls, blocks string
+	var calls, blocks, imgs string
 	for rows.Next() {
 		var seq int
 		var m chat.Message
 		if err := rows.Scan(&seq, &m.Role, &m.Content, &m.Reasoning, &m.ReasoningSignature, &calls,
-			&m.ToolCallID, &m.ToolName, &m.IsError, &m.Interrupted, &blocks); err != nil {
+			&m.ToolCallID, &m.ToolName, &m.IsError, &m.Interrupted, &blocks, &imgs, &m.Turn); err != nil {
 			return nil, fmt.Errorf("messages: %w", err)
 		}
 		if seq != len(msgs) {
@@ -123,6 +123,11 @@ func (st *Store) loadMessages(ctx context.Context, id string, count int) ([]chat
 				return nil, fmt.Errorf("message %d: reasoning blocks: %w", seq, err)
 			}
 		}
+		if imgs != "" {
+			if err := json.Unmarshal([]byte(imgs), &m.Images); err != nil {
+				return nil, fmt.Errorf("message %d: images: %w", seq, err)
+			}
+		}
 		msgs = append(msgs, m)
 	}
 	if err := rows.Err(); err != nil {
@@ -130,6 +135,10 @@ func (st *Store) loadMessages(ctx context.Context, id string, count int) ([]chat
 	}
 	if len(msgs) != count {
 		return nil, fmt.Errorf("messages: %d stored, session row says %d", len(msgs), count)
+	}
+	rows.Close() // one connection: the images are read with it
+	if err := fillImages(ctx, st.db, msgs); err != nil {
+		return nil, fmt.Errorf("messages: %w", err)
 	}
 	return msgs, nil
 }
@@ -166,6 +175,10 @@ func (st *Store) loadSnapshot(id string) (*Session, error) {
 	}
 	if s.ID != id {
 		return nil, fmt.Errorf("session: snapshot %s holds session %q", path, s.ID)
+	}
+	// The images are the database's: those it still has come back.
+	if err := fillImages(context.Background(), st.db, s.Messages); err != nil {
+		return nil, fmt.Errorf("session: snapshot %s: %w", path, err)
 	}
 	return s, nil
 }

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/coder-agent/coder/internal/images"
 	"github.com/coder-agent/coder/internal/secrets"
 )
 
@@ -119,6 +120,9 @@ func (t readTool) Run(ctx context.Context, c *Call) (Result, error) {
 		t.tracker.recordHash(tg.Abs, h, true)
 		return Result{OK: true, Content: fmt.Sprintf("(%s is empty)", tg.Rel), Summary: "empty file"}, nil
 	}
+	if images.Sniff(head) != "" {
+		return readImage(br, tg.Rel)
+	}
 	if msg := refuseNonText(tg.Rel, head, fi.Size()); msg != "" {
 		return Failure("%s", msg), nil
 	}
@@ -139,7 +143,7 @@ func refuseNonText(rel string, head []byte, size int64) string {
 	kind := http.DetectContentType(head)
 	if imageExts[strings.ToLower(filepath.Ext(rel))] || strings.HasPrefix(kind, "image/") {
 		if strings.HasPrefix(kind, "image/") || !looksText(head) {
-			return fmt.Sprintf("%s is an image (%s, %d bytes); read shows text files only", rel, kind, size)
+			return fmt.Sprintf("%s is an image (%s, %d bytes) in a format not sent to models (PNG, JPEG, GIF and WebP are); convert it to read it", rel, kind, size)
 		}
 	}
 	if !looksText(head) {

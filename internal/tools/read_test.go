@@ -73,6 +73,7 @@ func TestReadRefusals(t *testing.T) {
 	writeFiles(t, ws.Root, map[string]string{
 		"img.png":    png,
 		"noext":      png,
+		"old.bmp":    "BM\x3e\x00\x00\x00\x00\x00\x00\x00\x3e\x00",
 		"fake.jpg":   "actually text\n",
 		"prog.bin":   "\x7fELF\x02\x01\x01\x00\x00\x00",
 		"random.dat": strings.Repeat("\xff\xfe\x80\x81", 100),
@@ -81,8 +82,9 @@ func TestReadRefusals(t *testing.T) {
 	})
 	read := builtin(t, ws, "read")
 	tests := []struct{ path, want string }{
-		{"img.png", "img.png is an image (image/png"},
-		{"noext", "noext is an image (image/png"},
+		{"img.png", "img.png: unreadable PNG"},
+		{"noext", "noext: unreadable PNG"},
+		{"old.bmp", "old.bmp is an image (image/bmp"},
 		{"prog.bin", "prog.bin looks like a binary file"},
 		{"random.dat", "random.dat looks like a binary file"},
 		{"dir", "dir is a directory; use list"},

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 // Tool is something the model can call.
@@ -51,6 +53,9 @@ type Result struct {
 	Changed []string
 	// Bash is the typed result of a bash call.
 	Bash *BashResult
+	// Images are what the model is shown besides Content (read of an
+	// image file).
+	Images []chat.Image
 }
 
 // Failure is the standard failed result: {"ok":false,"error":"..."}.

@@ -59,7 +59,7 @@ func fingerprint(abs string) string {
 	if _, err := io.Copy(h, io.LimitReader(f, maxFingerprint+1)); err != nil {
 		return "unreadable"
 	}
-	return fmt.Sprintf("file:%o:%s", fi.Mode()&keptMode, hex.EncodeToString(h.Sum(nil)))
+	return fileFingerprint(fi.Mode()&keptMode, hex.EncodeToString(h.Sum(nil)))
 }
 
 // afterState is a path's fingerprint as coder left it, with the stat

@@ -184,21 +184,20 @@ func UndoLatest(ctx context.Context, store Store, sessionID, workspace string) (
 }
 
 // leaveOutside splits entries into those to restore and the paths
-// changed outside coder's calls, which stay as they are — with the
-// directories the turn created around them, which are not empty.
+// changed outside coder's calls, which stay as they are.
 func leaveOutside(entries []session.UndoEntry, workspace string) (keep []session.UndoEntry, left []string) {
+	return leaveSome(entries, workspace, changedOutside)
+}
+
+// leaveSome splits entries into those to restore and the paths of those
+// to leave (named relative to workspace) — with the directories the turn
+// created around them, which are not empty.
+func leaveSome(entries []session.UndoEntry, workspace string, leave func(session.UndoEntry) bool) (keep []session.UndoEntry, left []string) {
 	var leftAbs []string
 	for _, e := range entries {
-		if changedOutside(e) {
+		if leave(e) {
 			leftAbs = append(leftAbs, e.Path)
-			rel, err := filepath.Rel(workspace, e.Path)
-			if err != nil {
-				rel = e.Path
-			}
-			if e.Mode.IsDir() {
-				rel += "/"
-			}
-			left = append(left, rel)
+			left = append(left, relPath(workspace, e))
 		}
 	}
 	for _, e := range entries {

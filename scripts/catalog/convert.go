@@ -35,6 +35,7 @@ type apiModel struct {
 		CacheWrite float64 `json:"cache_write"`
 	} `json:"cost"`
 	Modalities struct {
+		Input  []string `json:"input"`
 		Output []string `json:"output"`
 	} `json:"modalities"`
 }
@@ -81,8 +82,8 @@ func convert(api map[string]apiProvider) ([]string, error) {
 func derive(provider string, m apiModel) catalog.Model {
 	e := catalog.Model{
 		Context: m.Limit.Context, Input: m.Limit.Input, Output: m.Limit.Output,
-		Reasoning: catalog.ReasoningNone,
-		Cost:      catalog.Cost{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead, CacheWrite: m.Cost.CacheWrite},
+		Reasoning: catalog.ReasoningNone, Image: slices.Contains(m.Modalities.Input, "image"),
+		Cost: catalog.Cost{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead, CacheWrite: m.Cost.CacheWrite},
 	}
 	// OpenAI: max_tokens is deprecated and rejected by reasoning models
 	// (o-series, gpt-5); max_completion_tokens works for every model.

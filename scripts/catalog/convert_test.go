@@ -10,7 +10,7 @@ import (
 const apiFixture = `{
  "anthropic": {"name": "Anthropic", "models": {
   "claude-3-haiku-20240307": {"reasoning": false, "limit": {"context": 200000, "output": 4096},
-    "cost": {"input": 0.25, "output": 1.25, "cache_read": 0.03, "cache_write": 0.3}, "modalities": {"output": ["text"]}},
+    "cost": {"input": 0.25, "output": 1.25, "cache_read": 0.03, "cache_write": 0.3}, "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]}},
   "claude-opus-4-7": {"reasoning": true, "reasoning_options": [{"type": "effort", "values": ["low", "high", "max", "default"]}],
     "limit": {"context": 1000000, "output": 128000}, "modalities": {"output": ["text"]}},
   "claude-opus-4-6": {"reasoning": true, "reasoning_options": [{"type": "effort", "values": ["low", "max"]}, {"type": "budget_tokens", "min": 1024}],
@@ -51,7 +51,7 @@ func TestConvertAppliesTheRules(t *testing.T) {
 	want := map[string]string{
 		"@groq":                             `{"name":"Groq"}`,
 		"@deepseek":                         `{"name":"DeepSeek","api":"https://api.deepseek.com"}`,
-		"anthropic claude-3-haiku-20240307": `{"context":200000,"output":4096,"reasoning":"none","cost":{"input":0.25,"output":1.25,"cache_read":0.03,"cache_write":0.3}}`,
+		"anthropic claude-3-haiku-20240307": `{"context":200000,"output":4096,"reasoning":"none","image":true,"cost":{"input":0.25,"output":1.25,"cache_read":0.03,"cache_write":0.3}}`,
 		"anthropic claude-opus-4-7":         `{"context":1000000,"output":128000,"reasoning":"adaptive","efforts":["low","high","max"],"cost":{"input":0,"output":0}}`,
 		"anthropic claude-opus-4-6":         `{"context":1000000,"output":128000,"reasoning":"adaptive","efforts":["low","max"],"budget":true,"cost":{"input":0,"output":0}}`,
 		"anthropic claude-sonnet-4-5":       `{"context":200000,"output":64000,"reasoning":"budget","budget":true,"cost":{"input":0,"output":0}}`,

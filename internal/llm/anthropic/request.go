@@ -74,10 +74,12 @@ type toolUseBlock struct {
 	Input json.RawMessage `json:"input"`
 }
 
+// toolResultBlock's Content is the result's text, or, with images, its
+// blocks (text, then the images).
 type toolResultBlock struct {
 	Type      string        `json:"type"`
 	ToolUseID string        `json:"tool_use_id"`
-	Content   string        `json:"content,omitempty"`
+	Content   any           `json:"content,omitempty"`
 	IsError   bool          `json:"is_error,omitempty"`
 	Cache     *cacheControl `json:"cache_control,omitempty"`
 }
@@ -241,14 +243,20 @@ func messages(in []turn) []turn {
 func convert(m *chat.Message) (role string, blocks []any) {
 	switch m.Role {
 	case chat.RoleTool:
-		return "user", []any{toolResultBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content, IsError: m.IsError}}
+		var content any = m.Content
+		if len(m.Images) > 0 {
+			content = append([]any{textBlock{Type: "text", Text: m.Content}}, imageBlocks(m.Images)...)
+		}
+		return "user", []any{toolResultBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: content, IsError: m.IsError}}
 	case chat.RoleAssistant:
 		return "assistant", assistant(m)
 	}
-	if m.Content == "" {
-		return "user", nil
+	// Images first, then the text about them: what Anthropic advises.
+	blocks = imageBlocks(m.Images)
+	if m.Content != "" {
+		blocks = append(blocks, textBlock{Type: "text", Text: m.Content})
 	}
-	return "user", []any{textBlock{Type: "text", Text: m.Content}}
+	return "user", blocks
 }
 
 // assistant is the thinking and redacted_thinking blocks, each as it came

@@ -59,7 +59,10 @@ type Model struct {
 	// (whatever came, and it matters). See also the endpoint table.
 	PassBack  string `json:"passback,omitempty"`
 	Responses bool   `json:"responses,omitempty"`
-	Cost      Cost   `json:"cost"`
+	// Image: the model accepts images in its input (models.dev's
+	// modalities.input); a model without it is sent none.
+	Image bool `json:"image,omitempty"`
+	Cost  Cost `json:"cost"`
 }
 
 // Cost is in US dollars per million tokens.

@@ -60,6 +60,10 @@ type Msg struct {
 	// expressible on the Anthropic wire.
 	ToolCallID string
 	IsError    bool
+	// Images are the message's image parts in any protocol's shape (an
+	// image_url or input_image data URL, an Anthropic base64 source),
+	// decoded; on a "tool" message, those its result carried.
+	Images []Image
 }
 
 // Model is the "model" field of the body.
@@ -166,7 +170,8 @@ func (r Request) parse() reqBody {
 }
 
 func openAIMsg(m reqMessage) Msg {
-	out := Msg{Role: m.Role, Text: textOf(m.Content, ""), Reasoning: m.ReasoningContent, ToolCallID: m.ToolCallID}
+	out := Msg{Role: m.Role, Text: textOf(m.Content, ""), Reasoning: m.ReasoningContent, ToolCallID: m.ToolCallID,
+		Images: imagesOf(m.Content)}
 	for _, c := range m.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments})
 	}
@@ -192,7 +197,7 @@ func anthropicMsgs(m reqMessage) []Msg {
 	if json.Unmarshal(m.Content, &blocks) != nil { // content is a plain string
 		return []Msg{{Role: m.Role, Text: textOf(m.Content, "")}}
 	}
-	main := Msg{Role: m.Role}
+	main := Msg{Role: m.Role, Images: imagesOf(m.Content)}
 	var results []Msg
 	for _, b := range blocks {
 		switch b.Type {
@@ -204,10 +209,11 @@ func anthropicMsgs(m reqMessage) []Msg {
 		case "tool_use":
 			main.ToolCalls = append(main.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Args: compact(b.Input)})
 		case "tool_result":
-			results = append(results, Msg{Role: "tool", ToolCallID: b.ToolUseID, Text: textOf(b.Content, ""), IsError: b.IsError})
+			results = append(results, Msg{Role: "tool", ToolCallID: b.ToolUseID, Text: textOf(b.Content, ""), IsError: b.IsError,
+				Images: imagesOf(b.Content)})
 		}
 	}
-	if main.Text == "" && main.Reasoning == "" && main.ToolCalls == nil && results != nil {
+	if main.Text == "" && main.Reasoning == "" && main.ToolCalls == nil && main.Images == nil && results != nil {
 		return results
 	}
 	return append(results, main)
@@ -257,7 +263,7 @@ func responsesMsgs(items []json.RawMessage) []Msg {
 			CallID    string          `json:"call_id"`
 			Name      string          `json:"name"`
 			Arguments string          `json:"arguments"`
-			Output    string          `json:"output"`
+			Output    json.RawMessage `json:"output"`
 			Phase     string          `json:"phase"`
 			Summary   []struct {
 				Text string `json:"text"`
@@ -276,14 +282,14 @@ func responsesMsgs(items []json.RawMessage) []Msg {
 			a.ToolCalls = append(a.ToolCalls, ToolCall{ID: it.CallID, Name: it.Name, Args: it.Arguments})
 		case it.Type == "function_call_output":
 			flush()
-			out = append(out, Msg{Role: "tool", ToolCallID: it.CallID, Text: it.Output})
+			out = append(out, Msg{Role: "tool", ToolCallID: it.CallID, Text: textOf(it.Output, ""), Images: imagesOf(it.Output)})
 		case it.Role == "assistant":
 			a := assistant()
 			a.Text += textOf(it.Content, "")
 			a.Phases = append(a.Phases, it.Phase)
 		default:
 			flush()
-			out = append(out, Msg{Role: it.Role, Text: textOf(it.Content, "")})
+			out = append(out, Msg{Role: it.Role, Text: textOf(it.Content, ""), Images: imagesOf(it.Content)})
 		}
 	}
 	flush()

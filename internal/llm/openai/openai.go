@@ -71,7 +71,7 @@ type Provider struct {
 	// secret is scrubbed from every error: the key and the header values.
 	secret string
 	// history holds each history message's encoding (see encode).
-	history llm.MessageCache[[]byte]
+	history llm.MessageCache[encoded]
 }
 
 var _ llm.Provider = (*Provider)(nil)

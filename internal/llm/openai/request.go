@@ -41,12 +41,17 @@ type message struct {
 	ToolCallID       string            `json:"tool_call_id,omitempty"`
 }
 
-// contentPart is a part of an array content: text, or Mistral's thinking
-// ({"type":"thinking","thinking":[{"type":"text","text":...}]}).
+// contentPart is a part of an array content: text, an image (a data URL),
+// or Mistral's thinking ({"type":"thinking","thinking":[{"type":"text","text":...}]}).
 type contentPart struct {
 	Type     string        `json:"type"`
 	Text     string        `json:"text,omitempty"`
+	ImageURL *imageURL     `json:"image_url,omitempty"`
 	Thinking []contentPart `json:"thinking,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
 }
 
 type toolCall struct {
@@ -82,8 +87,8 @@ func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 	}
 	sh := p.shapeFor(body.Model)
 	sh.apply(&body, req.MaxTokens, p.cfg)
-	msgs, err := p.history.Make(sh.historyKey(), req.Messages, func(e *llm.Encoder, m *chat.Message) ([]byte, error) {
-		return e.Encode(convert(m, sh.rules))
+	msgs, err := p.history.Make(sh.historyKey(), req.Messages, func(e *llm.Encoder, m *chat.Message) (encoded, error) {
+		return encodeMessage(e, m, sh.rules)
 	})
 	if err != nil {
 		return nil, err
@@ -100,9 +105,7 @@ func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 		}
 		b.Item(sys)
 	}
-	for _, m := range msgs {
-		b.Item(m)
-	}
+	addMessages(b, msgs)
 	b.EndArray()
 	b.End()
 	return b, nil
@@ -115,6 +118,9 @@ func convert(m *chat.Message, r catalog.Rules) message {
 		return assistant(m, r)
 	case chat.RoleTool:
 		return message{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID}
+	}
+	if len(m.Images) > 0 {
+		return message{Role: string(m.Role), Content: append([]contentPart{{Type: "text", Text: m.Content}}, imageParts(m.Images)...)}
 	}
 	return message{Role: string(m.Role), Content: &m.Content}
 }

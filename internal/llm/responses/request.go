@@ -58,10 +58,12 @@ type (
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	}
+	// functionCallOutput's Output is the result's text, or, with images,
+	// its parts (input_text, then input_image).
 	functionCallOutput struct {
 		Type   string `json:"type"`
 		CallID string `json:"call_id"`
-		Output string `json:"output"`
+		Output any    `json:"output"`
 	}
 )
 
@@ -140,9 +142,15 @@ func items(m *chat.Message) []any {
 			out = append(out, functionCall{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: args})
 		}
 	case chat.RoleTool:
-		out = append(out, functionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: m.Content})
+		var output any = m.Content
+		if len(m.Images) > 0 {
+			output = withImages(m)
+		}
+		out = append(out, functionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: output})
 	default:
-		if m.Content != "" {
+		if len(m.Images) > 0 {
+			out = append(out, userMessage{Type: "message", Role: "user", Content: withImages(m)})
+		} else if m.Content != "" {
 			out = append(out, message{Type: "message", Role: "user", Content: []part{{Type: "input_text", Text: m.Content}}})
 		}
 	}
