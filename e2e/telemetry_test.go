@@ -4,104 +4,25 @@ package e2e
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/telemetry/otlp/otlptest"
 )
-
-// otlpReceiver is an OTLP/HTTP collector in miniature: it decodes what
-// coder exports with the official protobuf types.
-type otlpReceiver struct {
-	*httptest.Server
-	mu      sync.Mutex
-	traces  []*coltracepb.ExportTraceServiceRequest
-	metrics []*colmetricpb.ExportMetricsServiceRequest
-	bad     []string
-}
-
-func newOTLPReceiver(t *testing.T) *otlpReceiver {
-	r := &otlpReceiver{}
-	r.Server = httptest.NewServer(http.HandlerFunc(r.handle))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *otlpReceiver) handle(w http.ResponseWriter, req *http.Request) {
-	var body io.Reader = req.Body
-	if req.Header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(req.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		body = zr
-	}
-	raw, _ := io.ReadAll(body)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var resp proto.Message
-	switch req.URL.Path {
-	case "/v1/traces":
-		m := &coltracepb.ExportTraceServiceRequest{}
-		if err := proto.Unmarshal(raw, m); err != nil {
-			r.bad = append(r.bad, err.Error())
-		}
-		r.traces = append(r.traces, m)
-		resp = &coltracepb.ExportTraceServiceResponse{}
-	case "/v1/metrics":
-		m := &colmetricpb.ExportMetricsServiceRequest{}
-		if err := proto.Unmarshal(raw, m); err != nil {
-			r.bad = append(r.bad, err.Error())
-		}
-		r.metrics = append(r.metrics, m)
-		resp = &colmetricpb.ExportMetricsServiceResponse{}
-	default:
-		r.bad = append(r.bad, "unexpected path "+req.URL.Path)
-		http.NotFound(w, req)
-		return
-	}
-	out, _ := proto.Marshal(resp)
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(out)
-}
-
-func (r *otlpReceiver) spans() []*tracepb.Span {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []*tracepb.Span
-	for _, req := range r.traces {
-		for _, rs := range req.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				out = append(out, ss.Spans...)
-			}
-		}
-	}
-	return out
-}
 
 // metricValues sums each metric's points by name and attributes
 // ("coder.tool.calls{outcome=ok,tool.name=read}"); a histogram counts.
-func (r *otlpReceiver) metricValues() map[string]float64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func metricValues(r *otlptest.Receiver) map[string]float64 {
 	out := map[string]float64{}
-	for _, req := range r.metrics {
+	for _, req := range r.Metrics() {
 		for _, rm := range req.ResourceMetrics {
 			for _, sm := range rm.ScopeMetrics {
 				for _, m := range sm.Metrics {
@@ -170,7 +91,7 @@ func telemetryWorkspace(t *testing.T) (dir string) {
 func TestTelemetryExportsOverOTLP(t *testing.T) {
 	needLevel(t, sandbox.LevelLandlock)
 	srv := llmtest.NewServer(t, telemetryScenario())
-	rcv := newOTLPReceiver(t)
+	rcv := otlptest.NewReceiver(t)
 	env := providerEnv(t, srv, "openai")
 	env["OTEL_EXPORTER_OTLP_ENDPOINT"] = rcv.URL
 
@@ -179,7 +100,7 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 	if res := (run{args: []string{"-p", "read the SECRET-PROMPT-MARK notes"}, env: env, dir: dir}).exec(t); res.code != 0 {
 		t.Fatalf("coder -p: %d %s", res.code, res.stderr)
 	}
-	if len(rcv.spans()) != 0 || len(rcv.metricValues()) != 0 {
+	if len(rcv.Spans()) != 0 || len(metricValues(rcv)) != 0 {
 		t.Fatal("telemetry was exported while off")
 	}
 
@@ -189,11 +110,11 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 	if res.code != 0 || strings.Contains(res.stderr, "telemetry") {
 		t.Fatalf("coder -p with telemetry: %d %s", res.code, res.stderr)
 	}
-	if len(rcv.bad) > 0 {
-		t.Fatalf("the receiver could not decode: %v", rcv.bad)
+	if bad := rcv.Bad(); len(bad) > 0 {
+		t.Fatalf("the receiver could not decode: %v", bad)
 	}
-	checkTurnSpans(t, rcv.spans())
-	got := rcv.metricValues()
+	checkTurnSpans(t, rcv.Spans())
+	got := metricValues(rcv)
 	for k, want := range map[string]float64{
 		"coder.session.count{resumed=false}":              1,
 		"coder.turn.count{state=completed}":               1,
@@ -209,7 +130,7 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], want, got)
 		}
 	}
-	for _, s := range rcv.spans() {
+	for _, s := range rcv.Spans() {
 		for _, kv := range s.Attributes {
 			if v := kv.Value.GetStringValue(); strings.Contains(v, "SECRET-PROMPT-MARK") || strings.Contains(v, "TOOL-OUTPUT-MARK") {
 				t.Fatalf("content exported without log_content: %s=%q", kv.Key, v)
@@ -218,7 +139,7 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 	}
 
 	// With log_content the prompt and the tool output are in the spans.
-	rcv2 := newOTLPReceiver(t)
+	rcv2 := otlptest.NewReceiver(t)
 	env["OTEL_EXPORTER_OTLP_ENDPOINT"] = rcv2.URL
 	env["CODER_BASE_URL"] = llmtest.NewServer(t, telemetryScenario()).URL() + "/v1"
 	writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json", `{"telemetry": {"log_content": true}}`)
@@ -226,7 +147,7 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 		t.Fatalf("coder -p with log_content: %d %s", res.code, res.stderr)
 	}
 	var all strings.Builder
-	for _, s := range rcv2.spans() {
+	for _, s := range rcv2.Spans() {
 		for _, kv := range s.Attributes {
 			all.WriteString(kv.Value.GetStringValue() + "\n")
 		}
