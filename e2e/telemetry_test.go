@@ -155,6 +155,81 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 	if !strings.Contains(all.String(), "SECRET-PROMPT-MARK") || !strings.Contains(all.String(), "TOOL-OUTPUT-MARK") {
 		t.Fatalf("log_content did not export the prompt and output:\n%s", all.String())
 	}
+	// Even with content exported (the mark above, in the same bodies), the
+	// API key is in no request coder sent to the collector.
+	for _, req := range rcv2.Requests() {
+		for k, vs := range req.Header {
+			if strings.Contains(strings.Join(vs, " "), testKey) {
+				t.Fatalf("the API key in header %s", k)
+			}
+		}
+		if bytes.Contains(req.Body, []byte(testKey)) {
+			t.Fatalf("the API key in a body sent to %s", req.Path)
+		}
+	}
+}
+
+// TestTelemetryJSONHeadersAndGzip: the OTEL_EXPORTER_OTLP_* variables
+// through the binary: http/json (decoded with the official types, ids in
+// hex), the headers (a bearer token, percent-encoded) and gzip reach the
+// collector, and the token is never printed.
+func TestTelemetryJSONHeadersAndGzip(t *testing.T) {
+	needLevel(t, sandbox.LevelLandlock)
+	srv := llmtest.NewServer(t, telemetryScenario())
+	rcv := otlptest.NewReceiver(t)
+	env := providerEnv(t, srv, "openai")
+	env["CODER_ENABLE_TELEMETRY"] = "1"
+	env["OTEL_EXPORTER_OTLP_ENDPOINT"] = rcv.URL
+	env["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/json"
+	env["OTEL_EXPORTER_OTLP_HEADERS"] = "authorization=Bearer%20OTLP-TOKEN-MARK"
+	env["OTEL_EXPORTER_OTLP_COMPRESSION"] = "gzip"
+	res := run{args: []string{"-p", "read the notes"}, env: env, dir: telemetryWorkspace(t)}.exec(t)
+	if res.code != 0 || strings.Contains(res.stderr, "telemetry") {
+		t.Fatalf("coder -p: %d %s", res.code, res.stderr)
+	}
+	if bad := rcv.Bad(); len(bad) > 0 {
+		t.Fatalf("the receiver could not decode: %v", bad)
+	}
+	checkTurnSpans(t, rcv.Spans())
+	if got := metricValues(rcv)["coder.tool.calls{outcome=ok,tool.name=read}"]; got != 1 {
+		t.Fatalf("read calls %v", got)
+	}
+	reqs := rcv.Requests()
+	for _, req := range reqs {
+		if req.ContentType != "application/json" || req.ContentEncoding != "gzip" ||
+			req.Header.Get("Authorization") != "Bearer OTLP-TOKEN-MARK" {
+			t.Fatalf("%s: %s, %q, authorization %q", req.Path, req.ContentType, req.ContentEncoding, req.Header.Get("Authorization"))
+		}
+	}
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests, want traces and metrics", len(reqs))
+	}
+	if strings.Contains(res.stdout+res.stderr, "OTLP-TOKEN-MARK") {
+		t.Fatal("the header's token was printed")
+	}
+}
+
+// TestTelemetryDeadCollector: a collector that is not there costs the run
+// nothing but one line at exit, which names the endpoint and not the
+// header's token; the answer is printed and the exit is 0.
+func TestTelemetryDeadCollector(t *testing.T) {
+	needLevel(t, sandbox.LevelLandlock)
+	dead := otlptest.NewReceiver(t)
+	dead.Close()
+	env := providerEnv(t, llmtest.NewServer(t, telemetryScenario()), "openai")
+	env["CODER_ENABLE_TELEMETRY"] = "1"
+	env["OTEL_EXPORTER_OTLP_ENDPOINT"] = dead.URL
+	env["OTEL_EXPORTER_OTLP_HEADERS"] = "authorization=Bearer OTLP-TOKEN-MARK"
+	res := run{args: []string{"-p", "read the notes"}, env: env, dir: telemetryWorkspace(t)}.exec(t)
+	if res.code != 0 || !strings.Contains(res.stdout, "The notes say TOOL-OUTPUT-MARK.") {
+		t.Fatalf("coder -p: %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if n := strings.Count(res.stderr, "telemetry:"); n != 1 || !strings.Contains(res.stderr, dead.URL) {
+		t.Fatalf("want one telemetry line naming %s:\n%s", dead.URL, res.stderr)
+	}
+	if strings.Contains(res.stdout+res.stderr, "OTLP-TOKEN-MARK") {
+		t.Fatal("the header's token was printed")
+	}
 }
 
 // checkTurnSpans: one turn span; two model calls under it; the two tool

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,6 +138,9 @@ func (c *client) send(ctx context.Context, body []byte) error {
 		req.Header.Set("User-Agent", c.cfg.UserAgent)
 	}
 	resp, err := c.http.Do(req)
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		err = ue.Err // its message repeats the URL, query and all
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("export to %s: %w", redacted(c.cfg.URL), ctx.Err())

@@ -109,14 +109,21 @@ func deadURL(t *testing.T) string {
 }
 
 // TestDeadCollector: with nothing listening, an export retries within its
-// timeout and then fails, saying why; once draining (the program
+// timeout and then fails, saying why and where, without the credentials
+// an endpoint may carry (user info, query); once draining (the program
 // exiting), it tries once and fails at once.
 func TestDeadCollector(t *testing.T) {
-	e := NewTraceExporter(Config{URL: deadURL(t) + "/v1/traces", Timeout: time.Second})
+	dead := deadURL(t)
+	u := strings.Replace(dead, "http://", "http://user:PASS-MARK@", 1) + "/v1/traces?token=QUERY-MARK"
+	e := NewTraceExporter(Config{URL: u, Timeout: time.Second})
 	e.c.firstWait = 50 * time.Millisecond
 	err := e.ExportSpans(context.Background(), oneSpan())
-	if err == nil || !strings.Contains(err.Error(), "connection refused") {
+	if err == nil || !strings.Contains(err.Error(), "export to "+dead+"/v1/traces: ") ||
+		!strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("error %v", err)
+	}
+	if strings.Contains(err.Error(), "MARK") {
+		t.Fatalf("credentials in %v", err)
 	}
 	e.c.firstWait = time.Hour // a retry now would be seen
 	e.Drain(context.Background())

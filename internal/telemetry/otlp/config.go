@@ -231,10 +231,13 @@ func tlsFromEnv(get func(string) (string, string)) (*tls.Config, error) {
 	return conf, nil
 }
 
-// redacted is a URL without its password, for messages.
+// redacted is a URL for messages: without user info or query, where
+// some collectors take their credentials.
 func redacted(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the collector"
 	}
-	return raw
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
+	return u.String()
 }
