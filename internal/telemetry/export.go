@@ -42,7 +42,8 @@ type Pipeline struct {
 	me     *otlp.MetricExporter // nil when metrics are not exported
 	tracer trace.Tracer
 	inst   instruments
-	// Warnings say what of the OTEL_* configuration coder does not follow.
+	// Warnings say what of the OTEL_* configuration coder does not
+	// follow, each once.
 	Warnings []string
 
 	mu       sync.Mutex
