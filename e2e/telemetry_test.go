@@ -4,104 +4,25 @@ package e2e
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/telemetry/otlp/otlptest"
 )
-
-// otlpReceiver is an OTLP/HTTP collector in miniature: it decodes what
-// coder exports with the official protobuf types.
-type otlpReceiver struct {
-	*httptest.Server
-	mu      sync.Mutex
-	traces  []*coltracepb.ExportTraceServiceRequest
-	metrics []*colmetricpb.ExportMetricsServiceRequest
-	bad     []string
-}
-
-func newOTLPReceiver(t *testing.T) *otlpReceiver {
-	r := &otlpReceiver{}
-	r.Server = httptest.NewServer(http.HandlerFunc(r.handle))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *otlpReceiver) handle(w http.ResponseWriter, req *http.Request) {
-	var body io.Reader = req.Body
-	if req.Header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(req.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		body = zr
-	}
-	raw, _ := io.ReadAll(body)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var resp proto.Message
-	switch req.URL.Path {
-	case "/v1/traces":
-		m := &coltracepb.ExportTraceServiceRequest{}
-		if err := proto.Unmarshal(raw, m); err != nil {
-			r.bad = append(r.bad, err.Error())
-		}
-		r.traces = append(r.traces, m)
-		resp = &coltracepb.ExportTraceServiceResponse{}
-	case "/v1/metrics":
-		m := &colmetricpb.ExportMetricsServiceRequest{}
-		if err := proto.Unmarshal(raw, m); err != nil {
-			r.bad = append(r.bad, err.Error())
-		}
-		r.metrics = append(r.metrics, m)
-		resp = &colmetricpb.ExportMetricsServiceResponse{}
-	default:
-		r.bad = append(r.bad, "unexpected path "+req.URL.Path)
-		http.NotFound(w, req)
-		return
-	}
-	out, _ := proto.Marshal(resp)
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(out)
-}
-
-func (r *otlpReceiver) spans() []*tracepb.Span {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []*tracepb.Span
-	for _, req := range r.traces {
-		for _, rs := range req.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				out = append(out, ss.Spans...)
-			}
-		}
-	}
-	return out
-}
 
 // metricValues sums each metric's points by name and attributes
 // ("coder.tool.calls{outcome=ok,tool.name=read}"); a histogram counts.
-func (r *otlpReceiver) metricValues() map[string]float64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func metricValues(r *otlptest.Receiver) map[string]float64 {
 	out := map[string]float64{}
-	for _, req := range r.metrics {
+	for _, req := range r.Metrics() {
 		for _, rm := range req.ResourceMetrics {
 			for _, sm := range rm.ScopeMetrics {
 				for _, m := range sm.Metrics {
@@ -170,7 +91,7 @@ func telemetryWorkspace(t *testing.T) (dir string) {
 func TestTelemetryExportsOverOTLP(t *testing.T) {
 	needLevel(t, sandbox.LevelLandlock)
 	srv := llmtest.NewServer(t, telemetryScenario())
-	rcv := newOTLPReceiver(t)
+	rcv := otlptest.NewReceiver(t)
 	env := providerEnv(t, srv, "openai")
 	env["OTEL_EXPORTER_OTLP_ENDPOINT"] = rcv.URL
 
@@ -179,7 +100,7 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 	if res := (run{args: []string{"-p", "read the SECRET-PROMPT-MARK notes"}, env: env, dir: dir}).exec(t); res.code != 0 {
 		t.Fatalf("coder -p: %d %s", res.code, res.stderr)
 	}
-	if len(rcv.spans()) != 0 || len(rcv.metricValues()) != 0 {
+	if len(rcv.Spans()) != 0 || len(metricValues(rcv)) != 0 {
 		t.Fatal("telemetry was exported while off")
 	}
 
@@ -189,11 +110,11 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 	if res.code != 0 || strings.Contains(res.stderr, "telemetry") {
 		t.Fatalf("coder -p with telemetry: %d %s", res.code, res.stderr)
 	}
-	if len(rcv.bad) > 0 {
-		t.Fatalf("the receiver could not decode: %v", rcv.bad)
+	if bad := rcv.Bad(); len(bad) > 0 {
+		t.Fatalf("the receiver could not decode: %v", bad)
 	}
-	checkTurnSpans(t, rcv.spans())
-	got := rcv.metricValues()
+	checkTurnSpans(t, rcv.Spans())
+	got := metricValues(rcv)
 	for k, want := range map[string]float64{
 		"coder.session.count{resumed=false}":              1,
 		"coder.turn.count{state=completed}":               1,
@@ -209,7 +130,7 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], want, got)
 		}
 	}
-	for _, s := range rcv.spans() {
+	for _, s := range rcv.Spans() {
 		for _, kv := range s.Attributes {
 			if v := kv.Value.GetStringValue(); strings.Contains(v, "SECRET-PROMPT-MARK") || strings.Contains(v, "TOOL-OUTPUT-MARK") {
 				t.Fatalf("content exported without log_content: %s=%q", kv.Key, v)
@@ -218,7 +139,7 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 	}
 
 	// With log_content the prompt and the tool output are in the spans.
-	rcv2 := newOTLPReceiver(t)
+	rcv2 := otlptest.NewReceiver(t)
 	env["OTEL_EXPORTER_OTLP_ENDPOINT"] = rcv2.URL
 	env["CODER_BASE_URL"] = llmtest.NewServer(t, telemetryScenario()).URL() + "/v1"
 	writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json", `{"telemetry": {"log_content": true}}`)
@@ -226,13 +147,88 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 		t.Fatalf("coder -p with log_content: %d %s", res.code, res.stderr)
 	}
 	var all strings.Builder
-	for _, s := range rcv2.spans() {
+	for _, s := range rcv2.Spans() {
 		for _, kv := range s.Attributes {
 			all.WriteString(kv.Value.GetStringValue() + "\n")
 		}
 	}
 	if !strings.Contains(all.String(), "SECRET-PROMPT-MARK") || !strings.Contains(all.String(), "TOOL-OUTPUT-MARK") {
 		t.Fatalf("log_content did not export the prompt and output:\n%s", all.String())
+	}
+	// Even with content exported (the mark above, in the same bodies), the
+	// API key is in no request coder sent to the collector.
+	for _, req := range rcv2.Requests() {
+		for k, vs := range req.Header {
+			if strings.Contains(strings.Join(vs, " "), testKey) {
+				t.Fatalf("the API key in header %s", k)
+			}
+		}
+		if bytes.Contains(req.Body, []byte(testKey)) {
+			t.Fatalf("the API key in a body sent to %s", req.Path)
+		}
+	}
+}
+
+// TestTelemetryJSONHeadersAndGzip: the OTEL_EXPORTER_OTLP_* variables
+// through the binary: http/json (decoded with the official types, ids in
+// hex), the headers (a bearer token, percent-encoded) and gzip reach the
+// collector, and the token is never printed.
+func TestTelemetryJSONHeadersAndGzip(t *testing.T) {
+	needLevel(t, sandbox.LevelLandlock)
+	srv := llmtest.NewServer(t, telemetryScenario())
+	rcv := otlptest.NewReceiver(t)
+	env := providerEnv(t, srv, "openai")
+	env["CODER_ENABLE_TELEMETRY"] = "1"
+	env["OTEL_EXPORTER_OTLP_ENDPOINT"] = rcv.URL
+	env["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/json"
+	env["OTEL_EXPORTER_OTLP_HEADERS"] = "authorization=Bearer%20OTLP-TOKEN-MARK"
+	env["OTEL_EXPORTER_OTLP_COMPRESSION"] = "gzip"
+	res := run{args: []string{"-p", "read the notes"}, env: env, dir: telemetryWorkspace(t)}.exec(t)
+	if res.code != 0 || strings.Contains(res.stderr, "telemetry") {
+		t.Fatalf("coder -p: %d %s", res.code, res.stderr)
+	}
+	if bad := rcv.Bad(); len(bad) > 0 {
+		t.Fatalf("the receiver could not decode: %v", bad)
+	}
+	checkTurnSpans(t, rcv.Spans())
+	if got := metricValues(rcv)["coder.tool.calls{outcome=ok,tool.name=read}"]; got != 1 {
+		t.Fatalf("read calls %v", got)
+	}
+	reqs := rcv.Requests()
+	for _, req := range reqs {
+		if req.ContentType != "application/json" || req.ContentEncoding != "gzip" ||
+			req.Header.Get("Authorization") != "Bearer OTLP-TOKEN-MARK" {
+			t.Fatalf("%s: %s, %q, authorization %q", req.Path, req.ContentType, req.ContentEncoding, req.Header.Get("Authorization"))
+		}
+	}
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests, want traces and metrics", len(reqs))
+	}
+	if strings.Contains(res.stdout+res.stderr, "OTLP-TOKEN-MARK") {
+		t.Fatal("the header's token was printed")
+	}
+}
+
+// TestTelemetryDeadCollector: a collector that is not there costs the run
+// nothing but one line at exit, which names the endpoint and not the
+// header's token; the answer is printed and the exit is 0.
+func TestTelemetryDeadCollector(t *testing.T) {
+	needLevel(t, sandbox.LevelLandlock)
+	dead := otlptest.NewReceiver(t)
+	dead.Close()
+	env := providerEnv(t, llmtest.NewServer(t, telemetryScenario()), "openai")
+	env["CODER_ENABLE_TELEMETRY"] = "1"
+	env["OTEL_EXPORTER_OTLP_ENDPOINT"] = dead.URL
+	env["OTEL_EXPORTER_OTLP_HEADERS"] = "authorization=Bearer OTLP-TOKEN-MARK"
+	res := run{args: []string{"-p", "read the notes"}, env: env, dir: telemetryWorkspace(t)}.exec(t)
+	if res.code != 0 || !strings.Contains(res.stdout, "The notes say TOOL-OUTPUT-MARK.") {
+		t.Fatalf("coder -p: %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if n := strings.Count(res.stderr, "telemetry:"); n != 1 || !strings.Contains(res.stderr, dead.URL) {
+		t.Fatalf("want one telemetry line naming %s:\n%s", dead.URL, res.stderr)
+	}
+	if strings.Contains(res.stdout+res.stderr, "OTLP-TOKEN-MARK") {
+		t.Fatal("the header's token was printed")
 	}
 }
 

@@ -44,7 +44,7 @@ func telemetrySink(ctx context.Context, cfg config.Telemetry, price func(string,
 			exportState.warnings = append(exportState.warnings, "telemetry is off: "+err.Error())
 		}
 		if p != nil {
-			exportState.warnings = append(exportState.warnings, nonEmpty(p.Warnings)...)
+			exportState.warnings = append(exportState.warnings, p.Warnings...)
 		}
 		exportState.pipeline = p
 		warnings = exportState.warnings // told once, by the first session
@@ -78,14 +78,4 @@ type teeSink struct{ front, telemetry event.Sink }
 func (t teeSink) Emit(e event.Event) {
 	t.front.Emit(e)
 	t.telemetry.Emit(e)
-}
-
-func nonEmpty(list []string) []string {
-	var out []string
-	for _, s := range list {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }

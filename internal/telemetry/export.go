@@ -2,8 +2,10 @@
 // traces over OTLP/HTTP, for teams that watch many sessions in the
 // backends they already run. It is opt-in (telemetry.enabled, or
 // CODER_ENABLE_TELEMETRY=1) and configured by the standard OTEL_*
-// variables (endpoint, headers, timeout, resource attributes, export
-// interval). Nothing here runs, and no exporter is built, unless it is on.
+// variables (endpoint, protocol, headers, timeout, resource attributes,
+// export interval). The official SDK makes the spans and aggregates the
+// metrics; coder's own exporter (telemetry/otlp) sends them. Nothing here
+// runs, and no exporter is built, unless it is on.
 //
 // It is a consumer of the core's events (event.Sink): the orchestrator
 // knows nothing of spans. Prompts, answers, tool arguments and output are
@@ -15,19 +17,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/coder-agent/coder/internal/telemetry/otlp"
 )
 
 // Pipeline is the process's export: a tracer and a meter provider feeding
@@ -35,9 +38,12 @@ import (
 type Pipeline struct {
 	tp     *sdktrace.TracerProvider
 	mp     *sdkmetric.MeterProvider
+	te     *otlp.TraceExporter  // nil when traces are not exported
+	me     *otlp.MetricExporter // nil when metrics are not exported
 	tracer trace.Tracer
 	inst   instruments
-	// Warnings say what of the OTEL_* configuration coder does not follow.
+	// Warnings say what of the OTEL_* configuration coder does not
+	// follow, each once.
 	Warnings []string
 
 	mu       sync.Mutex
@@ -55,14 +61,25 @@ func Start(ctx context.Context, version string, env func(string) (string, bool))
 		return nil, nil
 	}
 	p := &Pipeline{}
-	if proto := get("OTEL_EXPORTER_OTLP_PROTOCOL"); proto != "" && proto != "http/protobuf" {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("telemetry: OTEL_EXPORTER_OTLP_PROTOCOL=%s: coder exports OTLP over HTTP (http/protobuf) only", proto))
-	}
 	traces, tw := exporterWanted(get("OTEL_TRACES_EXPORTER"), "OTEL_TRACES_EXPORTER")
 	metrics, mw := exporterWanted(get("OTEL_METRICS_EXPORTER"), "OTEL_METRICS_EXPORTER")
-	p.Warnings = append(p.Warnings, tw, mw)
+	p.warn(tw, mw)
 	if !traces && !metrics {
 		return nil, nil
+	}
+	if traces {
+		cfg, err := p.config(otlp.Traces, version, env)
+		if err != nil {
+			return nil, err
+		}
+		p.te = otlp.NewTraceExporter(cfg)
+	}
+	if metrics {
+		cfg, err := p.config(otlp.Metrics, version, env)
+		if err != nil {
+			return nil, err
+		}
+		p.me = otlp.NewMetricExporter(cfg)
 	}
 	res, err := resource.New(ctx,
 		resource.WithAttributes(attribute.String("service.name", "coder"), attribute.String("service.version", version)),
@@ -75,23 +92,17 @@ func Start(ctx context.Context, version string, env func(string) (string, bool))
 	// the middle of a session.
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(p.failed))
 	topts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
-	if traces {
-		te, err := otlptracehttp.New(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("telemetry trace exporter: %w", err)
-		}
-		topts = append(topts, sdktrace.WithBatcher(te))
+	if p.te != nil {
+		// The batch processor exports off the program's path: a span's end
+		// queues it (dropped when the queue is full), so a slow or dead
+		// collector never holds a turn.
+		topts = append(topts, sdktrace.WithBatcher(p.te))
 	}
 	tp := sdktrace.NewTracerProvider(topts...)
 	mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
-	if metrics {
-		me, err := otlpmetrichttp.New(ctx)
-		if err != nil {
-			_ = tp.Shutdown(ctx)
-			return nil, fmt.Errorf("telemetry metric exporter: %w", err)
-		}
+	if p.me != nil {
 		// OTEL_METRIC_EXPORT_INTERVAL and _TIMEOUT are read by the reader.
-		mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me)))
+		mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(p.me)))
 	}
 	mp := sdkmetric.NewMeterProvider(mopts...)
 	p.tp, p.mp = tp, mp
@@ -116,6 +127,27 @@ func exporterWanted(v, name string) (bool, string) {
 	return true, fmt.Sprintf("telemetry: %s=%s: coder exports OTLP only; using otlp", name, v)
 }
 
+// config is one signal's exporter configuration (OTEL_EXPORTER_OTLP_*).
+func (p *Pipeline) config(sig otlp.Signal, version string, env func(string) (string, bool)) (otlp.Config, error) {
+	cfg, warnings, err := otlp.ConfigFromEnv(sig, env)
+	if err != nil {
+		return cfg, fmt.Errorf("telemetry: %w", err)
+	}
+	p.warn(warnings...)
+	cfg.UserAgent = "coder/" + version
+	return cfg, nil
+}
+
+// warn keeps the warnings that say something, each once (the general
+// OTEL_EXPORTER_OTLP_* variables are read for both signals).
+func (p *Pipeline) warn(warnings ...string) {
+	for _, w := range warnings {
+		if w != "" && !slices.Contains(p.Warnings, w) {
+			p.Warnings = append(p.Warnings, w)
+		}
+	}
+}
+
 func (p *Pipeline) failed(err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -129,6 +161,14 @@ func (p *Pipeline) failed(err error) {
 func (p *Pipeline) Shutdown(ctx context.Context) error {
 	if p == nil {
 		return nil
+	}
+	// No retries from here: the exit is bounded by ctx, and a dead
+	// collector costs one refused connection per signal.
+	if p.te != nil {
+		p.te.Drain(ctx)
+	}
+	if p.me != nil {
+		p.me.Drain(ctx)
 	}
 	errs := []error{p.tp.Shutdown(ctx), p.mp.Shutdown(ctx)}
 	p.mu.Lock()
