@@ -153,6 +153,8 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	custom, cmdErrs := customcmd.Discover(ws.Root, b.loaded.UserDir)
 	warnings = append(warnings, cmdErrs...)
 	launch, tasks := newLauncher(b.loaded, redactor.Values()), tools.NewTasks()
+	launch.notify = func(text string) { sink.Emit(event.Notice{Text: text}) }
+	warnings = append(warnings, launch.recoverJournals()...)
 	builtins := tools.Builtins(tools.Env{
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,

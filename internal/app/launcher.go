@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -19,19 +21,27 @@ import (
 // from the configuration and the call's mode (plan: the workspace
 // read-only too), with one private temp dir per session.
 //
-// The protected paths are guarded against one baseline, taken when no
+// The control files are guarded against one baseline, taken when no
 // sandboxed process runs and shared by those that overlap (a background
-// task and the calls made meanwhile): each call's end puts back whatever a
-// process changed since, so a task cannot plant a file that a later
-// snapshot would then keep.
+// task and the calls made meanwhile): each call's end puts back whatever
+// changed since while a process ran, so a task cannot plant a file that a
+// later snapshot would then keep. The baseline is journaled until the last
+// process ends, so a coder that dies first has it restored at the next
+// start; what was put back, and what could not be checked, is told to the
+// person as well as to the model.
 type launcher struct {
 	loaded  *config.Loaded
 	secrets []string
+	// notify tells the person (a notice); nil until the front end is known.
+	notify func(string)
 
 	mu     sync.Mutex
 	tmp    string
 	active int
 	guard  *sandbox.Guard
+	// releases are the guard's restores still to run after processes
+	// ended; Close waits for them.
+	releases sync.WaitGroup
 }
 
 func newLauncher(l *config.Loaded, secretValues []string) *launcher {
@@ -63,7 +73,9 @@ func (l *launcher) Launch(ctx context.Context, c *tools.Call, argv, env []string
 	sp := &sandboxProc{Process: proc, profile: p, released: make(chan struct{})}
 	// Released when it ends, whoever waits for it: a background task's
 	// changes to protected paths are put back even if nobody reads it.
+	l.releases.Add(1)
 	go func() {
+		defer l.releases.Done()
 		<-proc.Done()
 		if outside {
 			sp.guardErr = l.acceptAll()
@@ -132,7 +144,7 @@ func (l *launcher) acquire() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.active == 0 {
-		g, err := sandbox.Watch(sandboxProfile(l.loaded, "build", l.tmp))
+		g, err := sandbox.WatchJournaled(sandboxProfile(l.loaded, "build", l.tmp), journalDir(l.loaded))
 		if err != nil {
 			return err
 		}
@@ -142,16 +154,47 @@ func (l *launcher) acquire() error {
 	return nil
 }
 
-// release counts a process out and puts the protected paths back as the
+// release counts a process out and puts the control files back as the
 // baseline has them.
 func (l *launcher) release() ([]string, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	changes, err := l.guard.Restore()
 	if l.active--; l.active == 0 {
+		l.guard.Close()
 		l.guard = nil
 	}
+	l.mu.Unlock()
+	l.tell(changes, err)
 	return changes, err
+}
+
+// tell says to the person what the guard did: the model's result says it
+// too, but the workspace is the person's.
+func (l *launcher) tell(changes []string, err error) {
+	if l.notify == nil {
+		return
+	}
+	for _, c := range changes {
+		l.notify("sandbox: " + c)
+	}
+	if err != nil {
+		l.notify("sandbox: coder could not check every control file; look at them before you run git or coder here: " + err.Error())
+	}
+}
+
+// recoverJournals puts back what the sandboxed processes of a coder that
+// ended early (killed, crashed) left in the control files, and returns
+// what it did as notices for the start of the session.
+func (l *launcher) recoverJournals() []error {
+	changes, err := sandbox.RecoverJournals(journalDir(l.loaded), l.loaded.Config.Runtime.WorkspaceRoot)
+	var out []error
+	for _, c := range changes {
+		out = append(out, errors.New("sandbox, after a coder that ended early: "+c))
+	}
+	if err != nil {
+		out = append(out, fmt.Errorf("sandbox, after a coder that ended early: could not check every control file: %w", err))
+	}
+	return out
 }
 
 // acceptAll keeps what a command run outside the sandbox changed in the
@@ -176,8 +219,10 @@ func (l *launcher) Accept(path string) error {
 	return l.guard.Accept(path)
 }
 
-// Close removes the session's temp dir; the tasks are stopped before.
+// Close waits for the last restores and removes the session's temp dir;
+// the tasks are stopped before.
 func (l *launcher) Close() {
+	l.releases.Wait()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tmp != "" {
@@ -200,11 +245,11 @@ type sandboxProc struct {
 func (p *sandboxProc) Finish(stderr string) (notes []string, refused bool) {
 	<-p.released
 	if len(p.changes) > 0 {
-		notes = append(notes, "coder keeps "+strings.Join(sandbox.DefaultProtected, ", ")+
-			" read-only for commands, so it put them back: "+strings.Join(p.changes, "; ")+".")
+		notes = append(notes, "coder keeps git's, coder's and MCP's control files read-only for commands (at any depth), "+
+			"so it undid what changed there while the command ran: "+strings.Join(p.changes, "; ")+".")
 	}
 	if p.guardErr != nil {
-		notes = append(notes, "coder could not check its protected paths: "+p.guardErr.Error())
+		notes = append(notes, "coder could not check its control files (the person has been told): "+p.guardErr.Error())
 	}
 	if effectiveReport(p.profile).Level == sandbox.LevelNone {
 		return notes, false // nothing confined it

@@ -47,8 +47,9 @@ func TestGuardRestoresProtectedPathsWithoutNamespaces(t *testing.T) {
 }
 
 // TestGuardRemovesCreatedProtectedPaths: mounts protect only what exists;
-// a protected path the command creates is removed after the call, while
-// coder's own state written meanwhile stays.
+// a control entry the command creates is moved aside after the call (kept
+// beside, under a name nothing obeys), while coder's own state written
+// meanwhile stays.
 func TestGuardRemovesCreatedProtectedPaths(t *testing.T) {
 	for _, l := range levels(t, LevelNone) {
 		t.Run(l.String(), func(t *testing.T) {
@@ -75,7 +76,7 @@ func TestGuardRemovesCreatedProtectedPaths(t *testing.T) {
 					t.Errorf("coder's own %s was removed", rel)
 				}
 			}
-			if !strings.Contains(strings.Join(changes, "\n"), "removed .mcp.json") {
+			if !strings.Contains(strings.Join(changes, "\n"), "moved .mcp.json aside to .mcp.json"+movedMark) {
 				t.Errorf("changes: %q", changes)
 			}
 		})
@@ -88,7 +89,7 @@ func TestGuardUndoesEachKindOfChange(t *testing.T) {
 	ws := t.TempDir()
 	gitRepo(t, ws)
 	writeTestFile(t, filepath.Join(ws, ".git/hooks/sub/deep"), "deep\n")
-	p := Profile{Workspace: ws}
+	p := Profile{Workspace: ws, Level: LevelNone}
 	before := protectedHash(t, ws)
 	changes := []func() error{
 		func() error { return os.WriteFile(filepath.Join(ws, ".git/config"), []byte("evil"), 0o644) },
@@ -128,13 +129,13 @@ func TestGuardUndoesEachKindOfChange(t *testing.T) {
 }
 
 // TestGuardWritesNothingThroughASymlinkedParent: if .git itself became a
-// symlink to a directory outside, the Guard refuses rather than write
-// there.
+// symlink to a directory outside, the Guard moves the symlink aside and
+// says it cannot put .git's config back, rather than write there.
 func TestGuardWritesNothingThroughASymlinkedParent(t *testing.T) {
 	ws, outside := t.TempDir(), t.TempDir()
 	gitRepo(t, ws)
 	writeTestFile(t, filepath.Join(outside, "config"), "outside\n")
-	g, err := Watch(Profile{Workspace: ws})
+	g, err := Watch(Profile{Workspace: ws, Level: LevelNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +145,12 @@ func TestGuardWritesNothingThroughASymlinkedParent(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(ws, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Restore(); err == nil || !strings.Contains(err.Error(), "no longer a directory") {
-		t.Errorf("restore through a symlinked .git: %v", err)
+	changes, err := g.Restore()
+	if err == nil || !strings.Contains(err.Error(), "cannot check .git/config") {
+		t.Errorf("restore through a symlinked .git: %q %v", changes, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
+		t.Errorf("the planted .git stayed: %v", fi.Mode())
 	}
 	if b, _ := os.ReadFile(filepath.Join(outside, "config")); string(b) != "outside\n" {
 		t.Errorf("the guard wrote outside: %q", b)

@@ -1,0 +1,86 @@
+package sandbox
+
+import (
+	"io/fs"
+	"path/filepath"
+
+	"github.com/coder-agent/coder/internal/control"
+)
+
+// Coverage is what the mounts protect in a workspace at LevelFull, from a
+// scan of the whole tree (and of the git directories outside it that
+// commands may write): listed by coder doctor, applied to every call.
+type Coverage struct {
+	// Pinned are the repositories' .git directories, bound onto
+	// themselves: still writable (git add, git commit), but a mount point
+	// cannot be renamed, removed or replaced by a "gitdir:" file.
+	Pinned []string
+	// ReadOnly are the other control entries, bound read-only: .coder,
+	// .claude, .mcp.json and .git files at any depth, and every git
+	// directory's config, hooks, commondir and config.worktree.
+	ReadOnly []string
+	// Unbound are control entries that are symlinks: a mount would
+	// protect the target, not the link, so Restore checks the link.
+	Unbound []string
+	// Masked are the files DenyReadPatterns name: empty and read-only.
+	Masked []string
+	// Dirs is how many directories the scan looked at.
+	Dirs int
+}
+
+// scanPlace is one tree to scan and what its top is.
+type scanPlace struct {
+	path  string
+	place control.Place
+}
+
+// scanRoots are the workspace and the git directories outside it that
+// commands may write, without one inside another.
+func (p Profile) scanRoots() []scanPlace {
+	out := []scanPlace{{p.Workspace, control.Tree}}
+	for _, d := range p.GitDirs {
+		d = filepath.Clean(d)
+		inside := false
+		for _, o := range p.GitDirs {
+			o = filepath.Clean(o)
+			if o != d && within(d, o) {
+				inside = true
+			}
+		}
+		if !inside && !within(d, p.Workspace) {
+			out = append(out, scanPlace{d, control.GitDir})
+		}
+	}
+	return out
+}
+
+// Coverage scans p's trees for what the mounts protect.
+func (p Profile) Coverage() (Coverage, error) {
+	var c Coverage
+	for i, r := range p.scanRoots() {
+		var patterns []string
+		if i == 0 {
+			patterns = p.DenyReadPatterns
+		}
+		t, err := scanRoot(r.path, r.place, patterns)
+		if err != nil {
+			return c, err
+		}
+		c.Dirs += t.dirs
+		for _, e := range t.control {
+			abs := filepath.Join(r.path, filepath.FromSlash(e.rel))
+			switch {
+			case e.typ == fs.ModeSymlink:
+				c.Unbound = append(c.Unbound, abs)
+			case e.typ == fs.ModeDir && filepath.Base(abs) == control.GitName && e.place == control.Tree:
+				c.Pinned = append(c.Pinned, abs)
+			default:
+				c.ReadOnly = append(c.ReadOnly, abs)
+			}
+		}
+		for _, e := range t.secrets {
+			c.Masked = append(c.Masked, filepath.Join(r.path, filepath.FromSlash(e.rel)))
+		}
+	}
+	return c, nil
+}

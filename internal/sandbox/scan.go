@@ -1,0 +1,307 @@
+package sandbox
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/sys/unix"
+
+	"github.com/coder-agent/coder/internal/control"
+)
+
+// A scan finds, in the whole tree below a root, the control entries
+// (control.Step: .git, .coder, .claude, .mcp.json at any depth, and git's
+// config, hooks and pointers in every git directory) and the files the
+// workspace's deny_read patterns name. It walks by file descriptor, one
+// name at a time and never through a symlink, so a command that swaps a
+// directory for a symlink meanwhile cannot send it outside the root.
+//
+// Each call scans twice (before, to protect; after, to find what is new),
+// so directories are cached by identity and change time: an unchanged
+// directory costs one fstat, not a read. Change time rather than mtime,
+// which its owner may set back; a directory changed within cacheSlop of
+// its read is read again next time, as a change in the same clock tick
+// would not move its change time.
+
+// found is one entry a scan keeps.
+type found struct {
+	rel      string        // slash-separated, relative to the scan's root
+	place    control.Place // the place of the directory holding it
+	typ      fs.FileMode   // type bits: fs.ModeDir, fs.ModeSymlink, 0 for a regular file, …
+	dev, ino uint64
+}
+
+func (f found) id() fileID { return fileID{f.dev, f.ino} }
+
+type fileID struct{ dev, ino uint64 }
+
+// tree is what one scan of one root found.
+type tree struct {
+	root    string
+	control []found // sorted by rel
+	secrets []found // deny_read pattern matches, sorted by rel
+	dirs    int     // directories looked at
+}
+
+// cacheSlop: a directory whose change time is this close to the time it
+// was read is not cached (coarse kernel timestamps, small clock steps).
+const cacheSlop = time.Second
+
+// dirState is a directory as last read: its identity and change time, and
+// what in it the scan needs.
+type dirState struct {
+	stat    statKey
+	subdirs []subdir
+	hits    []found
+}
+
+type subdir struct {
+	name  string
+	place control.Place
+}
+
+type statKey struct {
+	dev, ino, nlink uint64
+	ctime, mtime    int64
+}
+
+func keyOf(st *unix.Stat_t) statKey {
+	return statKey{dev: uint64(st.Dev), ino: uint64(st.Ino), nlink: uint64(st.Nlink),
+		ctime: st.Ctim.Nano(), mtime: st.Mtim.Nano()}
+}
+
+// scanner keeps one root's directory cache.
+type scanner struct {
+	mu       sync.Mutex
+	root     string
+	patterns []string
+	dirs     map[dirKey]*dirState
+}
+
+type dirKey struct {
+	rel   string
+	place control.Place
+}
+
+var (
+	scannersMu sync.Mutex
+	scanners   = map[string]*scanner{}
+)
+
+// scannerFor is the process's scanner for root with these deny_read
+// patterns: calls in one workspace share the cache.
+func scannerFor(root string, start control.Place, patterns []string) *scanner {
+	key := root + "\x00" + string(rune('0'+start)) + "\x00" + strings.Join(patterns, "\x00")
+	scannersMu.Lock()
+	defer scannersMu.Unlock()
+	s := scanners[key]
+	if s == nil {
+		s = &scanner{root: root, patterns: patterns, dirs: map[dirKey]*dirState{}}
+		scanners[key] = s
+	}
+	return s
+}
+
+// scanRoot scans root, which is a directory at place start (control.Tree
+// for a workspace, control.GitDir for a git directory outside it).
+func scanRoot(root string, start control.Place, patterns []string) (tree, error) {
+	s := scannerFor(root, start, patterns)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return tree{root: root}, &fs.PathError{Op: "scan", Path: root, Err: err}
+	}
+	t := tree{root: root}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return t, &fs.PathError{Op: "scan", Path: root, Err: err}
+	}
+	seen := map[dirKey]bool{}
+	s.walk(&t, fd, "", start, &st, time.Now(), seen)
+	s.followPointers(&t, fd, seen)
+	unix.Close(fd)
+	slices.SortFunc(t.control, func(a, b found) int { return strings.Compare(a.rel, b.rel) })
+	slices.SortFunc(t.secrets, func(a, b found) int { return strings.Compare(a.rel, b.rel) })
+	t.control = slices.CompactFunc(t.control, func(a, b found) bool { return a.rel == b.rel })
+	return t, nil
+}
+
+// walk visits the directory open as fd (closed by the caller) and what is
+// below it.
+func (s *scanner) walk(t *tree, fd int, rel string, place control.Place, st *unix.Stat_t, now time.Time, seen map[dirKey]bool) {
+	key := dirKey{rel, place}
+	if seen[key] {
+		return
+	}
+	seen[key] = true
+	t.dirs++
+	ds := s.dirs[key]
+	if ds == nil || ds.stat != keyOf(st) {
+		ds = s.read(fd, rel, place, st)
+		if now.Sub(time.Unix(0, st.Ctim.Nano())) > cacheSlop {
+			s.dirs[key] = ds
+		} else {
+			delete(s.dirs, key)
+		}
+	}
+	for _, h := range ds.hits {
+		if control.IsEntry(h.place, path.Base(h.rel)) {
+			t.control = append(t.control, h)
+		} else {
+			t.secrets = append(t.secrets, h)
+		}
+	}
+	for _, sub := range ds.subdirs {
+		child, err := unix.Openat(fd, sub.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // gone, replaced by a symlink or unreadable: nothing below it to see
+		}
+		var cst unix.Stat_t
+		if unix.Fstat(child, &cst) == nil {
+			s.walk(t, child, joinRel(rel, sub.name), sub.place, &cst, now, seen)
+		}
+		unix.Close(child)
+	}
+}
+
+// read lists the directory open as fd: the control entries and pattern
+// matches in it, and the sub-directories to visit.
+func (s *scanner) read(fd int, rel string, place control.Place, st *unix.Stat_t) *dirState {
+	ds := &dirState{stat: keyOf(st)}
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		return ds
+	}
+	f := os.NewFile(uintptr(dup), filepath.Join(s.root, rel))
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	for _, e := range entries {
+		name := e.Name()
+		next := control.Step(place, name)
+		entryRel := joinRel(rel, name)
+		secret := place == control.Tree && next == control.Tree && s.matches(entryRel)
+		if control.IsEntry(place, name) || secret {
+			if h, ok := statAt(fd, name, entryRel, place); ok {
+				ds.hits = append(ds.hits, h)
+			}
+		}
+		if !e.IsDir() {
+			continue
+		}
+		switch next {
+		case control.Tree, control.GitDir, control.GitModules, control.GitWorktrees:
+			if !secret {
+				ds.subdirs = append(ds.subdirs, subdir{name, next})
+			}
+		}
+	}
+	return ds
+}
+
+// followPointers scans the git directories that ".git" files inside the
+// root point to (a submodule's, usually under .git/modules and scanned
+// already), when they lie inside the root too.
+func (s *scanner) followPointers(t *tree, rootfd int, seen map[dirKey]bool) {
+	for _, c := range slices.Clone(t.control) {
+		if path.Base(c.rel) != control.GitName || c.typ != 0 {
+			continue
+		}
+		b, err := readBeneath(rootfd, c.rel, 4<<10)
+		if err != nil {
+			continue
+		}
+		target, ok := gitdirTarget(b)
+		if !ok {
+			continue
+		}
+		rel := path.Clean(path.Join(path.Dir(c.rel), filepath.ToSlash(target)))
+		if filepath.IsAbs(target) {
+			r, err := filepath.Rel(s.root, target)
+			if err != nil {
+				continue
+			}
+			rel = filepath.ToSlash(r)
+		}
+		if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue // outside the root: not the command's to write
+		}
+		fd, err := openBeneath(rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY)
+		if err != nil {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil {
+			s.walk(t, fd, rel, control.GitDir, &st, time.Now(), seen)
+		}
+		unix.Close(fd)
+	}
+}
+
+// gitdirTarget reads a ".git" file: "gitdir: PATH".
+func gitdirTarget(b []byte) (string, bool) {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("gitdir:"))
+	target := string(bytes.TrimSpace(rest))
+	return target, ok && target != ""
+}
+
+// matches reports whether rel is named by the deny_read patterns: a
+// pattern without a slash matches a name at any depth, one with a slash
+// the path from the root; "!" before a pattern excludes what it matches.
+func (s *scanner) matches(rel string) bool {
+	hit := false
+	for _, p := range s.patterns {
+		neg := strings.HasPrefix(p, "!")
+		p = strings.TrimPrefix(p, "!")
+		subject := rel
+		if !strings.Contains(p, "/") {
+			subject = path.Base(rel)
+		}
+		if ok, _ := doublestar.Match(strings.TrimPrefix(p, "/"), subject); ok {
+			hit = !neg
+		}
+	}
+	return hit
+}
+
+// statAt is the entry name of the directory fd as a found entry.
+func statAt(fd int, name, rel string, place control.Place) (found, bool) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return found{}, false
+	}
+	return found{rel: rel, place: place, typ: modeType(st.Mode), dev: uint64(st.Dev), ino: uint64(st.Ino)}, true
+}
+
+func modeType(m uint32) fs.FileMode {
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFREG:
+		return 0
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	}
+	return fs.ModeDevice
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
