@@ -195,11 +195,24 @@ func (g *Guard) restoreRoot(r *guardRoot) ([]string, error) {
 			changes = append(changes, line)
 		}
 	}
+	for _, line := range g.returnGitDirs(r, t) {
+		note(line, nil)
+	}
+	if len(changes) > 0 { // a .git came back: look again
+		if t, err = scanRoot(r.path, r.place, r.patterns); err != nil {
+			return changes, err
+		}
+	}
 	// Control entries whose inode is new: moved aside, outermost first
 	// (a new repository's config goes with its .git).
 	var moved []string
 	for _, c := range t.control {
 		if r.known[c.id()] || slices.ContainsFunc(moved, func(m string) bool { return withinRel(c.rel, m) }) {
+			continue
+		}
+		if b, ok := r.base[c.rel]; ok && g.level >= LevelFull && b.parent == c.parent {
+			// Bound read-only in the same directory: no command could
+			// replace it (a mount point); the person did.
 			continue
 		}
 		if _, saved := r.snap[c.rel]; saved {
@@ -342,6 +355,57 @@ func (g *Guard) moveAside(r *guardRoot, rel, why string) (string, error) {
 	return "moved " + g.rel(r, rel) + " aside to " + g.rel(r, path.Join(path.Dir(rel), aside)) + " (" + why + ")", nil
 }
 
+// returnGitDirs puts back a repository's .git directory that a command
+// renamed beside it (below LevelFull; at LevelFull it is a mount point):
+// the planted one in its place is moved aside. One that left its directory
+// altogether is only reported.
+func (g *Guard) returnGitDirs(r *guardRoot, now tree) []string {
+	var out []string
+	for _, rel := range sortedKeys(r.base) {
+		b := r.base[rel]
+		if b.typ != fs.ModeDir || path.Base(rel) != control.GitName || b.place != control.Tree {
+			continue
+		}
+		if i, ok := slices.BinarySearchFunc(now.control, rel, func(f found, rel string) int { return strings.Compare(f.rel, rel) }); ok && now.control[i].id() == b.id() {
+			continue
+		}
+		dirfd, _, err := parentOf(r.fd, rel)
+		if err != nil {
+			continue // its directory went too (renamed with it, say)
+		}
+		if name := nameOf(dirfd, b.id()); name != "" {
+			aside, err := moveAside(dirfd, control.GitName)
+			if err == nil {
+				out = append(out, "moved "+g.rel(r, rel)+" aside to "+g.rel(r, path.Join(path.Dir(rel), aside))+" (created while a command ran)")
+			}
+			if (err == nil || errors.Is(err, unix.ENOENT)) && renameNoReplace(dirfd, name, control.GitName) == nil {
+				out = append(out, "put "+g.rel(r, rel)+" back from "+g.rel(r, path.Join(path.Dir(rel), name))+" (renamed while a command ran)")
+			}
+		} else if _, err := lstatAt(dirfd, control.GitName); errors.Is(err, unix.ENOENT) {
+			out = append(out, "the repository's "+g.rel(r, rel)+" disappeared while a command ran (deleted or moved elsewhere)")
+		}
+		unix.Close(dirfd)
+	}
+	return out
+}
+
+// nameOf is the name of the entry of dirfd with identity id, or "".
+func nameOf(dirfd int, id fileID) string {
+	fd, err := unix.Openat(dirfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return ""
+	}
+	f := os.NewFile(uintptr(fd), ".")
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		if st, err := lstatAt(dirfd, n); err == nil && (fileID{uint64(st.Dev), uint64(st.Ino)}) == id {
+			return n
+		}
+	}
+	return ""
+}
+
 // moveChildrenAside moves aside what a new .coder directory holds besides
 // coder's own state.
 func (g *Guard) moveChildrenAside(r *guardRoot, rel string) ([]string, error) {
@@ -410,37 +474,83 @@ func (g *Guard) Accept(p string) error {
 		if !ok {
 			continue
 		}
-		return g.accept(r, top)
+		return g.accept(r, top, filepath.ToSlash(rel))
 	}
 	return nil
 }
 
-// accept takes the control entry top of r as it is now.
-func (g *Guard) accept(r *guardRoot, top string) error {
-	for rel := range r.snap {
-		if withinRel(rel, top) {
-			delete(r.snap, rel)
-		}
-	}
-	dirfd, name, err := parentOf(r.fd, top)
-	if err != nil {
-		return err
-	}
-	st, err := lstatAt(dirfd, name)
-	unix.Close(dirfd)
+// accept takes rel, in the control entry top of r, as it is now: the
+// entry's identity (coder may have just made it) and, where its content is
+// kept, rel and what is below it, with the directories between top and rel
+// (only those: a command's change beside rel is still put back).
+func (g *Guard) accept(r *guardRoot, top, rel string) error {
+	f, err := statRel(r.fd, top)
 	if errors.Is(err, unix.ENOENT) {
 		delete(r.base, top)
+		for p := range r.snap {
+			if withinRel(p, top) {
+				delete(r.snap, p)
+			}
+		}
 		return g.journal.update(g)
 	}
 	if err != nil {
 		return err
 	}
-	f := found{rel: top, typ: modeType(st.Mode), dev: uint64(st.Dev), ino: uint64(st.Ino)}
 	r.known[f.id()], r.base[top] = true, f
-	if g.level < LevelFull || f.typ == fs.ModeSymlink {
-		err = snapshot(r.fd, top, func(rel string, s snapped) error { r.snap[rel] = s; return nil })
+	if !g.saves(f) {
+		return g.journal.update(g)
 	}
-	return errors.Join(err, g.journal.update(g))
+	for p := range r.snap {
+		if withinRel(p, rel) {
+			delete(r.snap, p)
+		}
+	}
+	var errs []error
+	for dir := path.Dir(rel); withinRel(dir, top) && dir != rel; dir = path.Dir(dir) {
+		if _, ok := r.snap[dir]; !ok {
+			errs = append(errs, snapshotOne(r.fd, dir, r.snap))
+		}
+		if dir == top {
+			break
+		}
+	}
+	errs = append(errs, snapshot(r.fd, rel, func(p string, s snapped) error { r.snap[p] = s; return nil }))
+	return errors.Join(append(errs, g.journal.update(g))...)
+}
+
+// statRel is rel below rootfd, not followed, as a found entry.
+func statRel(rootfd int, rel string) (found, error) {
+	dirfd, name, err := parentOf(rootfd, rel)
+	if err != nil {
+		return found{}, err
+	}
+	defer unix.Close(dirfd)
+	var pst unix.Stat_t
+	st, err := lstatAt(dirfd, name)
+	if err == nil {
+		err = unix.Fstat(dirfd, &pst)
+	}
+	if err != nil {
+		return found{}, err
+	}
+	return found{rel: rel, typ: modeType(st.Mode), dev: uint64(st.Dev), ino: uint64(st.Ino),
+		parent: fileID{uint64(pst.Dev), uint64(pst.Ino)}}, nil
+}
+
+// snapshotOne keeps rel itself (a directory's mode), not what is below.
+func snapshotOne(rootfd int, rel string, into map[string]snapped) error {
+	dirfd, name, err := parentOf(rootfd, rel)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dirfd)
+	st, err := lstatAt(dirfd, name)
+	if err != nil {
+		return err
+	}
+	into[rel] = snapped{Mode: fileMode(st.Mode)}
+	return nil
 }
 
 // AcceptAll takes every control entry as it is now into the baseline: a

@@ -56,10 +56,14 @@ type journalRoot struct {
 }
 
 type journalEntry struct {
-	Rel  string      `json:"rel"`
-	Type fs.FileMode `json:"type"`
-	Dev  uint64      `json:"dev"`
-	Ino  uint64      `json:"ino"`
+	Rel   string        `json:"rel"`
+	Place control.Place `json:"place"`
+	Type  fs.FileMode   `json:"type"`
+	Dev   uint64        `json:"dev"`
+	Ino   uint64        `json:"ino"`
+	// ParentDev and ParentIno name the directory that held it.
+	ParentDev uint64 `json:"pdev"`
+	ParentIno uint64 `json:"pino"`
 }
 
 // journalPrefix names the journals of one workspace (one per process).
@@ -87,7 +91,8 @@ func (j *journal) write(g *Guard) error {
 		jr := journalRoot{Path: r.path, Place: r.place, Patterns: r.patterns, Snap: r.snap}
 		for _, rel := range sortedKeys(r.base) {
 			b := r.base[rel]
-			jr.Base = append(jr.Base, journalEntry{Rel: rel, Type: b.typ, Dev: b.dev, Ino: b.ino})
+			jr.Base = append(jr.Base, journalEntry{Rel: rel, Place: b.place, Type: b.typ, Dev: b.dev, Ino: b.ino,
+				ParentDev: b.parent.dev, ParentIno: b.parent.ino})
 		}
 		f.Roots = append(f.Roots, jr)
 	}
@@ -203,7 +208,8 @@ func recoverJournal(p, workspace string) ([]string, error) {
 			r.snap = map[string]snapped{}
 		}
 		for _, e := range jr.Base {
-			fe := found{rel: e.Rel, typ: e.Type, dev: e.Dev, ino: e.Ino}
+			fe := found{rel: e.Rel, place: e.Place, typ: e.Type, dev: e.Dev, ino: e.Ino,
+				parent: fileID{e.ParentDev, e.ParentIno}}
 			r.known[fe.id()], r.base[e.Rel] = true, fe
 		}
 		g.roots = append(g.roots, r)

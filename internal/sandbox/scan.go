@@ -37,6 +37,7 @@ type found struct {
 	place    control.Place // the place of the directory holding it
 	typ      fs.FileMode   // type bits: fs.ModeDir, fs.ModeSymlink, 0 for a regular file, …
 	dev, ino uint64
+	parent   fileID // the directory holding it
 }
 
 func (f found) id() fileID { return fileID{f.dev, f.ino} }
@@ -116,7 +117,7 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 	s := scannerFor(root, start, patterns)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(root, oPath|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return tree{root: root}, &fs.PathError{Op: "scan", Path: root, Err: err}
 	}
@@ -136,8 +137,9 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 	return t, nil
 }
 
-// walk visits the directory open as fd (closed by the caller) and what is
-// below it.
+// walk visits the directory open as fd (closed by the caller; O_PATH is
+// enough) and what is below it. An unchanged directory without
+// sub-directories costs one fstatat from its parent.
 func (s *scanner) walk(t *tree, fd int, rel string, place control.Place, st *unix.Stat_t, now time.Time, seen map[dirKey]bool) {
 	key := dirKey{rel, place}
 	if seen[key] {
@@ -154,6 +156,33 @@ func (s *scanner) walk(t *tree, fd int, rel string, place control.Place, st *uni
 			delete(s.dirs, key)
 		}
 	}
+	t.collect(ds)
+	for _, sub := range ds.subdirs {
+		crel := joinRel(rel, sub.name)
+		var cst unix.Stat_t
+		if unix.Fstatat(fd, sub.name, &cst, unix.AT_SYMLINK_NOFOLLOW) != nil || cst.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue // gone or replaced by a symlink: nothing below it to see
+		}
+		ckey := dirKey{crel, sub.place}
+		if c := s.dirs[ckey]; c != nil && c.stat == keyOf(&cst) && len(c.subdirs) == 0 && !seen[ckey] {
+			seen[ckey] = true
+			t.dirs++
+			t.collect(c)
+			continue
+		}
+		child, err := unix.Openat(fd, sub.name, oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		if unix.Fstat(child, &cst) == nil && cst.Mode&unix.S_IFMT == unix.S_IFDIR {
+			s.walk(t, child, crel, sub.place, &cst, now, seen)
+		}
+		unix.Close(child)
+	}
+}
+
+// collect adds what a directory holds to the tree.
+func (t *tree) collect(ds *dirState) {
 	for _, h := range ds.hits {
 		if control.IsEntry(h.place, path.Base(h.rel)) {
 			t.control = append(t.control, h)
@@ -161,28 +190,17 @@ func (s *scanner) walk(t *tree, fd int, rel string, place control.Place, st *uni
 			t.secrets = append(t.secrets, h)
 		}
 	}
-	for _, sub := range ds.subdirs {
-		child, err := unix.Openat(fd, sub.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue // gone, replaced by a symlink or unreadable: nothing below it to see
-		}
-		var cst unix.Stat_t
-		if unix.Fstat(child, &cst) == nil {
-			s.walk(t, child, joinRel(rel, sub.name), sub.place, &cst, now, seen)
-		}
-		unix.Close(child)
-	}
 }
 
 // read lists the directory open as fd: the control entries and pattern
 // matches in it, and the sub-directories to visit.
 func (s *scanner) read(fd int, rel string, place control.Place, st *unix.Stat_t) *dirState {
 	ds := &dirState{stat: keyOf(st)}
-	dup, err := unix.Dup(fd)
+	rfd, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return ds
+		return ds // unreadable: nothing in it to see
 	}
-	f := os.NewFile(uintptr(dup), filepath.Join(s.root, rel))
+	f := os.NewFile(uintptr(rfd), filepath.Join(s.root, rel))
 	entries, _ := f.ReadDir(-1)
 	f.Close()
 	for _, e := range entries {
@@ -192,6 +210,7 @@ func (s *scanner) read(fd int, rel string, place control.Place, st *unix.Stat_t)
 		secret := place == control.Tree && next == control.Tree && s.matches(entryRel)
 		if control.IsEntry(place, name) || secret {
 			if h, ok := statAt(fd, name, entryRel, place); ok {
+				h.parent = fileID{uint64(st.Dev), uint64(st.Ino)}
 				ds.hits = append(ds.hits, h)
 			}
 		}
@@ -235,7 +254,7 @@ func (s *scanner) followPointers(t *tree, rootfd int, seen map[dirKey]bool) {
 		if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
 			continue // outside the root: not the command's to write
 		}
-		fd, err := openBeneath(rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY)
+		fd, err := openBeneath(rootfd, rel, oPath|unix.O_DIRECTORY)
 		if err != nil {
 			continue
 		}

@@ -1,0 +1,225 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestRestoreNeverFollowsASwappedSymlink: a process swaps a directory the
+// restore works in with a symlink to a directory outside (renameat2
+// RENAME_EXCHANGE) as fast as it can, while the guard restores again and
+// again: nothing outside is ever touched. (The same through the binary,
+// 50 times: e2e TestRestoreRaceTouchesNothingOutside.)
+func TestRestoreNeverFollowsASwappedSymlink(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	for i := range 20 {
+		writeTestFile(t, filepath.Join(outside, "Documents", "f"+string(rune('a'+i))), "keep\n")
+	}
+	before := treeHash(t, outside)
+	gitRepo(t, ws)
+	// At LevelFull an existing .mcp.json would be bound read-only: the
+	// race is on one that did not exist.
+	if err := os.Remove(filepath.Join(ws, ".mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []Level{LevelFull, LevelNone} {
+		g, err := Watch(Profile{Workspace: ws, Level: l})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// It writes only into directories it has just made, never
+			// through a name it swaps: what reaches outside is the guard's.
+			swap := func(a, link string) {
+				a, link = filepath.Join(ws, a), filepath.Join(ws, link)
+				if _, err := os.Lstat(a); err != nil && os.Mkdir(a, 0o755) == nil {
+					_ = os.Mkdir(filepath.Join(a, "Documents"), 0o755)
+					_ = os.WriteFile(filepath.Join(a, "Documents", "fa"), []byte("x"), 0o644)
+				}
+				if _, err := os.Lstat(link); err != nil {
+					_ = os.Symlink(outside, link)
+				}
+				_ = unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
+			}
+			for !stop.Load() {
+				swap(".mcp.json", "lnk")
+				swap(".git/hooks", "lnk2")
+			}
+		}()
+		acted := 0
+		for range 200 {
+			c, _ := g.Restore()
+			acted += len(c)
+		}
+		stop.Store(true)
+		wg.Wait()
+		g.Close()
+		if treeHash(t, outside) != before {
+			t.Fatalf("level %s: the restore touched the directory outside", l)
+		}
+		if acted == 0 {
+			t.Fatalf("level %s: the restore never acted: the race was not run", l)
+		}
+	}
+}
+
+// TestRestoreIgnoresPlantedNames: below LevelFull a directory planted
+// where the old restore put its temporary file (.git/config.coder-restore)
+// no longer stops it, and what it replaces is kept beside, not deleted.
+func TestRestoreIgnoresPlantedNames(t *testing.T) {
+	ws := t.TempDir()
+	gitRepo(t, ws)
+	cfg := filepath.Join(ws, ".git/config")
+	want, _ := os.ReadFile(cfg)
+	g, err := Watch(Profile{Workspace: ws, Level: LevelNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(ws, ".git/config.coder-restore/x"), "planted")
+	if err := os.WriteFile(cfg, []byte("[core]\n\tfsmonitor = /tmp/evil\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := g.Restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(cfg); string(got) != string(want) {
+		t.Fatalf("not restored: %q (%q)", got, changes)
+	}
+	aside := strings.TrimSuffix(strings.SplitAfter(changes[0], "now ")[1], ")")
+	if b, _ := os.ReadFile(filepath.Join(ws, aside)); !strings.Contains(string(b), "fsmonitor") {
+		t.Fatalf("the changed version was not kept beside at %s: %q", aside, changes)
+	}
+}
+
+// TestGuardAtFullRevertsNothingTheCommandCouldNotWrite: at LevelFull the
+// control entries that exist are read-only for commands, so a change to
+// them during a call is the person's: kept and not reported. A control
+// entry that appears in a writable place is moved aside.
+func TestGuardAtFullRevertsNothingTheCommandCouldNotWrite(t *testing.T) {
+	ws := t.TempDir()
+	gitRepo(t, ws)
+	g, err := Watch(Profile{Workspace: ws, Level: LevelFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	// The person, in another terminal, meanwhile.
+	if out, err := exec.Command("git", "-C", ws, "config", "user.name", "Person").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	writeTestFile(t, filepath.Join(ws, ".git/hooks/pre-commit"), "#!/bin/sh\n")
+	writeTestFile(t, filepath.Join(ws, ".coder/config.json"), `{"model":"x"}`)
+	// Where a command could write too.
+	writeTestFile(t, filepath.Join(ws, ".git/commondir"), "../elsewhere\n")
+	writeTestFile(t, filepath.Join(ws, "pkg/.mcp.json"), "{}")
+	changes, err := g.Restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 2 || !strings.HasPrefix(changes[0], "moved .git/commondir aside") || !strings.HasPrefix(changes[1], "moved pkg/.mcp.json aside") {
+		t.Fatalf("changes: %q", changes)
+	}
+	if out, _ := exec.Command("git", "-C", ws, "config", "user.name").Output(); strings.TrimSpace(string(out)) != "Person" {
+		t.Errorf("the person's git config was reverted: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git/hooks/pre-commit")); err != nil {
+		t.Errorf("the person's hook was removed: %v", err)
+	}
+}
+
+// TestGuardPutsARenamedGitBack: below LevelFull a command can rename .git
+// and plant a "gitdir:" file in its place: the file is moved aside and the
+// repository put back.
+func TestGuardPutsARenamedGitBack(t *testing.T) {
+	ws := t.TempDir()
+	gitRepo(t, ws)
+	g, err := Watch(Profile{Workspace: ws, Level: LevelNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := os.Rename(filepath.Join(ws, ".git"), filepath.Join(ws, ".g2")); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(ws, ".git"), "gitdir: .g2\n")
+	writeTestFile(t, filepath.Join(ws, ".g2/config"), "[core]\n\tfsmonitor = evil\n")
+	changes, err := g.Restore()
+	if err != nil {
+		t.Fatalf("%q: %v", changes, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(ws, ".git")); err != nil || !fi.IsDir() {
+		t.Fatalf(".git not put back: %q", changes)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".git/config")); strings.Contains(string(b), "fsmonitor") {
+		t.Fatalf("its config not put back: %q", changes)
+	}
+}
+
+// TestJournalRestoresAfterACoderThatDied: the baseline outlives a coder
+// killed during a call; the next start puts back what changed in the
+// window, and leaves what the person changed after it.
+func TestJournalRestoresAfterACoderThatDied(t *testing.T) {
+	ws, dir := t.TempDir(), t.TempDir()
+	gitRepo(t, ws)
+	cfg := filepath.Join(ws, ".git/config")
+	want, _ := os.ReadFile(cfg)
+	g, err := WatchJournaled(Profile{Workspace: ws, Level: LevelNone}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Killed: the journal stays, its heartbeat stops.
+	j := g.journal
+	g.journal = nil
+	close(j.stop)
+	<-j.done
+	g.Close()
+	if err := os.WriteFile(cfg, []byte("[core]\n\tfsmonitor = evil\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(ws, "pkg/.mcp.json"), "{}")
+	changes, err := RecoverJournals(dir, ws)
+	if err != nil || len(changes) != 2 {
+		t.Fatalf("recover: %q %v", changes, err)
+	}
+	if got, _ := os.ReadFile(cfg); string(got) != string(want) {
+		t.Fatalf(".git/config not put back: %q", got)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("journal left: %v", left)
+	}
+
+	// Positive control: what the person changes after the window stays.
+	g, err = WatchJournaled(Profile{Workspace: ws, Level: LevelNone}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j = g.journal
+	g.journal = nil
+	close(j.stop)
+	<-j.done
+	g.Close()
+	long := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(j.path, long, long); err != nil { // it died a minute ago
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers":{"mine":{}}}`)
+	if changes, err := RecoverJournals(dir, ws); err != nil || len(changes) != 0 {
+		t.Fatalf("a later change was undone: %q %v", changes, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".mcp.json")); !strings.Contains(string(b), "mine") {
+		t.Fatalf("the person's .mcp.json: %q", b)
+	}
+}
