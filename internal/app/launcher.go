@@ -59,9 +59,11 @@ func (l *launcher) Launch(ctx context.Context, c *tools.Call, argv, env []string
 	// when a sandboxed process that overlapped it ends.
 	outside := c.Unsandboxed
 	if !outside {
-		if err := l.acquire(); err != nil {
+		scanned, err := l.acquire()
+		if err != nil {
 			return nil, err
 		}
+		p.Scanned = scanned
 	}
 	proc, err := start(ctx, p, argv, stdout, stderr, background)
 	if err != nil {
@@ -137,21 +139,22 @@ func (l *launcher) tempDir() (string, error) {
 	return tmp, nil
 }
 
-// acquire counts a process in, taking the baseline of the protected paths
-// when it is the only one. The baseline is always the build-mode one: a
+// acquire counts a process in, taking the baseline of the control files
+// when it is the only one, and returns what the baseline's scan found for
+// the call's mounts. The baseline is always the build-mode one: a
 // plan-mode call may overlap a task started in build mode.
-func (l *launcher) acquire() error {
+func (l *launcher) acquire() (*sandbox.Coverage, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.active == 0 {
 		g, err := sandbox.WatchJournaled(sandboxProfile(l.loaded, "build", l.tmp), journalDir(l.loaded))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.guard = g
 	}
 	l.active++
-	return nil
+	return l.guard.Coverage(), nil
 }
 
 // release counts a process out and puts the control files back as the
@@ -274,9 +277,11 @@ func (l *launcher) RunHook(ctx context.Context, command string, stdin []byte, st
 	if err != nil {
 		return -1, err
 	}
-	if err := l.acquire(); err != nil {
+	scanned, err := l.acquire()
+	if err != nil {
 		return -1, err
 	}
+	p.Scanned = scanned
 	defer func() { _, _ = l.release() }()
 	// Not tied to ctx: Stop below ends the whole sandbox, then returns.
 	cmd, err := sandbox.Command(context.Background(), p, []string{"/bin/sh", "-c", command})

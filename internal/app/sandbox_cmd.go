@@ -151,6 +151,7 @@ func runSandbox(ctx context.Context, args []string, stdio IO, env func(string) (
 		return fail(err)
 	}
 	defer guard.Close()
+	p.Scanned = guard.Coverage()
 	cmd, err := sandbox.Command(ctx, p, argv)
 	if err != nil {
 		return fail(err)

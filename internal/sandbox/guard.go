@@ -47,6 +47,8 @@ const maxGuarded = 16 << 20
 type Guard struct {
 	level Level
 	roots []*guardRoot
+	// cov is what the baseline's scans found, for the calls' mounts.
+	cov *Coverage
 	// until, when set, is the end of the window in which sandboxed
 	// processes ran (a journal left by a coder that died): anything
 	// changed later is the person's and stays.
@@ -92,18 +94,27 @@ func watch(p Profile, journalDir string) (*Guard, error) {
 	if p.ReadOnly {
 		return g, nil
 	}
-	for _, r := range p.scanRoots() {
-		gr, err := openGuardRoot(r.path, r.place, p.DenyReadPatterns)
+	var trees []tree
+	for i, r := range p.scanRoots() {
+		var patterns []string
+		if i == 0 {
+			patterns = p.DenyReadPatterns
+		}
+		gr, err := openGuardRoot(r.path, r.place, patterns)
 		if err != nil {
 			g.Close()
 			return nil, err
 		}
 		g.roots = append(g.roots, gr)
-		if err := g.baseline(gr); err != nil {
+		t, err := g.baseline(gr)
+		if err != nil {
 			g.Close()
 			return nil, err
 		}
+		trees = append(trees, t)
 	}
+	cov := coverageOf(trees)
+	g.cov = &cov
 	if journalDir != "" {
 		j, err := writeJournal(journalDir, g, p.Workspace)
 		if err != nil {
@@ -123,11 +134,15 @@ func openGuardRoot(dir string, place control.Place, patterns []string) (*guardRo
 	return &guardRoot{path: dir, place: place, patterns: patterns, fd: fd}, nil
 }
 
+// Coverage is what the baseline's scan found: a call's mounts can use it
+// (Profile.Scanned) rather than scan again. Nil for a read-only workspace.
+func (g *Guard) Coverage() *Coverage { return g.cov }
+
 // baseline scans r and keeps what Restore compares against.
-func (g *Guard) baseline(r *guardRoot) error {
+func (g *Guard) baseline(r *guardRoot) (tree, error) {
 	t, err := scanRoot(r.path, r.place, r.patterns)
 	if err != nil {
-		return err
+		return t, err
 	}
 	r.known, r.base, r.snap = map[fileID]bool{}, map[string]found{}, map[string]snapped{}
 	total := 0
@@ -145,10 +160,10 @@ func (g *Guard) baseline(r *guardRoot) error {
 			return nil
 		})
 		if err != nil {
-			return err
+			return t, err
 		}
 	}
-	return nil
+	return t, nil
 }
 
 // saves reports whether the content of control entry c is kept: below
@@ -534,7 +549,7 @@ func statRel(rootfd int, rel string) (found, error) {
 	if err != nil {
 		return found{}, err
 	}
-	return found{rel: rel, typ: modeType(st.Mode), dev: uint64(st.Dev), ino: uint64(st.Ino),
+	return found{rel: rel, typ: modeType(uint32(st.Mode)), dev: uint64(st.Dev), ino: uint64(st.Ino),
 		parent: fileID{uint64(pst.Dev), uint64(pst.Ino)}}, nil
 }
 
@@ -549,7 +564,7 @@ func snapshotOne(rootfd int, rel string, into map[string]snapped) error {
 	if err != nil {
 		return err
 	}
-	into[rel] = snapped{Mode: fileMode(st.Mode)}
+	into[rel] = snapped{Mode: fileMode(uint32(st.Mode))}
 	return nil
 }
 
@@ -558,7 +573,8 @@ func snapshotOne(rootfd int, rel string, into map[string]snapped) error {
 func (g *Guard) AcceptAll() error {
 	var errs []error
 	for _, r := range g.roots {
-		errs = append(errs, g.baseline(r))
+		_, err := g.baseline(r)
+		errs = append(errs, err)
 	}
 	return errors.Join(append(errs, g.journal.update(g))...)
 }
@@ -610,7 +626,7 @@ func snapshot(rootfd int, rel string, visit func(string, snapped) error) error {
 		}
 		return err
 	}
-	s := snapped{Mode: fileMode(st.Mode)}
+	s := snapped{Mode: fileMode(uint32(st.Mode))}
 	switch s.Mode.Type() {
 	case fs.ModeSymlink:
 		buf := make([]byte, unix.PathMax)

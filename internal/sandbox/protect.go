@@ -56,7 +56,7 @@ func (p Profile) scanRoots() []scanPlace {
 
 // Coverage scans p's trees for what the mounts protect.
 func (p Profile) Coverage() (Coverage, error) {
-	var c Coverage
+	var trees []tree
 	for i, r := range p.scanRoots() {
 		var patterns []string
 		if i == 0 {
@@ -64,11 +64,20 @@ func (p Profile) Coverage() (Coverage, error) {
 		}
 		t, err := scanRoot(r.path, r.place, patterns)
 		if err != nil {
-			return c, err
+			return Coverage{}, err
 		}
+		trees = append(trees, t)
+	}
+	return coverageOf(trees), nil
+}
+
+// coverageOf sorts what scans found into what the mounts do.
+func coverageOf(trees []tree) Coverage {
+	var c Coverage
+	for _, t := range trees {
 		c.Dirs += t.dirs
 		for _, e := range t.control {
-			abs := filepath.Join(r.path, filepath.FromSlash(e.rel))
+			abs := filepath.Join(t.root, filepath.FromSlash(e.rel))
 			switch {
 			case e.typ == fs.ModeSymlink:
 				c.Unbound = append(c.Unbound, abs)
@@ -79,8 +88,8 @@ func (p Profile) Coverage() (Coverage, error) {
 			}
 		}
 		for _, e := range t.secrets {
-			c.Masked = append(c.Masked, filepath.Join(r.path, filepath.FromSlash(e.rel)))
+			c.Masked = append(c.Masked, filepath.Join(t.root, filepath.FromSlash(e.rel)))
 		}
 	}
-	return c, nil
+	return c
 }

@@ -116,6 +116,9 @@ type Profile struct {
 	// variable holding one is dropped whatever its name (values shorter
 	// than 8 bytes are ignored).
 	Secrets []string
+	// Scanned is what a scan of the workspace just found (Guard.Coverage),
+	// to spare Command another; nil: Command scans.
+	Scanned *Coverage
 	// Level caps the layers used: LevelAuto uses the best Probe found;
 	// LevelLandlock or LevelNone force a fallback (sandbox.mode "off", tests).
 	Level Level
@@ -227,7 +230,7 @@ func (p Profile) spec(level Level, abi int) (spec, error) {
 	switch level {
 	case LevelFull:
 		s.Mode = modeNS
-		cov, err := p.Coverage()
+		cov, err := p.coverage()
 		if err != nil {
 			return s, err
 		}
@@ -248,6 +251,14 @@ func (p Profile) spec(level Level, abi int) (spec, error) {
 		s.Landlock = landlockWritable(s.Writable, p)
 	}
 	return s, nil
+}
+
+// coverage is Scanned, or a scan.
+func (p Profile) coverage() (Coverage, error) {
+	if p.Scanned != nil {
+		return *p.Scanned, nil
+	}
+	return p.Coverage()
 }
 
 // level is the level p's commands run at: the best Probe found, or the

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -83,7 +82,7 @@ func keyOf(st *unix.Stat_t) statKey {
 type scanner struct {
 	mu       sync.Mutex
 	root     string
-	patterns []string
+	patterns []pattern
 	dirs     map[dirKey]*dirState
 }
 
@@ -105,7 +104,7 @@ func scannerFor(root string, start control.Place, patterns []string) *scanner {
 	defer scannersMu.Unlock()
 	s := scanners[key]
 	if s == nil {
-		s = &scanner{root: root, patterns: patterns, dirs: map[dirKey]*dirState{}}
+		s = &scanner{root: root, patterns: compilePatterns(patterns), dirs: map[dirKey]*dirState{}}
 		scanners[key] = s
 	}
 	return s
@@ -128,7 +127,7 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 		return t, &fs.PathError{Op: "scan", Path: root, Err: err}
 	}
 	seen := map[dirKey]bool{}
-	s.walk(&t, fd, "", start, &st, time.Now(), seen)
+	s.walk(&t, fd, false, "", start, &st, time.Now(), seen)
 	s.followPointers(&t, fd, seen)
 	unix.Close(fd)
 	slices.SortFunc(t.control, func(a, b found) int { return strings.Compare(a.rel, b.rel) })
@@ -138,9 +137,10 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 }
 
 // walk visits the directory open as fd (closed by the caller; O_PATH is
-// enough) and what is below it. An unchanged directory without
-// sub-directories costs one fstatat from its parent.
-func (s *scanner) walk(t *tree, fd int, rel string, place control.Place, st *unix.Stat_t, now time.Time, seen map[dirKey]bool) {
+// enough unless readable) and what is below it. An unchanged directory
+// without sub-directories costs one fstatat from its parent; one never
+// seen, an open and its read.
+func (s *scanner) walk(t *tree, fd int, readable bool, rel string, place control.Place, st *unix.Stat_t, now time.Time, seen map[dirKey]bool) {
 	key := dirKey{rel, place}
 	if seen[key] {
 		return
@@ -149,7 +149,7 @@ func (s *scanner) walk(t *tree, fd int, rel string, place control.Place, st *uni
 	t.dirs++
 	ds := s.dirs[key]
 	if ds == nil || ds.stat != keyOf(st) {
-		ds = s.read(fd, rel, place, st)
+		ds = s.read(fd, readable, rel, place, st)
 		if now.Sub(time.Unix(0, st.Ctim.Nano())) > cacheSlop {
 			s.dirs[key] = ds
 		} else {
@@ -159,23 +159,30 @@ func (s *scanner) walk(t *tree, fd int, rel string, place control.Place, st *uni
 	t.collect(ds)
 	for _, sub := range ds.subdirs {
 		crel := joinRel(rel, sub.name)
-		var cst unix.Stat_t
-		if unix.Fstatat(fd, sub.name, &cst, unix.AT_SYMLINK_NOFOLLOW) != nil || cst.Mode&unix.S_IFMT != unix.S_IFDIR {
-			continue // gone or replaced by a symlink: nothing below it to see
-		}
 		ckey := dirKey{crel, sub.place}
-		if c := s.dirs[ckey]; c != nil && c.stat == keyOf(&cst) && len(c.subdirs) == 0 && !seen[ckey] {
-			seen[ckey] = true
-			t.dirs++
-			t.collect(c)
-			continue
+		cached := s.dirs[ckey]
+		var cst unix.Stat_t
+		if cached != nil {
+			if unix.Fstatat(fd, sub.name, &cst, unix.AT_SYMLINK_NOFOLLOW) != nil || cst.Mode&unix.S_IFMT != unix.S_IFDIR {
+				continue // gone or replaced by a symlink: nothing below it to see
+			}
+			if cached.stat == keyOf(&cst) && len(cached.subdirs) == 0 && !seen[ckey] {
+				seen[ckey] = true
+				t.dirs++
+				t.collect(cached)
+				continue
+			}
 		}
-		child, err := unix.Openat(fd, sub.name, oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		flags := unix.O_RDONLY // to be read
+		if cached != nil && cached.stat == keyOf(&cst) {
+			flags = oPath // only to reach what is below
+		}
+		child, err := unix.Openat(fd, sub.name, flags|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue
 		}
 		if unix.Fstat(child, &cst) == nil && cst.Mode&unix.S_IFMT == unix.S_IFDIR {
-			s.walk(t, child, crel, sub.place, &cst, now, seen)
+			s.walk(t, child, flags == unix.O_RDONLY, crel, sub.place, &cst, now, seen)
 		}
 		unix.Close(child)
 	}
@@ -194,17 +201,19 @@ func (t *tree) collect(ds *dirState) {
 
 // read lists the directory open as fd: the control entries and pattern
 // matches in it, and the sub-directories to visit.
-func (s *scanner) read(fd int, rel string, place control.Place, st *unix.Stat_t) *dirState {
+func (s *scanner) read(fd int, readable bool, rel string, place control.Place, st *unix.Stat_t) *dirState {
 	ds := &dirState{stat: keyOf(st)}
-	rfd, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return ds // unreadable: nothing in it to see
+	if !readable {
+		rfd, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return ds // unreadable: nothing in it to see
+		}
+		defer unix.Close(rfd)
+		fd = rfd
 	}
-	f := os.NewFile(uintptr(rfd), filepath.Join(s.root, rel))
-	entries, _ := f.ReadDir(-1)
-	f.Close()
+	entries := listDir(fd)
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		next := control.Step(place, name)
 		entryRel := joinRel(rel, name)
 		secret := place == control.Tree && next == control.Tree && s.matches(entryRel)
@@ -214,7 +223,7 @@ func (s *scanner) read(fd int, rel string, place control.Place, st *unix.Stat_t)
 				ds.hits = append(ds.hits, h)
 			}
 		}
-		if !e.IsDir() {
+		if !e.dir {
 			continue
 		}
 		switch next {
@@ -260,7 +269,7 @@ func (s *scanner) followPointers(t *tree, rootfd int, seen map[dirKey]bool) {
 		}
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil {
-			s.walk(t, fd, rel, control.GitDir, &st, time.Now(), seen)
+			s.walk(t, fd, false, rel, control.GitDir, &st, time.Now(), seen)
 		}
 		unix.Close(fd)
 	}
@@ -274,20 +283,68 @@ func gitdirTarget(b []byte) (string, bool) {
 	return target, ok && target != ""
 }
 
+// pattern is one deny_read workspace pattern, made quick to test on every
+// name of the tree: most are a plain name, a prefix or a suffix.
+type pattern struct {
+	neg      bool
+	whole    bool   // has a slash: matched against the path from the root
+	glob     string // as written, without "!" and a leading "/"
+	exact    string // no wildcard at all
+	prefix   string // "id_rsa*"
+	suffix   string // "*.pem"
+	wildcard bool   // none of the quick forms: path.Match or doublestar
+}
+
+func compilePatterns(list []string) []pattern {
+	out := make([]pattern, 0, len(list))
+	for _, p := range list {
+		c := pattern{neg: strings.HasPrefix(p, "!")}
+		c.whole = strings.Contains(p, "/")
+		c.glob = strings.TrimPrefix(strings.TrimPrefix(p, "!"), "/")
+		meta := strings.IndexAny(c.glob, `*?[\`)
+		switch {
+		case c.whole:
+			c.wildcard = true
+		case meta < 0:
+			c.exact = c.glob
+		case meta == len(c.glob)-1 && c.glob[meta] == '*':
+			c.prefix = c.glob[:meta]
+		case meta == 0 && c.glob[0] == '*' && strings.IndexAny(c.glob[1:], `*?[\`) < 0:
+			c.suffix = c.glob[1:]
+		default:
+			c.wildcard = true
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (c pattern) match(rel, base string) bool {
+	switch {
+	case c.whole:
+		ok, _ := doublestar.Match(c.glob, rel)
+		return ok
+	case c.wildcard:
+		ok, _ := path.Match(c.glob, base)
+		return ok
+	case c.exact != "":
+		return base == c.exact
+	case c.suffix != "":
+		return strings.HasSuffix(base, c.suffix)
+	}
+	return strings.HasPrefix(base, c.prefix)
+}
+
 // matches reports whether rel is named by the deny_read patterns: a
 // pattern without a slash matches a name at any depth, one with a slash
-// the path from the root; "!" before a pattern excludes what it matches.
+// the path from the root; "!" before a pattern excludes what it matches,
+// and the last pattern that matches decides.
 func (s *scanner) matches(rel string) bool {
 	hit := false
+	base := path.Base(rel)
 	for _, p := range s.patterns {
-		neg := strings.HasPrefix(p, "!")
-		p = strings.TrimPrefix(p, "!")
-		subject := rel
-		if !strings.Contains(p, "/") {
-			subject = path.Base(rel)
-		}
-		if ok, _ := doublestar.Match(strings.TrimPrefix(p, "/"), subject); ok {
-			hit = !neg
+		if p.match(rel, base) {
+			hit = !p.neg
 		}
 	}
 	return hit
@@ -299,7 +356,7 @@ func statAt(fd int, name, rel string, place control.Place) (found, bool) {
 	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return found{}, false
 	}
-	return found{rel: rel, place: place, typ: modeType(st.Mode), dev: uint64(st.Dev), ino: uint64(st.Ino)}, true
+	return found{rel: rel, place: place, typ: modeType(uint32(st.Mode)), dev: uint64(st.Dev), ino: uint64(st.Ino)}, true
 }
 
 func modeType(m uint32) fs.FileMode {

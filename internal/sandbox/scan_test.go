@@ -127,3 +127,19 @@ func TestCoverageSortsWhatTheMountsDo(t *testing.T) {
 		t.Errorf("coverage: %+v", c)
 	}
 }
+
+// TestPatternsMatchAsTheGlobsSay: the quick forms agree with the globs.
+func TestPatternsMatchAsTheGlobsSay(t *testing.T) {
+	s := &scanner{patterns: compilePatterns([]string{".env", ".env.*", "!.env.example", "*.pem", "id_rsa*",
+		"!id_*.pub", "k?y", "conf/**/*.secret", "/top.txt"})}
+	for rel, want := range map[string]bool{
+		".env": true, "a/b/.env": true, ".env.local": true, "x/.env.example": false, ".envrc": false,
+		"certs/a.pem": true, "a.pem.txt": false, "id_rsa": true, "id_rsa_work": true, "id_rsa.pub": false,
+		"key": true, "kxy": true, "keys": false, "conf/a/b/c.secret": true, "other/c.secret": false,
+		"top.txt": true, "sub/top.txt": false, "main.go": false,
+	} {
+		if got := s.matches(rel); got != want {
+			t.Errorf("matches(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

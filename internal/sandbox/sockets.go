@@ -100,7 +100,13 @@ func (p Profile) baseEnv() []string {
 // directory); private is false when one of them is /tmp itself.
 func (p Profile) keepInTmp(s spec) (keep []string, private bool) {
 	tmp := resolved("/tmp")
-	cands := append(append(append([]string{p.Workspace}, s.Writable...), s.ReadOnly...), s.Pinned...)
+	var cands []string
+	for _, c := range append(append(append([]string{}, s.Writable...), s.ReadOnly...), s.Pinned...) {
+		if !within(c, p.Workspace) { // what is inside comes with it
+			cands = append(cands, c)
+		}
+	}
+	cands = append(cands, p.Workspace)
 	for _, kv := range p.baseEnv() {
 		if v, ok := strings.CutPrefix(kv, "HOME="); ok && filepath.IsAbs(v) {
 			cands = append(cands, v)
