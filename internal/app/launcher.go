@@ -189,12 +189,15 @@ func (l *launcher) tell(changes []string, err error) {
 // ended early (killed, crashed) left in the control files, and returns
 // what it did as notices for the start of the session.
 func (l *launcher) recoverJournals() []error {
-	changes, err := sandbox.RecoverJournals(journalDir(l.loaded), l.loaded.Config.Runtime.WorkspaceRoot)
+	changes, err := sandbox.RecoverJournals(journalDir(l.loaded), sandboxProfile(l.loaded, "build", ""))
 	var out []error
 	for _, c := range changes {
 		out = append(out, errors.New("sandbox, after a coder that ended early: "+c))
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, sandbox.ErrJournalWritable):
+		out = append(out, err)
+	case err != nil:
 		out = append(out, fmt.Errorf("sandbox, after a coder that ended early: could not check every control file: %w", err))
 	}
 	return out

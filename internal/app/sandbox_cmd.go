@@ -139,7 +139,7 @@ func runSandbox(ctx context.Context, args []string, stdio IO, env func(string) (
 		fmt.Fprintln(stdio.Err, "coder "+w)
 	}
 	journals := journalDir(subj.loaded)
-	recovered, err := sandbox.RecoverJournals(journals, p.Workspace)
+	recovered, err := sandbox.RecoverJournals(journals, p)
 	for _, c := range recovered {
 		fmt.Fprintln(stdio.Err, "coder sandbox: after a coder that ended early: "+c)
 	}

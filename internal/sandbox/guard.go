@@ -115,7 +115,7 @@ func watch(p Profile, journalDir string) (*Guard, error) {
 	}
 	cov := coverageOf(trees)
 	g.cov = &cov
-	if journalDir != "" {
+	if journalDir != "" && p.journalUsable(journalDir) {
 		j, err := writeJournal(journalDir, g, p.Workspace)
 		if err != nil {
 			g.Close()

@@ -150,11 +150,31 @@ func (j *journal) remove() {
 	_ = os.Remove(filepath.Dir(j.path)) // when it was the last: nothing left behind
 }
 
+// ErrJournalWritable: the journal directory lies where commands may write
+// (coder's user directory inside the workspace, say): a journal there could
+// be forged, so none is kept or read.
+var ErrJournalWritable = errors.New("coder's sandbox journal would be in a directory commands may write; none is kept, so a coder that dies mid-call leaves its commands' changes to control files")
+
+// journalUsable reports whether dir is out of the commands' reach.
+func (p Profile) journalUsable(dir string) bool {
+	r := resolved(dir)
+	for _, w := range append(p.writable(), p.Workspace) {
+		if within(r, resolved(w)) {
+			return false
+		}
+	}
+	return true
+}
+
 // RecoverJournals restores what sandboxed processes of a coder that died
-// in workspace left (their journals in dir), and returns one line per
+// in p's workspace left (their journals in dir), and returns one line per
 // change and what could not be checked. Journals of a coder still running
 // are left alone.
-func RecoverJournals(dir, workspace string) ([]string, error) {
+func RecoverJournals(dir string, p Profile) ([]string, error) {
+	workspace := p.Workspace
+	if !p.journalUsable(dir) {
+		return nil, ErrJournalWritable
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -190,7 +190,7 @@ func TestJournalRestoresAfterACoderThatDied(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTestFile(t, filepath.Join(ws, "pkg/.mcp.json"), "{}")
-	changes, err := RecoverJournals(dir, ws)
+	changes, err := RecoverJournals(dir, Profile{Workspace: ws})
 	if err != nil || len(changes) != 2 {
 		t.Fatalf("recover: %q %v", changes, err)
 	}
@@ -199,6 +199,17 @@ func TestJournalRestoresAfterACoderThatDied(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Fatalf("journal left: %v", left)
+	}
+	// One in a directory commands may write is neither kept nor read.
+	inside := filepath.Join(ws, "journal")
+	writeTestFile(t, filepath.Join(inside, journalPrefix(ws)+"1.json"), `{"workspace":"`+ws+`"}`)
+	if _, err := RecoverJournals(inside, Profile{Workspace: ws}); err != ErrJournalWritable {
+		t.Fatalf("a journal in the workspace was read: %v", err)
+	}
+	if g, err := WatchJournaled(Profile{Workspace: ws, Level: LevelNone}, inside); err != nil || g.journal != nil {
+		t.Fatalf("a journal was kept in the workspace: %v", err)
+	} else {
+		g.Close()
 	}
 
 	// Positive control: what the person changes after the window stays.
@@ -216,7 +227,7 @@ func TestJournalRestoresAfterACoderThatDied(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTestFile(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers":{"mine":{}}}`)
-	if changes, err := RecoverJournals(dir, ws); err != nil || len(changes) != 0 {
+	if changes, err := RecoverJournals(dir, Profile{Workspace: ws}); err != nil || len(changes) != 0 {
 		t.Fatalf("a later change was undone: %q %v", changes, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, ".mcp.json")); !strings.Contains(string(b), "mine") {
