@@ -57,6 +57,25 @@ func gitWorld(t *testing.T) *sandboxWorld {
 	return w
 }
 
+// boundaryLevels are the levels the boundary's tests run at, those this
+// system offers: full, and landlock (forced) where a restore must act.
+func boundaryLevels() []sandbox.Level {
+	var out []sandbox.Level
+	for _, l := range []sandbox.Level{sandbox.LevelFull, sandbox.LevelLandlock} {
+		if sandbox.Probe().Level >= l {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// atLevel makes w's coder run at level: forced, below full.
+func (w *sandboxWorld) atLevel(level sandbox.Level) {
+	if level < sandbox.LevelFull {
+		w.env[sandbox.ForceLevelEnv] = level.String()
+	}
+}
+
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
@@ -80,15 +99,10 @@ func TestGitRedirectionsCannotPlantAProgram(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}
-	for _, level := range []sandbox.Level{sandbox.LevelFull, sandbox.LevelLandlock} {
-		if sandbox.Probe().Level < level {
-			continue
-		}
+	for _, level := range boundaryLevels() {
 		t.Run(level.String(), func(t *testing.T) {
 			w := gitWorld(t)
-			if level < sandbox.LevelFull {
-				w.env[sandbox.ForceLevelEnv] = level.String()
-			}
+			w.atLevel(level)
 			control := []string{".git/config", "vendor/lib/.git/config", "pkg/.coder/config.json", ".coder/config.json", ".mcp.json"}
 			before := fileHashes(t, w.ws, control)
 			var calls []llmtest.ToolCall

@@ -44,16 +44,11 @@ func TestRestoreRaceTouchesNothingOutside(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}
-	for _, level := range []sandbox.Level{sandbox.LevelFull, sandbox.LevelLandlock} {
-		if sandbox.Probe().Level < level {
-			continue
-		}
+	for _, level := range boundaryLevels() {
 		t.Run(level.String(), func(t *testing.T) {
 			w := newSandboxWorld(t)
 			w.allowDanger(t, "")
-			if level < sandbox.LevelFull {
-				w.env[sandbox.ForceLevelEnv] = level.String()
-			}
+			w.atLevel(level)
 			// Absent at the start: an existing one is bound read-only.
 			if err := os.Remove(filepath.Join(w.ws, ".mcp.json")); err != nil {
 				t.Fatal(err)

@@ -86,9 +86,7 @@ func signalWorld(t *testing.T, level sandbox.Level) *sandboxWorld {
 	w := newSandboxWorld(t)
 	w.allowDanger(t, "")
 	writeFile(t, w.ws, "pkg/main.go", "package main\n")
-	if level < sandbox.LevelFull {
-		w.env[sandbox.ForceLevelEnv] = level.String()
-	}
+	w.atLevel(level)
 	return w
 }
 
@@ -96,10 +94,7 @@ func signalWorld(t *testing.T, level sandbox.Level) *sandboxWorld {
 // order: the task is stopped and what it planted is gone, at each level.
 func TestRestoreOnSignals(t *testing.T) {
 	needLevel(t, sandbox.LevelLandlock)
-	for _, level := range []sandbox.Level{sandbox.LevelFull, sandbox.LevelLandlock} {
-		if sandbox.Probe().Level < level {
-			continue
-		}
+	for _, level := range boundaryLevels() {
 		for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT} {
 			t.Run(level.String()+"/"+sig.String(), func(t *testing.T) {
 				w := signalWorld(t, level)
@@ -133,10 +128,7 @@ func TestRestoreOnSignals(t *testing.T) {
 // control: a .mcp.json of theirs).
 func TestRestoreAfterSIGKILL(t *testing.T) {
 	needLevel(t, sandbox.LevelLandlock)
-	for _, level := range []sandbox.Level{sandbox.LevelFull, sandbox.LevelLandlock} {
-		if sandbox.Probe().Level < level {
-			continue
-		}
+	for _, level := range boundaryLevels() {
 		t.Run(level.String(), func(t *testing.T) {
 			w := signalWorld(t, level)
 			cfg := fileHashes(t, w.ws, []string{".git/config"})

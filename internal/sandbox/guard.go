@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -95,12 +93,8 @@ func watch(p Profile, journalDir string) (*Guard, error) {
 		return g, nil
 	}
 	var trees []tree
-	for i, r := range p.scanRoots() {
-		var patterns []string
-		if i == 0 {
-			patterns = p.DenyReadPatterns
-		}
-		gr, err := openGuardRoot(r.path, r.place, patterns)
+	for _, r := range p.scanRoots() {
+		gr, err := openGuardRoot(r.path, r.place, r.patterns)
 		if err != nil {
 			g.Close()
 			return nil, err
@@ -370,84 +364,6 @@ func (g *Guard) moveAside(r *guardRoot, rel, why string) (string, error) {
 	return "moved " + g.rel(r, rel) + " aside to " + g.rel(r, path.Join(path.Dir(rel), aside)) + " (" + why + ")", nil
 }
 
-// returnGitDirs puts back a repository's .git directory that a command
-// renamed beside it (below LevelFull; at LevelFull it is a mount point):
-// the planted one in its place is moved aside. One that left its directory
-// altogether is only reported.
-func (g *Guard) returnGitDirs(r *guardRoot, now tree) []string {
-	var out []string
-	for _, rel := range sortedKeys(r.base) {
-		b := r.base[rel]
-		if b.typ != fs.ModeDir || path.Base(rel) != control.GitName || b.place != control.Tree {
-			continue
-		}
-		if i, ok := slices.BinarySearchFunc(now.control, rel, func(f found, rel string) int { return strings.Compare(f.rel, rel) }); ok && now.control[i].id() == b.id() {
-			continue
-		}
-		dirfd, _, err := parentOf(r.fd, rel)
-		if err != nil {
-			continue // its directory went too (renamed with it, say)
-		}
-		if name := nameOf(dirfd, b.id()); name != "" {
-			aside, err := moveAside(dirfd, control.GitName)
-			if err == nil {
-				out = append(out, "moved "+g.rel(r, rel)+" aside to "+g.rel(r, path.Join(path.Dir(rel), aside))+" (created while a command ran)")
-			}
-			if (err == nil || errors.Is(err, unix.ENOENT)) && renameNoReplace(dirfd, name, control.GitName) == nil {
-				out = append(out, "put "+g.rel(r, rel)+" back from "+g.rel(r, path.Join(path.Dir(rel), name))+" (renamed while a command ran)")
-			}
-		} else if _, err := lstatAt(dirfd, control.GitName); errors.Is(err, unix.ENOENT) {
-			out = append(out, "the repository's "+g.rel(r, rel)+" disappeared while a command ran (deleted or moved elsewhere)")
-		}
-		unix.Close(dirfd)
-	}
-	return out
-}
-
-// nameOf is the name of the entry of dirfd with identity id, or "".
-func nameOf(dirfd int, id fileID) string {
-	fd, err := unix.Openat(dirfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return ""
-	}
-	f := os.NewFile(uintptr(fd), ".")
-	names, _ := f.Readdirnames(-1)
-	f.Close()
-	for _, n := range names {
-		if st, err := lstatAt(dirfd, n); err == nil && (fileID{uint64(st.Dev), uint64(st.Ino)}) == id {
-			return n
-		}
-	}
-	return ""
-}
-
-// moveChildrenAside moves aside what a new .coder directory holds besides
-// coder's own state.
-func (g *Guard) moveChildrenAside(r *guardRoot, rel string) ([]string, error) {
-	fd, err := openBeneath(r.fd, rel, unix.O_RDONLY|unix.O_DIRECTORY)
-	if err != nil {
-		return nil, g.cannot(r, rel, err)
-	}
-	f := os.NewFile(uintptr(fd), rel)
-	names, _ := f.Readdirnames(-1)
-	f.Close()
-	slices.Sort(names)
-	var changes []string
-	var errs []error
-	for _, n := range names {
-		if coderState(n) || strings.Contains(n, movedMark) {
-			continue
-		}
-		line, err := g.moveAside(r, rel+"/"+n, "created while a command ran")
-		if err != nil {
-			errs = append(errs, err)
-		} else if line != "" {
-			changes = append(changes, line)
-		}
-	}
-	return changes, errors.Join(errs...)
-}
-
 // later reports whether rel changed after the window a recovered journal
 // covers: the person's, then, and kept.
 func (g *Guard) later(rootfd int, rel string) bool {
@@ -476,109 +392,6 @@ func (g *Guard) rel(r *guardRoot, rel string) string {
 	return filepath.Join(r.path, filepath.FromSlash(rel))
 }
 
-// Accept takes path (absolute, a control file or inside one) as it is now
-// into the baseline: coder itself changed it (an approval remembered in
-// .coder/config.json), so Restore must keep the change.
-func (g *Guard) Accept(p string) error {
-	for _, r := range g.roots {
-		rel, err := filepath.Rel(r.path, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-			continue
-		}
-		top, ok := controlEntryOf(r.place, filepath.ToSlash(rel))
-		if !ok {
-			continue
-		}
-		return g.accept(r, top, filepath.ToSlash(rel))
-	}
-	return nil
-}
-
-// accept takes rel, in the control entry top of r, as it is now: the
-// entry's identity (coder may have just made it) and, where its content is
-// kept, rel and what is below it, with the directories between top and rel
-// (only those: a command's change beside rel is still put back).
-func (g *Guard) accept(r *guardRoot, top, rel string) error {
-	f, err := statRel(r.fd, top)
-	if errors.Is(err, unix.ENOENT) {
-		delete(r.base, top)
-		for p := range r.snap {
-			if withinRel(p, top) {
-				delete(r.snap, p)
-			}
-		}
-		return g.journal.update(g)
-	}
-	if err != nil {
-		return err
-	}
-	r.known[f.id()], r.base[top] = true, f
-	if !g.saves(f) {
-		return g.journal.update(g)
-	}
-	for p := range r.snap {
-		if withinRel(p, rel) {
-			delete(r.snap, p)
-		}
-	}
-	var errs []error
-	for dir := path.Dir(rel); withinRel(dir, top) && dir != rel; dir = path.Dir(dir) {
-		if _, ok := r.snap[dir]; !ok {
-			errs = append(errs, snapshotOne(r.fd, dir, r.snap))
-		}
-		if dir == top {
-			break
-		}
-	}
-	errs = append(errs, snapshot(r.fd, rel, func(p string, s snapped) error { r.snap[p] = s; return nil }))
-	return errors.Join(append(errs, g.journal.update(g))...)
-}
-
-// statRel is rel below rootfd, not followed, as a found entry.
-func statRel(rootfd int, rel string) (found, error) {
-	dirfd, name, err := parentOf(rootfd, rel)
-	if err != nil {
-		return found{}, err
-	}
-	defer unix.Close(dirfd)
-	var pst unix.Stat_t
-	st, err := lstatAt(dirfd, name)
-	if err == nil {
-		err = unix.Fstat(dirfd, &pst)
-	}
-	if err != nil {
-		return found{}, err
-	}
-	return found{rel: rel, typ: modeType(uint32(st.Mode)), dev: uint64(st.Dev), ino: uint64(st.Ino),
-		parent: fileID{uint64(pst.Dev), uint64(pst.Ino)}}, nil
-}
-
-// snapshotOne keeps rel itself (a directory's mode), not what is below.
-func snapshotOne(rootfd int, rel string, into map[string]snapped) error {
-	dirfd, name, err := parentOf(rootfd, rel)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(dirfd)
-	st, err := lstatAt(dirfd, name)
-	if err != nil {
-		return err
-	}
-	into[rel] = snapped{Mode: fileMode(uint32(st.Mode))}
-	return nil
-}
-
-// AcceptAll takes every control entry as it is now into the baseline: a
-// command the person let run outside the sandbox changed them.
-func (g *Guard) AcceptAll() error {
-	var errs []error
-	for _, r := range g.roots {
-		_, err := g.baseline(r)
-		errs = append(errs, err)
-	}
-	return errors.Join(append(errs, g.journal.update(g))...)
-}
-
 // Close ends the guard after its last Restore: the journal is removed and
 // the roots closed.
 func (g *Guard) Close() {
@@ -587,109 +400,4 @@ func (g *Guard) Close() {
 		unix.Close(r.fd)
 	}
 	g.roots = nil
-}
-
-// controlEntryOf is the control entry rel is or lies in, walking from a
-// root at place start.
-func controlEntryOf(start control.Place, rel string) (string, bool) {
-	p := start
-	parts := strings.Split(rel, "/")
-	for i, name := range parts {
-		next := control.Step(p, name)
-		if next == control.Control || i == len(parts)-1 && control.IsEntry(p, name) {
-			return strings.Join(parts[:i+1], "/"), true
-		}
-		if next == control.Other {
-			return "", false
-		}
-		p = next
-	}
-	return "", false
-}
-
-// snapshot visits rel below rootfd and, for a directory, what is below it,
-// without following symlinks; coder's own state inside a .coder directory
-// (which coder writes during a call) is left out.
-func snapshot(rootfd int, rel string, visit func(string, snapped) error) error {
-	dirfd, name, err := parentOf(rootfd, rel)
-	if err != nil {
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
-			return nil
-		}
-		return err
-	}
-	st, err := lstatAt(dirfd, name)
-	if err != nil {
-		unix.Close(dirfd)
-		if errors.Is(err, unix.ENOENT) {
-			return nil
-		}
-		return err
-	}
-	s := snapped{Mode: fileMode(uint32(st.Mode))}
-	switch s.Mode.Type() {
-	case fs.ModeSymlink:
-		buf := make([]byte, unix.PathMax)
-		n, err := unix.Readlinkat(dirfd, name, buf)
-		if err != nil {
-			unix.Close(dirfd)
-			return err
-		}
-		s.Link = string(buf[:n])
-	case 0:
-		if s.Data, err = readBeneath(rootfd, rel, maxGuarded); err != nil && !errors.Is(err, unix.ENOENT) {
-			unix.Close(dirfd)
-			return err
-		}
-	}
-	unix.Close(dirfd)
-	if err := visit(rel, s); err != nil {
-		return err
-	}
-	if !s.Mode.IsDir() {
-		return nil
-	}
-	fd, err := openBeneath(rootfd, rel, unix.O_RDONLY|unix.O_DIRECTORY)
-	if err != nil {
-		return nil // replaced meanwhile, or unreadable: nothing below to keep
-	}
-	f := os.NewFile(uintptr(fd), rel)
-	names, _ := f.Readdirnames(-1)
-	f.Close()
-	slices.Sort(names)
-	for _, n := range names {
-		if path.Base(rel) == ".coder" && coderState(n) {
-			continue
-		}
-		if err := snapshot(rootfd, rel+"/"+n, visit); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// coderState names what coder itself writes in a .coder directory while a
-// command runs: sessions, the database, the patch journal, locks.
-func coderState(name string) bool {
-	return name == "sessions" || name == "journal" || strings.HasPrefix(name, "coder.db") ||
-		name == "lock" || strings.HasSuffix(name, ".lock")
-}
-
-// fileMode turns a stat mode into an fs.FileMode (type and permissions).
-func fileMode(m uint32) fs.FileMode {
-	return modeType(m) | fs.FileMode(m&0o777)
-}
-
-// withinRel reports whether rel is dir or below it (slash paths).
-func withinRel(rel, dir string) bool {
-	return rel == dir || strings.HasPrefix(rel, dir+"/")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -28,16 +28,19 @@ type Coverage struct {
 	Dirs int
 }
 
-// scanPlace is one tree to scan and what its top is.
+// scanPlace is one tree to scan, what its top is, and the patterns of
+// the files to mask in it.
 type scanPlace struct {
-	path  string
-	place control.Place
+	path     string
+	place    control.Place
+	patterns []string
 }
 
-// scanRoots are the workspace and the git directories outside it that
-// commands may write, without one inside another.
+// scanRoots are the workspace (with the deny_read patterns) and the git
+// directories outside it that commands may write, without one inside
+// another.
 func (p Profile) scanRoots() []scanPlace {
-	out := []scanPlace{{p.Workspace, control.Tree}}
+	out := []scanPlace{{p.Workspace, control.Tree, p.DenyReadPatterns}}
 	for _, d := range p.GitDirs {
 		d = filepath.Clean(d)
 		inside := false
@@ -48,7 +51,7 @@ func (p Profile) scanRoots() []scanPlace {
 			}
 		}
 		if !inside && !within(d, p.Workspace) {
-			out = append(out, scanPlace{d, control.GitDir})
+			out = append(out, scanPlace{d, control.GitDir, nil})
 		}
 	}
 	return out
@@ -57,12 +60,8 @@ func (p Profile) scanRoots() []scanPlace {
 // Coverage scans p's trees for what the mounts protect.
 func (p Profile) Coverage() (Coverage, error) {
 	var trees []tree
-	for i, r := range p.scanRoots() {
-		var patterns []string
-		if i == 0 {
-			patterns = p.DenyReadPatterns
-		}
-		t, err := scanRoot(r.path, r.place, patterns)
+	for _, r := range p.scanRoots() {
+		t, err := scanRoot(r.path, r.place, r.patterns)
 		if err != nil {
 			return Coverage{}, err
 		}
