@@ -143,8 +143,8 @@ func TestRestoreAfterSIGKILL(t *testing.T) {
 			if !planted(w) {
 				t.Fatal("nothing planted: the test proves nothing")
 			}
-			// The person, later.
-			time.Sleep(3 * time.Second)
+			// The person, later: past the journal's last beat and its margin.
+			time.Sleep(7 * time.Second)
 			writeFile(t, w.ws, "web/.mcp.json", `{"mcpServers":{"mine":{}}}`)
 			res, _ := w.headless(t)
 			if !strings.Contains(res.stderr, "after a coder that ended early: moved pkg/.mcp.json aside") {

@@ -26,10 +26,13 @@ import (
 //
 // While the guard is open the journal's mtime is refreshed every
 // heartbeat: a coder that died stopped refreshing it, so what changed
-// later than its last refresh (plus one beat) was not a sandboxed
-// command's, and is left as it is.
+// later than its last refresh (plus a margin for a beat late on a busy
+// machine) was not a sandboxed command's, and is left as it is.
 
-const heartbeat = 2 * time.Second
+const (
+	heartbeat   = 2 * time.Second
+	beatsMargin = 3 * heartbeat
+)
 
 type journal struct {
 	path      string
@@ -215,7 +218,7 @@ func recoverJournal(p, workspace string) ([]string, error) {
 		return nil, nil // its coder still runs
 	}
 	level, _ := ParseLevel(f.Level)
-	g := &Guard{level: level, until: fi.ModTime().Add(heartbeat)}
+	g := &Guard{level: level, until: fi.ModTime().Add(beatsMargin)}
 	defer g.Close()
 	for _, jr := range f.Roots {
 		r, err := openGuardRoot(jr.Path, jr.Place, jr.Patterns)

@@ -189,6 +189,11 @@ func TestJournalRestoresAfterACoderThatDied(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("[core]\n\tfsmonitor = evil\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Its last heartbeat: just now, after the change (a slow machine may
+	// have taken longer than a beat to get here).
+	if err := os.Chtimes(j.path, time.Now(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	writeTestFile(t, filepath.Join(ws, "pkg/.mcp.json"), "{}")
 	changes, err := RecoverJournals(dir, Profile{Workspace: ws})
 	if err != nil || len(changes) != 2 {
