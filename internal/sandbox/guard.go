@@ -72,6 +72,11 @@ type snapped struct {
 	Mode fs.FileMode `json:"mode"`
 	Data []byte      `json:"data,omitempty"`
 	Link string      `json:"link,omitempty"`
+	// Unread: a regular file that could not be read (larger than
+	// maxGuarded, or swapped for a FIFO meanwhile). Never equal to a
+	// saved one: as it is now, it is put back or moved aside; in a
+	// baseline, it is an error.
+	Unread error `json:"-"`
 }
 
 // Watch takes the baseline of p's control entries: none when the
@@ -147,6 +152,9 @@ func (g *Guard) baseline(r *guardRoot) (tree, error) {
 			continue
 		}
 		err := snapshot(r.fd, c.rel, func(rel string, s snapped) error {
+			if s.Unread != nil {
+				return fmt.Errorf("sandbox: cannot keep %s: %w", rel, s.Unread)
+			}
 			if total += len(s.Data); total > maxGuarded {
 				return fmt.Errorf("sandbox: control files hold more than %d MiB; too large to guard", maxGuarded>>20)
 			}
@@ -305,7 +313,7 @@ func (g *Guard) restoreTree(r *guardRoot, top string) ([]string, error) {
 }
 
 func same(a, b snapped) bool {
-	return a.Mode == b.Mode && bytes.Equal(a.Data, b.Data) && a.Link == b.Link
+	return a.Unread == nil && b.Unread == nil && a.Mode == b.Mode && bytes.Equal(a.Data, b.Data) && a.Link == b.Link
 }
 
 // putBack writes one saved entry back.

@@ -63,7 +63,13 @@ func (g *Guard) accept(r *guardRoot, top, rel string) error {
 			break
 		}
 	}
-	errs = append(errs, snapshot(r.fd, rel, func(p string, s snapped) error { r.snap[p] = s; return nil }))
+	errs = append(errs, snapshot(r.fd, rel, func(p string, s snapped) error {
+		if s.Unread != nil {
+			return s.Unread
+		}
+		r.snap[p] = s
+		return nil
+	}))
 	return errors.Join(append(errs, g.journal.update(g))...)
 }
 

@@ -62,8 +62,7 @@ func snapshot(rootfd int, rel string, visit func(string, snapped) error) error {
 		s.Link = string(buf[:n])
 	case 0:
 		if s.Data, err = readBeneath(rootfd, rel, maxGuarded); err != nil && !errors.Is(err, unix.ENOENT) {
-			unix.Close(dirfd)
-			return err
+			s.Data, s.Unread = nil, err
 		}
 	}
 	unix.Close(dirfd)

@@ -239,3 +239,38 @@ func TestJournalRestoresAfterACoderThatDied(t *testing.T) {
 		t.Fatalf("the person's .mcp.json: %q", b)
 	}
 }
+
+// TestRestoreMovesAsideWhatIsTooLargeToRead: below LevelFull a hook too
+// large for the guard to read, or a FIFO, planted among the hooks, is
+// moved aside all the same; the restore never hangs on the FIFO.
+func TestRestoreMovesAsideWhatIsTooLargeToRead(t *testing.T) {
+	ws := t.TempDir()
+	gitRepo(t, ws)
+	g, err := Watch(Profile{Workspace: ws, Level: LevelNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	big := filepath.Join(ws, ".git/hooks/pre-commit")
+	if err := os.WriteFile(big, make([]byte, maxGuarded+1), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mkfifo(filepath.Join(ws, ".git/hooks/pre-push"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".git/config"), make([]byte, maxGuarded+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := g.Restore()
+	if err != nil {
+		t.Fatalf("%q %v", changes, err)
+	}
+	for _, f := range []string{".git/hooks/pre-commit", ".git/hooks/pre-push"} {
+		if _, err := os.Lstat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("%s stayed (%q)", f, changes)
+		}
+	}
+	if fi, _ := os.Stat(filepath.Join(ws, ".git/config")); fi == nil || fi.Size() > 1000 {
+		t.Errorf(".git/config not put back (%q)", changes)
+	}
+}

@@ -25,7 +25,7 @@ import (
 //
 // Each call scans twice (before, to protect; after, to find what is new),
 // so directories are cached by identity and change time: an unchanged
-// directory costs one fstat, not a read. Change time rather than mtime,
+// directory costs one fstatat, not a read. Change time rather than mtime,
 // which its owner may set back; a directory changed within cacheSlop of
 // its read is read again next time, as a change in the same clock tick
 // would not move its change time.
