@@ -235,6 +235,12 @@ func (g *Guard) restoreRoot(r *guardRoot) ([]string, error) {
 		if _, saved := r.snap[c.rel]; saved {
 			continue // put back below, the new one moved aside then
 		}
+		if wt, ok := worktreeOf(r.place, c.rel); ok && !r.hasBase(wt) {
+			// A worktree made meanwhile (git worktree add, here or in
+			// another checkout of the repository): only a .git file
+			// pointing at it would use it, and a new one is moved aside.
+			continue
+		}
 		if g.later(r.fd, c.rel) {
 			continue
 		}

@@ -31,6 +31,33 @@ func controlEntryOf(start control.Place, rel string) (string, bool) {
 	return "", false
 }
 
+// worktreeOf is the private git directory of a linked worktree
+// (…/worktrees/ID) that rel lies in, walking from a root at place start.
+func worktreeOf(start control.Place, rel string) (string, bool) {
+	p := start
+	parts := strings.Split(rel, "/")
+	for i, name := range parts {
+		if p == control.GitWorktrees {
+			return strings.Join(parts[:i+1], "/"), true
+		}
+		if p = control.Step(p, name); p == control.Control || p == control.Other {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// hasBase reports whether the baseline holds a control entry at or below
+// dir.
+func (r *guardRoot) hasBase(dir string) bool {
+	for rel := range r.base {
+		if withinRel(rel, dir) {
+			return true
+		}
+	}
+	return false
+}
+
 // snapshot visits rel below rootfd and, for a directory, what is below it,
 // without following symlinks; coder's own state inside a .coder directory
 // (which coder writes during a call) is left out.

@@ -139,12 +139,14 @@ func putInPlace(dirfd int, tmp, name string) (aside string, err error) {
 	if err == nil {
 		return tmp, nil
 	}
-	if !errors.Is(err, unix.ENOENT) {
-		_ = unix.Unlinkat(dirfd, tmp, 0)
-		return "", err
+	if errors.Is(err, unix.ENOENT) {
+		err = renameNoReplace(dirfd, tmp, name)
 	}
-	if err := renameNoReplace(dirfd, tmp, name); err != nil {
-		_ = unix.Unlinkat(dirfd, tmp, 0)
+	if err != nil {
+		// What we made and could not put in place (empty if a directory).
+		if unix.Unlinkat(dirfd, tmp, 0) != nil {
+			_ = unix.Unlinkat(dirfd, tmp, unix.AT_REMOVEDIR)
+		}
 		return "", err
 	}
 	return "", nil
@@ -200,6 +202,7 @@ func putDir(dirfd int, name string, perm fs.FileMode) (string, error) {
 		return "", err
 	}
 	if err := unix.Fchmodat(dirfd, tmp, uint32(perm.Perm()), 0); err != nil {
+		_ = unix.Unlinkat(dirfd, tmp, unix.AT_REMOVEDIR)
 		return "", err
 	}
 	return putInPlace(dirfd, tmp, name)

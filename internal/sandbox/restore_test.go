@@ -274,3 +274,34 @@ func TestRestoreMovesAsideWhatIsTooLargeToRead(t *testing.T) {
 		t.Errorf(".git/config not put back (%q)", changes)
 	}
 }
+
+// TestGuardLeavesAWorktreeAddedMeanwhile: a linked worktree added during
+// a call (in another checkout of the repository, say) is left alone: only
+// a new .git file could point at it, and that would be moved aside. A
+// pointer changed in an existing worktree is not.
+func TestGuardLeavesAWorktreeAddedMeanwhile(t *testing.T) {
+	ws := t.TempDir()
+	gitRepo(t, ws)
+	writeTestFile(t, filepath.Join(ws, "f"), "x")
+	for _, args := range [][]string{{"add", "f"}, {"commit", "-qm", "x"}, {"worktree", "add", "-q", t.TempDir() + "/old", "-b", "old"}} {
+		if out, err := exec.Command("git", append([]string{"-C", ws}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	g, err := Watch(Profile{Workspace: ws, Level: LevelFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if out, err := exec.Command("git", "-C", ws, "worktree", "add", "-q", t.TempDir()+"/new", "-b", "new").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	writeTestFile(t, filepath.Join(ws, ".git/worktrees/old/config.worktree"), "[core]\n\tfsmonitor = evil\n")
+	changes, err := g.Restore()
+	if err != nil || len(changes) != 1 || !strings.HasPrefix(changes[0], "moved .git/worktrees/old/config.worktree aside") {
+		t.Fatalf("%q %v", changes, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git/worktrees/new/commondir")); err != nil {
+		t.Fatal("the new worktree was broken")
+	}
+}
