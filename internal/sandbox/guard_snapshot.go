@@ -119,10 +119,11 @@ func snapshot(rootfd int, rel string, visit func(string, snapped) error) error {
 }
 
 // coderState names what coder itself writes in a .coder directory while a
-// command runs: sessions, the database, the patch journal, locks.
+// command runs: sessions, the database, the patch journal, the owners'
+// locks (.coder/locks).
 func coderState(name string) bool {
 	return name == "sessions" || name == "journal" || strings.HasPrefix(name, "coder.db") ||
-		name == "lock" || strings.HasSuffix(name, ".lock")
+		name == "locks" || name == "lock" || strings.HasSuffix(name, ".lock")
 }
 
 // fileMode turns a stat mode into an fs.FileMode (type and permissions).
