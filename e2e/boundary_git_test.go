@@ -95,6 +95,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 // repository work in the sandbox, and the planted fsmonitor does run when
 // a repository really uses it.
 func TestGitRedirectionsCannotPlantAProgram(t *testing.T) {
+	t.Parallel()
 	needLevel(t, sandbox.LevelLandlock)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
@@ -160,6 +161,7 @@ func TestGitRedirectionsCannotPlantAProgram(t *testing.T) {
 // run, are kept and not blamed on the command; the command's own attempt
 // at the same is refused (positive control: the file is protected).
 func TestPersonsGitChangesDuringACallStay(t *testing.T) {
+	t.Parallel()
 	needLevel(t, sandbox.LevelFull)
 	w := newSandboxWorld(t)
 	w.allowDanger(t, "")

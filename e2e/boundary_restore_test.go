@@ -40,6 +40,7 @@ EOF`
 // the workspace changes (the home's Documents included), at each level;
 // the restore did act (what it moved aside is in the results).
 func TestRestoreRaceTouchesNothingOutside(t *testing.T) {
+	t.Parallel()
 	needLevel(t, sandbox.LevelLandlock)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
@@ -87,6 +88,7 @@ func TestRestoreRaceTouchesNothingOutside(t *testing.T) {
 // are read-only mounts: the command's changes fail, there is nothing to
 // put back, and the result says nothing was restored.
 func TestRestoreIsNotNeededAtFull(t *testing.T) {
+	t.Parallel()
 	needLevel(t, sandbox.LevelFull)
 	w := newSandboxWorld(t)
 	w.allowDanger(t, "")

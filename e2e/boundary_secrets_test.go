@@ -18,6 +18,7 @@ import (
 // committed example reads normally, and the read tool, which runs in
 // coder and not in the sandbox, still reads .env once approved.
 func TestWorkspaceSecretsMaskedForEveryCommand(t *testing.T) {
+	t.Parallel()
 	needLevel(t, sandbox.LevelFull)
 	w := newSandboxWorld(t)
 	w.allowDanger(t, "")

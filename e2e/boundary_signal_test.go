@@ -93,6 +93,7 @@ func signalWorld(t *testing.T, level sandbox.Level) *sandboxWorld {
 // TestRestoreOnSignals: SIGHUP, SIGTERM and SIGQUIT each end coder in
 // order: the task is stopped and what it planted is gone, at each level.
 func TestRestoreOnSignals(t *testing.T) {
+	t.Parallel()
 	needLevel(t, sandbox.LevelLandlock)
 	for _, level := range boundaryLevels() {
 		for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT} {
@@ -127,6 +128,7 @@ func TestRestoreOnSignals(t *testing.T) {
 // says so, and leaves what the person made after the kill (positive
 // control: a .mcp.json of theirs).
 func TestRestoreAfterSIGKILL(t *testing.T) {
+	t.Parallel()
 	needLevel(t, sandbox.LevelLandlock)
 	for _, level := range boundaryLevels() {
 		t.Run(level.String(), func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 // command outside the sandbox does (positive control); coder doctor names
 // the variable as not passed in.
 func TestTmuxSocketIsOutOfReach(t *testing.T) {
+	t.Parallel()
 	needLevel(t, sandbox.LevelFull)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("no tmux")
