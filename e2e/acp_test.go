@@ -32,9 +32,11 @@ type acpTranscript struct {
 	List      struct {
 		Sessions []map[string]any `json:"sessions"`
 	} `json:"list"`
-	FirstExit  *int       `json:"firstExit"`
-	SecondExit *int       `json:"secondExit"`
-	Phases     []acpPhase `json:"phases"`
+	FirstExit  *int          `json:"firstExit"`
+	SecondExit *int          `json:"secondExit"`
+	ThirdExit  *int          `json:"thirdExit"`
+	Phases     []acpPhase    `json:"phases"`
+	Terminals  []acpTerminal `json:"terminals"`
 }
 
 type acpPhase struct {
@@ -52,7 +54,8 @@ type acpPhase struct {
 		Path, Content string
 	} `json:"writes"`
 	Result struct {
-		StopReason string `json:"stopReason"`
+		StopReason string         `json:"stopReason"`
+		Usage      map[string]any `json:"usage"`
 	} `json:"result"`
 	Error string `json:"error"`
 }
@@ -120,9 +123,9 @@ func (tr acpTranscript) phase(t *testing.T, name string) acpPhase {
 
 // acpScenario is the model's side of the editor session driven by
 // acp_client.mjs, one step per model call.
-func acpScenario(t *testing.T) llmtest.Scenario {
+func acpScenario(outside string) llmtest.Scenario {
 	counter := `{"command":"echo ran >> count.txt"}`
-	return llmtest.Scenario{Steps: []llmtest.Step{
+	return llmtest.Scenario{Steps: append([]llmtest.Step{
 		// edit: read (the editor's unsaved buffer), then edit it.
 		llmtest.Calls(llmtest.Call("read", `{"path":"hello.py"}`)),
 		llmtest.Calls(llmtest.Call("edit", `{"path":"hello.py","old_string":"hello buffer","new_string":"hello editor"}`)),
@@ -157,7 +160,7 @@ func acpScenario(t *testing.T) llmtest.Scenario {
 			}
 			return errorf("the loaded session's history was not sent")
 		}},
-	}}
+	}, acpTerminalSteps(outside)...)}
 }
 
 type errorf string
@@ -180,7 +183,8 @@ func TestACPWithTheOfficialTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not on PATH")
 	}
-	srv := llmtest.NewServer(t, acpScenario(t))
+	outside := t.TempDir()
+	srv := llmtest.NewServer(t, acpScenario(outside))
 	dir := t.TempDir()
 	writeFile(t, dir, "hello.py", "hello world\n")
 	writeFile(t, dir, ".coder/commands/greet.md", "---\ndescription: greet someone\n---\nSay hello to $ARGUMENTS.\n")
@@ -190,6 +194,7 @@ func TestACPWithTheOfficialTypeScriptClient(t *testing.T) {
 	env := providerEnv(t, srv, "openai")
 	env["CODER_TEST_NPM_DIR"], env["CODER_BIN"], env["ACP_WORKSPACE"] = npmDir, coderBin, dir
 	env["ACP_TRANSCRIPT"], env["ACP_STDERR"] = transcriptPath, stderrPath
+	env["ACP_TERMINAL_ENV"] = acpTerminalEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "testdata/acp_client.mjs")
@@ -219,6 +224,7 @@ func TestACPWithTheOfficialTypeScriptClient(t *testing.T) {
 	checkACPCancel(t, tr, dir)
 	checkACPPlan(t, tr, dir)
 	checkACPLoad(t, tr)
+	checkACPTerminal(t, tr, srv, dir, outside)
 }
 
 func checkACPSetup(t *testing.T, tr acpTranscript) {
@@ -289,6 +295,14 @@ func checkACPEdit(t *testing.T, tr acpTranscript, srv *llmtest.Server, dir strin
 	msg := p.text("agent_message_chunk")
 	if !strings.Contains(msg, "Edited hello.py.") || !strings.Contains(msg, "not verified:") {
 		t.Fatalf("answer and verification line: %q", msg)
+	}
+	// The context's fill after each model call, and the turn's tokens.
+	usage := p.of("usage_update")
+	if len(usage) == 0 || usage[len(usage)-1]["used"].(float64) <= 0 || usage[len(usage)-1]["size"].(float64) <= 0 {
+		t.Fatalf("usage_update: %v", usage)
+	}
+	if total, _ := p.Result.Usage["totalTokens"].(float64); total <= 0 {
+		t.Fatalf("the prompt response's usage: %v", p.Result.Usage)
 	}
 }
 

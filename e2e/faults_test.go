@@ -477,7 +477,8 @@ func TestFaultToolOutputFlood(t *testing.T) {
 			if name == "stderr" {
 				stream = b.Stderr
 			}
-			if !b.Truncated || !strings.HasSuffix(stream, "[output truncated]") {
+			// The model gets the head and the tail, the cut marked between.
+			if !b.Truncated || !strings.Contains(stream, " lines cut") {
 				t.Errorf("flood not marked truncated: truncated=%v, stream ends %q", b.Truncated, tail(stream, 80))
 			}
 			if n := len(rs[0].Text); n > 512<<10 {
@@ -516,12 +517,14 @@ func TestFaultToolIgnoresSIGTERM(t *testing.T) {
 	t.Parallel()
 	mark := marker()
 	t.Cleanup(func() { killMarked(mark) })
-	b, m := runTimedOutTool(t, "trap '' TERM; echo started; sleep "+mark+"; echo never", 300)
+	// 3 s: long enough for a loaded machine to start the sandbox and print
+	// "started" before the timeout, which is what this test is about.
+	b, m := runTimedOutTool(t, "trap '' TERM; echo started; sleep "+mark+"; echo never", 3000)
 	if b.OK || !strings.Contains(b.Error, "timed out") || !strings.Contains(b.Stdout, "started") || strings.Contains(b.Stdout, "never") {
 		t.Errorf("result %+v", b)
 	}
 	// SIGTERM is ignored, so the kill escalates after the grace period.
-	if m.elapsed > 15*time.Second {
+	if m.elapsed > 20*time.Second {
 		t.Errorf("the run took %v", m.elapsed)
 	}
 	assertNoOrphans(t, mark)

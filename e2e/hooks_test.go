@@ -15,8 +15,8 @@ import (
 	"github.com/coder-agent/coder/internal/sandbox"
 )
 
-// Hooks through the built binary: real hook scripts, in coder's sandbox,
-// configured as a Claude Code user would.
+// Hooks through the built binary: real hook scripts, run as the person's
+// own programs, configured as a Claude Code user would.
 
 // hookWorld is a git workspace, a directory of hook scripts (in the
 // person's home, as ~/.claude/hooks: a sandboxed command sees no other
@@ -39,8 +39,14 @@ func newHookWorld(t *testing.T) *hookWorld {
 // script writes an executable hook script and returns its path.
 func (w *hookWorld) script(t *testing.T, name, body string) string {
 	t.Helper()
+	return w.scriptFor(t, "/bin/sh", name, body)
+}
+
+// scriptFor is script with another interpreter.
+func (w *hookWorld) scriptFor(t *testing.T, interpreter, name, body string) string {
+	t.Helper()
 	p := filepath.Join(w.scripts, name)
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+	if err := os.WriteFile(p, []byte("#!"+interpreter+"\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -290,7 +296,7 @@ func TestHookClaudeSettingsNeedTrust(t *testing.T) {
 	env["HOME"], env["XDG_CONFIG_HOME"] = w.env["HOME"], w.env["XDG_CONFIG_HOME"]
 	res := run{args: []string{"-p", "go"}, env: env, dir: w.ws}.exec(t)
 	mustExit0(t, res)
-	if !strings.Contains(res.stderr, "not trusted") || !strings.Contains(res.stderr, filepath.Join(".claude", "settings.json")+" hooks") {
+	if !strings.Contains(res.stderr, "not trusted") || !strings.Contains(res.stderr, filepath.Join(".claude", "settings.json")+" (not trusted yet): hooks") {
 		t.Errorf("no notice naming the ignored hooks: %s", res.stderr)
 	}
 	if readFile(t, w.ws, "ran.txt") != "ran\n" {
@@ -313,10 +319,10 @@ func TestHookClaudeSettingsNeedTrust(t *testing.T) {
 	}
 }
 
-// A hook is a process coder starts for the person: it runs in the same
-// sandbox as the model's commands, so it cannot write outside the
-// workspace or read the person's keys.
-func TestHookRunsInSandbox(t *testing.T) {
+// A hook that asks for the sandbox (hooks.sandbox) gets the very sandbox
+// of the model's commands: it cannot write outside the workspace or read
+// the person's keys.
+func TestHookSandboxIsTheCommandsSandbox(t *testing.T) {
 	needLevel(t, sandbox.LevelLandlock)
 	w := newHookWorld(t)
 	outside := t.TempDir()
@@ -325,7 +331,7 @@ func TestHookRunsInSandbox(t *testing.T) {
 echo x > `+strconv.Quote(filepath.Join(outside, "escaped"))+` 2>/dev/null && echo wrote-outside >> "$CODER_PROJECT_DIR/probe.txt"
 cat "$HOME/.ssh/id_ed25519" >> "$CODER_PROJECT_DIR/probe.txt" 2>/dev/null
 echo ran >> "$CODER_PROJECT_DIR/probe.txt"`)
-	w.userHooks(t, group("SessionStart", "", probe, 0))
+	w.userHooks(t, `{"sandbox": true, "SessionStart": [{"hooks": [{"type": "command", "command": `+strconv.Quote(probe)+`}]}]}`)
 	res, _ := w.run(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("ok")}})
 	mustExit0(t, res)
 	if got := readFile(t, w.ws, "probe.txt"); got != "ran\n" {

@@ -22,8 +22,8 @@ func resultObject(t *testing.T, res result) map[string]any {
 }
 
 // reasoningPassedBack checks that a Responses request carries back the
-// reasoning items of every earlier step, encrypted content intact, with
-// the calls and their outputs.
+// reasoning items of every earlier step, encrypted content and id intact,
+// each step's comment with its phase, the calls and their outputs.
 func reasoningPassedBack(steps int) func(llmtest.Request) error {
 	return func(r llmtest.Request) error {
 		var body struct {
@@ -37,10 +37,13 @@ func reasoningPassedBack(steps int) func(llmtest.Request) error {
 		var items, outputs int
 		for _, m := range r.Messages() {
 			for _, it := range m.ReasoningItems {
-				if !strings.Contains(it, llmtest.FakeEncrypted(items)) || strings.Contains(it, `"id"`) {
+				if !strings.Contains(it, llmtest.FakeEncrypted(items)) || !strings.Contains(it, fmt.Sprintf(`"id":"rs_llmtest_%d"`, items)) {
 					return fmt.Errorf("reasoning item %d sent back as %s", items, it)
 				}
 				items++
+			}
+			if m.Role == "assistant" && (m.Text == "" || len(m.Phases) != 1 || m.Phases[0] != "commentary") {
+				return fmt.Errorf("step comment %q sent back with phases %q", m.Text, m.Phases)
 			}
 			if m.Role == "tool" {
 				outputs++
@@ -57,8 +60,8 @@ func reasoningPassedBack(steps int) func(llmtest.Request) error {
 // Responses API: each request carries every earlier reasoning item back.
 func TestResponsesToolTaskPassesReasoningBack(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
-		{Reasoning: "I will write the file first.", ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"notes.txt","content":"alpha\n"}`)}},
-		{Reasoning: "Now read it back.", ToolCalls: []llmtest.ToolCall{llmtest.Call("read", `{"path":"notes.txt"}`)}, Check: reasoningPassedBack(1)},
+		{Reasoning: "I will write the file first.", Text: "Writing it.", ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"notes.txt","content":"alpha\n"}`)}},
+		{Reasoning: "Now read it back.", Text: "Reading it.", ToolCalls: []llmtest.ToolCall{llmtest.Call("read", `{"path":"notes.txt"}`)}, Check: reasoningPassedBack(1)},
 		{Reasoning: "It holds alpha.", Text: "notes.txt holds alpha.", Check: reasoningPassedBack(2)},
 	}})
 	env := providerEnv(t, srv, "openai-responses")

@@ -184,7 +184,7 @@ func TestREPLOnePromptBlock(t *testing.T) {
 			// A paste of several lines, sent, then recalled with ↑.
 			s.tmux("set-buffer", "first line\nsecond line\nthird line")
 			s.tmux("paste-buffer", "-p", "-t", "0")
-			s.waitPrompt(0, "[copy 3 lines]")
+			s.waitPrompt(0, "[Pasted text #1 +3 lines]")
 			s.keys("Enter")
 			s.waitFor("one")
 			s.waitPrompt(1, "")
@@ -195,11 +195,11 @@ func TestREPLOnePromptBlock(t *testing.T) {
 			s.keys("Up")
 			s.waitPrompt(2, "short")
 			s.keys("Up")
-			s.waitPrompt(2, "[copy 3 lines]")
+			s.waitPrompt(2, "[Pasted text #1 +3 lines]")
 			s.keys("Down")
 			s.waitPrompt(2, "short")
 			s.keys("Up")
-			scr = s.waitPrompt(2, "[copy 3 lines]")
+			scr = s.waitPrompt(2, "[Pasted text #1 +3 lines]")
 			if strings.Contains(scr, "second line") {
 				t.Fatalf("a history entry's raw lines reached the screen:\n%s", scr)
 			}
@@ -288,6 +288,9 @@ func TestREPLNewlineKeys(t *testing.T) {
 	s.keys("C-j")
 	s.typeText(`line two\`)
 	s.keys("Enter")
+	// Each key in a read of its own: keys that come together in one read
+	// are a paste (a terminal without bracketed paste).
+	s.waitPrompt(0, "line oneline two") // the backslash is gone: a new line
 	s.typeText("line three")
 	scr := s.waitFor("> line one\nline two\nline three")
 	if rows := promptRows(scr); len(rows) != 4 {
@@ -399,7 +402,6 @@ func TestREPLClearAndApprovalHelp(t *testing.T) {
 	s.waitFor("before the clear")
 	s.typeText("/clear")
 	s.keys("Enter")
-	s.typeText("typed")
 	deadline := time.Now().Add(10 * time.Second)
 	for visible := s.tmux("capture-pane", "-p", "-t", "0"); strings.Contains(visible, "before the clear"); visible = s.tmux("capture-pane", "-p", "-t", "0") {
 		if time.Now().After(deadline) {
@@ -407,6 +409,7 @@ func TestREPLClearAndApprovalHelp(t *testing.T) {
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
+	s.typeText("typed")
 	s.keys("C-l")
 	s.waitCursorAfter("typed")
 	visible := strings.TrimSpace(s.tmux("capture-pane", "-p", "-t", "0"))

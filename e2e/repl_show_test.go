@@ -266,8 +266,8 @@ func TestREPLResumeReplayAndExitHint(t *testing.T) {
 	}
 	s2.typeText("/resume " + id)
 	s2.keys("Enter")
-	scr = s2.waitCount("[history] session "+id, 2)
-	if n := strings.Count(scr, "resumed session "+id); n != 2 {
+	scr = s2.waitCount("resumed session "+id, 2)
+	if n := strings.Count(scr, "[history] session "+id); n != 2 {
 		t.Fatalf("%d resumed lines for 2 resumes:\n%s", n, scr)
 	}
 }

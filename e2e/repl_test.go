@@ -37,20 +37,18 @@ func startTmuxAt(t *testing.T, cols int, srv *llmtest.Server, dir string, extraE
 	return s
 }
 
-// startTmuxTrust starts coder where it asks whether to trust the workspace,
-// and answers.
-func startTmuxTrust(t *testing.T, srv *llmtest.Server, dir string, extraEnv map[string]string, answer string, args ...string) *tmuxSession {
-	t.Helper()
-	s := launchTmux(t, 120, srv, dir, extraEnv, args...)
-	s.waitFor("Trust " + dir + "? (y/n)")
-	s.typeText(answer)
-	s.keys("Enter")
-	s.waitFor("context: ")
-	return s
-}
-
 // launchTmux starts coder in a terminal cols columns wide.
 func launchTmux(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEnv map[string]string, args ...string) *tmuxSession {
+	t.Helper()
+	return launchTmuxWith(t, cols, srv, dir, extraEnv, func(coder string) string {
+		// Keep the pane after coder exits, so the exit status can be read.
+		return coder + "\necho \"[exited $?]\"\nsleep 60\n"
+	}, args...)
+}
+
+// launchTmuxWith runs in a terminal cols columns wide the script run
+// makes of coder's command line, with coder's environment exported.
+func launchTmuxWith(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEnv map[string]string, run func(coder string) string, args ...string) *tmuxSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (CI installs it)")
@@ -72,12 +70,11 @@ func launchTmux(t *testing.T, cols int, srv *llmtest.Server, dir string, extraEn
 	for _, k := range keys {
 		script.WriteString("export " + k + "=" + shellQuote(env[k]) + "\n")
 	}
-	script.WriteString(shellQuote(coderBin))
+	coder := shellQuote(coderBin)
 	for _, a := range args {
-		script.WriteString(" " + shellQuote(a))
+		coder += " " + shellQuote(a)
 	}
-	// Keep the pane after coder exits, so the exit status can be read.
-	script.WriteString("\necho \"[exited $?]\"\nsleep 60\n")
+	script.WriteString(run(coder))
 	scriptPath := filepath.Join(t.TempDir(), "run.sh")
 	if err := os.WriteFile(scriptPath, []byte(script.String()), 0o755); err != nil {
 		t.Fatal(err)
@@ -221,7 +218,7 @@ func TestREPLPromptModesHistoryPasteAndCommands(t *testing.T) {
 	// A bracketed paste of five lines.
 	s.tmux("set-buffer", "line1\nline2\nline3\nline4\nline5")
 	s.tmux("paste-buffer", "-p", "-t", "0")
-	s.waitFor("[copy 5 lines]")
+	s.waitFor("[Pasted text #1 +5 lines]")
 	s.keys("Enter")
 	s.waitFor("pasted ok")
 	msgs := srv.Requests()[2].Messages()
@@ -360,7 +357,9 @@ func TestREPLApprovalAlwaysIsRemembered(t *testing.T) {
 		touch, llmtest.Text("made it after a restart"),
 	}})
 	dir := t.TempDir()
-	s := startTmux(t, srv, dir, nil)
+	home := baseEnv(t) // one person across both starts
+	env := map[string]string{"HOME": home["HOME"], "XDG_CONFIG_HOME": home["XDG_CONFIG_HOME"]}
+	s := startTmux(t, srv, dir, env)
 	s.typeText("make the file")
 	s.keys("Enter")
 	s.waitFor("[approval] bash: touch made.txt\n  bash: \"touch made.txt\" requires approval")
@@ -382,9 +381,13 @@ func TestREPLApprovalAlwaysIsRemembered(t *testing.T) {
 	s.keys("C-d")
 	s.waitFor("[exited 0]")
 
-	// A new process reads the allowlist from ./.coder/config.json, once the
-	// person trusts the workspace (asked once, then remembered).
-	s2 := startTmuxTrust(t, srv, dir, nil, "y")
+	// A new process reads the allowlist from ./.coder/config.json without
+	// asking to trust it: coder wrote it as the person's answer (issue 26
+	// item 7).
+	s2 := startTmux(t, srv, dir, env)
+	if scr := s2.screen(); strings.Contains(scr, "(y/n)") {
+		t.Fatalf("asked to trust coder's own entry:\n%s", scr)
+	}
 	s2.typeText("once more")
 	s2.keys("Enter")
 	scr = s2.waitFor("made it after a restart")

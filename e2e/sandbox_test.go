@@ -41,6 +41,11 @@ func newSandboxWorld(t *testing.T) *sandboxWorld {
 	// (TestUntrustedSandboxSettingsIgnored covers the other case).
 	writeFile(t, filepath.Join(w.env["XDG_CONFIG_HOME"], "coder"), "config.json",
 		`{"trusted_workspaces": [`+strconv.Quote(w.ws)+`]}`)
+	// Trust binds to content: the first run in a listed workspace records
+	// its control files as they stand (a later change needs --trust).
+	if res := (run{args: []string{"doctor"}, env: w.env, dir: w.ws}.exec(t)); res.code != 0 {
+		t.Fatalf("doctor: %+v", res)
+	}
 	return w
 }
 
@@ -216,7 +221,7 @@ func TestSandboxCommandNetwork(t *testing.T) {
 		t.Fatalf("network off, yet the server answered: %+v", res)
 	}
 	writeConfig(t, w.ws, `{"sandbox": {"network": "on"}}`)
-	if res := w.sandbox(t, fetch); !strings.Contains(res.stdout, "outside-answer") {
+	if res := w.sandbox(t, fetch, "--trust"); !strings.Contains(res.stdout, "outside-answer") {
 		t.Fatalf("positive control: network on, no answer: %+v", res)
 	}
 }
@@ -282,12 +287,12 @@ func TestDoctorAndFallbacks(t *testing.T) {
 	}
 	delete(w.env, sandbox.ForceLevelEnv)
 	writeConfig(t, w.ws, `{"sandbox": {"mode": "off"}}`)
-	res = run{args: []string{"doctor"}, env: w.env, dir: w.ws}.exec(t)
+	res = run{args: []string{"doctor", "--trust"}, env: w.env, dir: w.ws}.exec(t)
 	if !strings.Contains(res.stdout, "sandbox level: none") || !strings.Contains(res.stdout, `sandbox.mode "off"`) {
 		t.Fatalf("doctor with sandbox.mode off: %s", res.stdout)
 	}
 	writeConfig(t, w.ws, `{"sandbox": {"network": "maybe"}}`)
-	res = w.sandbox(t, `true`)
+	res = w.sandbox(t, `true`, "--trust")
 	if res.code != 125 || !strings.Contains(res.stderr, "sandbox.network") || !strings.Contains(res.stderr, ".coder/config.json") {
 		t.Fatalf("a bad sandbox config: %+v", res)
 	}

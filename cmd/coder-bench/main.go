@@ -30,10 +30,17 @@ type options struct {
 	maxRatio      float64
 	failOnRegress bool
 	only          map[string]bool
+	// vs is a git revision (or a coder binary) to compare hi and tool3
+	// with, paired; codex is a Codex CLI binary to compare them with.
+	vs, codex string
 }
 
-// groups are the parts of the suite, in the order they run.
-var groups = []string{"hi", "tool3", "resume", "load", "turn", "grep"}
+// groups are the parts of the suite, in the order they run ("vs" and
+// "codex" only with -vs and -codex).
+var groups = []string{"version", "hi", "tool3", "resume", "sandbox", "vs", "codex", "load", "turn", "grep"}
+
+// vsGoals are issue 32's ratios against the commit before the sandbox.
+var vsGoals = map[string]float64{"hi": 1.1, "tool3": 1.25}
 
 func main() {
 	var o options
@@ -44,6 +51,8 @@ func main() {
 	flag.Float64Var(&o.maxRatio, "max-ratio", 1.25, "current/baseline above this is a regression")
 	flag.BoolVar(&o.failOnRegress, "fail-on-regress", false, "exit 1 when a metric regressed against -baseline")
 	flag.StringVar(&only, "only", strings.Join(groups, ","), "comma-separated parts to run: "+strings.Join(groups, ","))
+	flag.StringVar(&o.vs, "vs", "", "git revision (or coder binary) to compare hi and tool3 with, runs paired (e.g. b89c051)")
+	flag.StringVar(&o.codex, "codex", "", "Codex CLI binary to compare hi and tool3 with, runs paired")
 	flag.Parse()
 	o.only = map[string]bool{}
 	for g := range strings.SplitSeq(only, ",") {
@@ -83,7 +92,22 @@ func run(o options) int {
 		fmt.Fprintln(os.Stderr, "coder-bench:", err)
 		return 1
 	}
-	res := measure(o, modRoot, bin)
+	// One runtime dir for every run, as a user's: the first run of a binary
+	// probes the sandbox, the others read what it found.
+	probeCache = filepath.Join(tmp, "run")
+	if err := os.Mkdir(probeCache, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "coder-bench:", err)
+		return 1
+	}
+	var base string
+	if o.vs != "" && o.only["vs"] {
+		progress("building the base revision %s", o.vs)
+		if base, err = baseBinary(modRoot, o.vs, tmp); err != nil {
+			fmt.Fprintln(os.Stderr, "coder-bench:", err)
+			return 1
+		}
+	}
+	res := measure(o, modRoot, bin, base)
 	res.Load = load
 
 	writeTable(os.Stdout, res)
@@ -116,7 +140,7 @@ func run(o options) int {
 }
 
 // measure runs the parts of the suite o selects.
-func measure(o options, modRoot, bin string) *Results {
+func measure(o options, modRoot, bin, base string) *Results {
 	res := &Results{Time: time.Now().UTC().Format(time.RFC3339), Go: runtime.Version(),
 		OS: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU(), Runs: o.n}
 	if out, err := exec.Command("git", "-C", modRoot, "rev-parse", "--short", "HEAD").Output(); err == nil {
@@ -125,12 +149,30 @@ func measure(o options, modRoot, bin string) *Results {
 	if fi, err := os.Stat(bin); err == nil {
 		res.add(Metric{Name: "build.binary", Label: "binary size", Unit: "MB", Value: mb(fi.Size())})
 	}
+	if o.only["version"] {
+		progress("version: %d runs of coder --version", o.n+1)
+		got, err := versionMetrics(bin, o.n)
+		res.collect("version", got, err)
+	}
 	for _, sc := range scenarios() {
 		if o.only[sc.name] {
 			progress("%s: %d runs through the binary", sc.name, o.n+1)
 			got, err := scenarioMetrics(bin, sc, o.n)
 			res.collect(sc.name, got, err)
 		}
+	}
+	if o.only["sandbox"] {
+		progress("sandbox: %d pairs of coder sandbox -- true and bash -c true", o.n+1)
+		got, err := sandboxMetrics(bin, o.n)
+		res.collect("sandbox", got, err)
+	}
+	if base != "" {
+		got, err := vsMetrics(bin, base, o.n, vsGoals)
+		res.collect("vs", got, err)
+	}
+	if o.codex != "" && o.only["codex"] {
+		got, err := codexMetrics(bin, o.codex, o.n)
+		res.collect("codex", got, err)
 	}
 	if o.only["load"] {
 		progress("load: BenchmarkLoad5000 (internal/session)")

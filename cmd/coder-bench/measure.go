@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +21,10 @@ import (
 // proc is one finished process: wall time from fork to exit and the largest
 // resident set of the process or any descendant it waited for.
 type proc struct {
-	wall           time.Duration
+	wall time.Duration
+	// cpu is user + system time of the process and the children it waited
+	// for: less moved than wall time by other work on the machine.
+	cpu            time.Duration
 	maxRSSBytes    int64
 	code           int
 	stdout, stderr string
@@ -53,6 +57,10 @@ func runProc(bin string, args []string, dir string, env []string) (proc, error) 
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// The kernel counts this process's resident pages into the child's
+	// max RSS until the child execs: give the heap back first, so that
+	// the floor is coder-bench's code, not the last scenario's garbage.
+	debug.FreeOSMemory()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return proc{}, fmt.Errorf("starting %s: %w", bin, err)
@@ -67,6 +75,7 @@ func runProc(bin string, args []string, dir string, env []string) (proc, error) 
 		return proc{}, fmt.Errorf("running %s: %w", bin, err)
 	}
 	p.code = cmd.ProcessState.ExitCode()
+	p.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		p.maxRSSBytes = ru.Maxrss * 1024 // KB on Linux
 		if runtime.GOOS == "darwin" {

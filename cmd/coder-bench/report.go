@@ -82,6 +82,9 @@ func format(v float64, unit string) string {
 	case "MB", "KB":
 		return fmt.Sprintf("%.1f %s", v, unit)
 	case "×":
+		if v < 1 {
+			return fmt.Sprintf("%.3f×", v)
+		}
 		return fmt.Sprintf("%.2f×", v)
 	}
 	return fmt.Sprintf("%.0f", v)

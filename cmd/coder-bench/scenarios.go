@@ -29,7 +29,7 @@ type scenario struct {
 
 // runStats is what one run measured.
 type runStats struct {
-	wall       time.Duration
+	wall, cpu  time.Duration
 	rssBytes   int64
 	firstBytes int      // body of the first model request
 	totalBytes int      // bodies of all model requests
@@ -155,13 +155,17 @@ func runScenario(bin string, sc scenario) (runStats, error) {
 	if err := sc.check(p, reqs); err != nil {
 		return runStats{}, fmt.Errorf("%s: %w", sc.name, err)
 	}
-	st := runStats{wall: p.wall, rssBytes: p.maxRSSBytes, requests: len(reqs),
+	st := runStats{wall: p.wall, cpu: p.cpu, rssBytes: p.maxRSSBytes, requests: len(reqs),
 		firstBytes: len(reqs[0].Body), tools: reqs[0].ToolNames()}
 	for _, r := range reqs {
 		st.totalBytes += len(r.Body)
 	}
 	return st, nil
 }
+
+// probeCache is the runtime dir every run shares (XDG_RUNTIME_DIR), where
+// coder remembers what its sandbox probe found; "" leaves the default.
+var probeCache string
 
 // coderEnv is the parent environment without anything that configures a
 // provider, HOME and the config directory in an empty temp dir, and the
@@ -176,6 +180,9 @@ func coderEnv(home, baseURL string) []string {
 			continue
 		}
 		env = append(env, kv)
+	}
+	if probeCache != "" {
+		env = append(env, "XDG_RUNTIME_DIR="+probeCache)
 	}
 	return append(env,
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),

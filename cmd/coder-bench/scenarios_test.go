@@ -31,4 +31,22 @@ func TestScenariosRunOnce(t *testing.T) {
 			t.Logf("%s: %v, %d KB RSS, first request %d bytes offering %v", sc.name, st.wall, st.rssBytes>>10, st.firstBytes, st.tools)
 		})
 	}
+	// The parts measured around the scenarios: --version, and the sandbox
+	// against bash, paired.
+	for name, measure := range map[string]func(string, int) ([]Metric, error){
+		"version": versionMetrics, "sandbox": sandboxMetrics,
+	} {
+		t.Run(name, func(t *testing.T) {
+			ms, err := measure(bin, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range ms {
+				if m.Value <= 0 && m.Name != "sandbox.over" || len(m.Runs) != 1 {
+					t.Errorf("implausible %s: %+v", m.Name, m)
+				}
+				t.Logf("%s: %s", m.Label, format(m.Value, m.Unit))
+			}
+		})
+	}
 }

@@ -4,6 +4,10 @@
 // the Go test checks. It keeps an unsaved buffer for hello.py, so the test
 // can tell the editor's buffer from the disk.
 //
+// A third process offers terminals: it runs what coder asks for as a
+// child process (as an editor's terminal would) and records every
+// terminal/* call.
+//
 // Environment: CODER_TEST_NPM_DIR (where the SDK is installed), CODER_BIN,
 // ACP_WORKSPACE, ACP_TRANSCRIPT, ACP_STDERR; the rest is passed to coder.
 import { spawn } from "node:child_process";
@@ -56,9 +60,77 @@ function answer(req) {
   return { outcome: { outcome: "selected", optionId: opt.optionId } };
 }
 
-function startAgent() {
+// The editor's terminals: id → { child, output, exited, record }.
+const terminals = new Map();
+transcript.terminals = [];
+
+function createTerminal(p) {
+  const id = "term-" + (terminals.size + 1);
+  const record = {
+    id, command: p.command, args: p.args ?? [], cwd: p.cwd ?? null,
+    env: (p.env ?? []).map((e) => e.name), outputByteLimit: p.outputByteLimit ?? null, calls: ["create"],
+  };
+  transcript.terminals.push(record);
+  const env = { ...process.env };
+  for (const e of p.env ?? []) env[e.name] = e.value;
+  const child = spawn(p.command, p.args ?? [], { cwd: p.cwd ?? undefined, env, stdio: ["ignore", "pipe", "pipe"] });
+  const t = { child, output: "", truncated: false, status: null, record };
+  const keep = (chunk) => {
+    t.output += chunk.toString("utf8");
+    const limit = p.outputByteLimit;
+    if (limit && Buffer.byteLength(t.output) > limit) {
+      t.output = Buffer.from(t.output).subarray(-limit).toString("utf8");
+      t.truncated = true;
+    }
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  t.exited = new Promise((resolve) =>
+    child.on("close", (code, signal) => {
+      t.status = { exitCode: code, signal };
+      record.exit = t.status;
+      resolve(t.status);
+    }),
+  );
+  terminals.set(id, t);
+  return { terminalId: id };
+}
+
+function terminal(p, call) {
+  const t = terminals.get(p.terminalId);
+  if (!t) throw new Error("no terminal " + p.terminalId);
+  t.record.calls.push(call);
+  return t;
+}
+
+const terminalMethods = {
+  async createTerminal(p) {
+    return createTerminal(p);
+  },
+  async terminalOutput(p) {
+    const t = terminal(p, "output");
+    return { output: t.output, truncated: t.truncated, exitStatus: t.status };
+  },
+  async waitForTerminalExit(p) {
+    const t = terminal(p, "wait");
+    return await t.exited;
+  },
+  async killTerminal(p) {
+    const t = terminal(p, "kill");
+    if (t.status === null) t.child.kill("SIGKILL");
+    await t.exited;
+    return {};
+  },
+  async releaseTerminal(p) {
+    const t = terminal(p, "release");
+    if (t.status === null) t.child.kill("SIGKILL");
+    return {};
+  },
+};
+
+function startAgent(withTerminals = false, extraEnv = {}) {
   const errFd = fs.openSync(env.ACP_STDERR, "a");
-  const child = spawn(env.CODER_BIN, ["acp"], { cwd: ws, env, stdio: ["pipe", "pipe", errFd] });
+  const child = spawn(env.CODER_BIN, ["acp"], { cwd: ws, env: { ...env, ...extraEnv }, stdio: ["pipe", "pipe", errFd] });
   child.on("error", (e) => {
     console.error("coder acp:", e);
     process.exit(2);
@@ -81,6 +153,7 @@ function startAgent() {
       fs.writeFileSync(p.path, p.content);
       return {};
     },
+    ...(withTerminals ? terminalMethods : {}),
   };
   const conn = new acp.ClientSideConnection(() => client, stream);
   return { child, conn };
@@ -157,10 +230,39 @@ async function secondProcess(sessionId) {
   transcript.secondExit = child.exitCode;
 }
 
+// An editor with terminals: bash runs in them, still in coder's sandbox
+// (ACP_TERMINAL_ENV: extra variables for this coder, such as a forced
+// sandbox level).
+async function thirdProcess() {
+  const { child, conn } = startAgent(true, JSON.parse(env.ACP_TERMINAL_ENV ?? "{}"));
+  begin("terminal-connect");
+  await conn.initialize({ ...initParams, clientCapabilities: { ...initParams.clientCapabilities, terminal: true } });
+  const { sessionId } = await conn.newSession({ cwd: ws, mcpServers: [] });
+  cancelSession = () => conn.cancel({ sessionId });
+  // The refused write is offered a re-run outside the sandbox: declined.
+  await prompt(conn, sessionId, "terminal", "run the checks in a terminal", ["allow_once", "allow_once", "reject_once"]);
+
+  // Cancel once the long command shows in its terminal.
+  const p = begin("terminal-cancel");
+  answers.length = 0;
+  answers.push("allow_once");
+  const pending = conn.prompt({ sessionId, prompt: [{ type: "text", text: "sleep" }] });
+  const shown = () =>
+    p.updates.some((u) => (u.update.content ?? []).some((c) => c.type === "terminal"));
+  await waitFor("the sleeper's terminal", shown);
+  await conn.cancel({ sessionId });
+  p.result = await pending;
+
+  child.stdin.end();
+  await new Promise((r) => child.on("exit", r));
+  transcript.thirdExit = child.exitCode;
+}
+
 try {
   const sessionId = await firstProcess();
   transcript.sessionId = sessionId;
   await secondProcess(sessionId);
+  await thirdProcess();
 } catch (e) {
   transcript.failure = String(e?.stack ?? e);
 }

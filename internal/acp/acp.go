@@ -29,8 +29,14 @@ import (
 type Core interface {
 	Status() orchestrator.Status
 	SetAgent(a agent.Agent)
+	// RequestAgent switches the agent before the running turn's next model
+	// call; ApplyRequestedAgent applies what no call took, between inputs.
+	RequestAgent(a agent.Agent)
+	ApplyRequestedAgent()
 	Session() *session.Session
 	Resume(ctx context.Context, s *session.Session) error
+	// StartSession runs a new session's SessionStart hooks, once.
+	StartSession(ctx context.Context)
 	Decode(tc chat.ToolCall) *tools.Call
 }
 
@@ -69,6 +75,8 @@ type Runtime struct {
 	Warnings []string
 	// Close releases the runtime (MCP servers, the session store).
 	Close func()
+	// Price prices model calls for usage_update; nil reports no cost.
+	Price Pricer
 }
 
 // Front is who the core talks to in one session: the orchestrator gets the
@@ -80,6 +88,10 @@ type Front struct {
 	// Files serves read/write/edit/patch from the editor's buffers; nil
 	// means the disk.
 	Files tools.Files
+	// Terminals runs the model's commands in the editor's terminals, where
+	// it offers them (the program still runs each inside its sandbox);
+	// nil means coder runs them itself.
+	Terminals Terminals
 }
 
 // MCPServer is an MCP server the editor passes with a session; it joins the

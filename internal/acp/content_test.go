@@ -134,7 +134,7 @@ func TestReplay(t *testing.T) {
 		{Role: chat.RoleTool, ToolCallID: "d", ToolName: "bash", IsError: true, Content: `{"ok":false,"error":"the user denied this call"}`},
 		{Role: chat.RoleAssistant, Content: "Half an ans", Interrupted: true},
 	}, Todos: []session.Todo{{ID: "1", Content: "fix", Status: "done"}}}
-	sameJSON(t, newMapper("/ws", nil).replay(s), `[
+	sameJSON(t, newMapper("/ws", nil, nil).replay(s), `[
 		{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"fix it"}},
 		{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"think"}},
 		{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Running."}},
@@ -174,6 +174,6 @@ func TestReplayShowsWhatThePersonWrote(t *testing.T) {
 		{Role: chat.RoleUser, Content: "explain @a.go\n\n[file a.go]\npackage a\n"},
 		{Role: chat.RoleUser, Content: "[auto-verify] go test ./... failed: fix it"},
 	}}
-	sameJSON(t, newMapper("/ws", nil).replay(s), `[
+	sameJSON(t, newMapper("/ws", nil, nil).replay(s), `[
 		{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"explain @a.go"}}]`)
 }

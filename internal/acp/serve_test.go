@@ -78,6 +78,8 @@ type editor struct {
 	mu      sync.Mutex
 	updates []sdk.SessionNotification
 	asks    chan ask
+	// quit closes the editor's stream and waits for coder to end.
+	quit func()
 }
 
 type ask struct {
@@ -175,16 +177,17 @@ func serveIn(t *testing.T, dir string, f Factory, cont bool) (*sdk.ClientSideCon
 		agentOut.Close()
 	}()
 	ed := &editor{asks: make(chan ask, 4)}
-	conn := sdk.NewClientSideConnection(ed, clientOut, clientIn)
-	conn.SetLogger(slog.New(slog.DiscardHandler))
-	t.Cleanup(func() {
+	ed.quit = func() {
 		clientOut.Close()
 		select {
 		case <-done:
 		case <-time.After(30 * time.Second):
 			t.Error("Serve did not return after the editor closed its stream")
 		}
-	})
+	}
+	conn := sdk.NewClientSideConnection(ed, clientOut, clientIn)
+	conn.SetLogger(slog.New(slog.DiscardHandler))
+	t.Cleanup(ed.quit)
 	ctx := context.Background()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
 		t.Fatal(err)
@@ -390,12 +393,13 @@ func TestServeContinue(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("first answer")}})
 	dir := t.TempDir()
 	f := &coreFactory{url: srv.OpenAIBaseURL()}
-	conn, _ := serveIn(t, dir, f, false)
+	conn, ed := serveIn(t, dir, f, false)
 	first := newSessionIn(t, conn, dir)
 	if _, err := conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: first, Prompt: promptText("hello there")}); err != nil {
 		t.Fatal(err)
 	}
-	conn, ed := serveIn(t, dir, f, true)
+	ed.quit() // the editor restarts coder: the first one has ended
+	conn, ed = serveIn(t, dir, f, true)
 	if got := newSessionIn(t, conn, dir); got != first {
 		t.Fatalf("--continue opened %s, want %s", got, first)
 	}

@@ -155,7 +155,7 @@ func (srv *server) open(ctx context.Context, cwd string, servers []sdk.McpServer
 	mcp, skipped := mcpServers(servers)
 	s := newSession(srv)
 	rt, err := srv.o.Factory.Open(ctx, OpenRequest{Cwd: cwd, MCPServers: mcp, Front: Front{
-		Sink: s, Approver: approver{s}, Questioner: questioner{s}, Files: srv.files(s),
+		Sink: s, Approver: approver{s}, Questioner: questioner{s}, Files: srv.files(s), Terminals: srv.terminals(s),
 	}})
 	if err != nil {
 		return nil, &sdk.RequestError{Code: codeInternalError, Message: err.Error()}
@@ -176,6 +176,17 @@ func (srv *server) files(s *acpSession) tools.Files {
 		return nil
 	}
 	return clientFiles{s: s, read: fsc.ReadTextFile, write: fsc.WriteTextFile}
+}
+
+// terminals are the editor's terminals where it offers them.
+func (srv *server) terminals(s *acpSession) Terminals {
+	srv.mu.Lock()
+	offered := srv.client.Terminal
+	srv.mu.Unlock()
+	if !offered {
+		return nil
+	}
+	return s.createTerminal
 }
 
 // NewSession starts a coder session in cwd; with --continue, the first one
@@ -202,6 +213,7 @@ func (srv *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (res
 			s.sendAll(s.m.replay(resumed))
 		}
 		s.greet()
+		s.start()
 	})
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(id), Modes: s.modes()}, nil
 }
@@ -260,6 +272,12 @@ func (srv *server) resume(ctx context.Context, id, cwd string, servers []sdk.Mcp
 	if !session.ValidID(id) {
 		return nil, &sdk.RequestError{Code: codeInvalidParams, Message: fmt.Sprintf("%q is not a coder session id", id)}
 	}
+	// Loading a thread this server has open replaces it: the open one ends
+	// first (its SessionEnd hooks run), so it gives up owning the session
+	// that the loaded one is to write.
+	if old := srv.unregister(id); old != nil {
+		old.shutdown()
+	}
 	s, err := srv.open(ctx, cwd, servers)
 	if err != nil {
 		return nil, err
@@ -267,6 +285,8 @@ func (srv *server) resume(ctx context.Context, id, cwd string, servers []sdk.Mcp
 	stored, err := s.rt.Sessions.Load(ctx, id)
 	if err == nil {
 		s.setID(id)
+		// Resume runs the SessionStart hooks (source resume) before the
+		// answer, as it replays the history.
 		err = s.rt.Core.Resume(ctx, stored)
 	}
 	if err != nil {
@@ -324,8 +344,8 @@ func (srv *server) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Pr
 	if err != nil {
 		return resp, err
 	}
-	stop, err := s.runTurn(ctx, input)
-	return sdk.PromptResponse{StopReason: stop}, err
+	stop, usage, err := s.runTurn(ctx, input)
+	return sdk.PromptResponse{StopReason: stop, Usage: usage}, err
 }
 
 // Cancel is session/cancel: Esc for that session's running turn.

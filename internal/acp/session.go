@@ -21,22 +21,47 @@ const shutdownWait = 10 * time.Second
 // It is the event sink of its orchestrator.
 type acpSession struct {
 	srv *server
-	// turn holds a token while a prompt turn (or a mode switch) uses the
-	// core, which runs one input at a time.
+	// turn holds a token while a prompt turn (or a mode switch, or the
+	// session's start) uses the core, which runs one input at a time.
 	turn chan struct{}
+	// closed is closed when the session shuts down.
+	closed    chan struct{}
+	closeOnce sync.Once
 
 	mu     sync.Mutex
 	id     string
 	rt     *Runtime
 	m      *mapper
 	cancel context.CancelFunc // the running turn's
-	// pendingMode is a mode the editor chose while a turn ran; it applies
-	// when the turn ends (the core switches modes between inputs).
-	pendingMode *agent.Agent
 }
 
 func newSession(srv *server) *acpSession {
-	return &acpSession{srv: srv, turn: make(chan struct{}, 1)}
+	return &acpSession{srv: srv, turn: make(chan struct{}, 1), closed: make(chan struct{})}
+}
+
+// start runs a new session's SessionStart hooks with the core to itself.
+// session/new answers first: an editor opens the thread at once and a slow
+// hook runs while the person types, as Claude Code's adapter lets its CLI
+// start in the background. A prompt takes the same token, so it never
+// races them: it waits, or, first to the core, runs them itself before its
+// input (the core runs them once per session either way), and its input
+// carries their context. Closing the session kills them.
+func (s *acpSession) start() {
+	select {
+	case s.turn <- struct{}{}:
+	case <-s.closed:
+		return
+	}
+	defer func() { <-s.turn }()
+	ctx, done := s.cancellable(s.srv.ctx)
+	defer done()
+	// After setting cancel: shutdown closes s.closed, then cancels.
+	select {
+	case <-s.closed:
+		return
+	default:
+	}
+	s.rt.Core.StartSession(ctx)
 }
 
 // attach gives the session its runtime once the factory built it.
@@ -44,7 +69,7 @@ func (s *acpSession) attach(rt *Runtime) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rt = rt
-	s.m = newMapper(rt.Workspace, rt.Core.Decode)
+	s.m = newMapper(rt.Workspace, rt.Core.Decode, rt.Price)
 }
 
 func (s *acpSession) setID(id string) {
@@ -106,34 +131,43 @@ func (s *acpSession) sendText(text string) {
 // runTurn runs one prompt's input, after any turn still running in this
 // session. Cancelling ctx is Esc: the model stream, the running tool, a
 // pending approval and every queued step stop.
-func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason, error) {
+func (s *acpSession) runTurn(ctx context.Context, input string) (sdk.StopReason, *sdk.Usage, error) {
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
-		return sdk.StopReasonCancelled, nil
+		return sdk.StopReasonCancelled, nil, nil
 	}
 	defer func() {
-		s.applyPendingMode()
+		s.rt.Core.ApplyRequestedAgent()
 		<-s.turn
 	}()
-	s.applyPendingMode()
-	turnCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.mu.Lock()
-	s.cancel = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-	}()
+	s.rt.Core.ApplyRequestedAgent() // asked for while another input ran
+	turnCtx, done := s.cancellable(ctx)
+	defer done()
 	if msg := refusedCommand(input); msg != "" {
 		s.sendText(msg)
-		return sdk.StopReasonEndTurn, nil
+		return sdk.StopReasonEndTurn, nil, nil
 	}
 	s.m.beginTurn()
 	out, err := s.rt.Input.RunInput(turnCtx, input)
-	return stopReason(out, err, s.m.stopReason())
+	lastStop, used := s.m.stopReason()
+	stop, err := stopReason(out, err, lastStop)
+	return stop, promptUsage(used), err
+}
+
+// cancellable is what runs with the turn token held, made cancellable by
+// cancelTurn until done.
+func (s *acpSession) cancellable(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}
 }
 
 // cancelTurn is session/cancel.
@@ -146,33 +180,23 @@ func (s *acpSession) cancelTurn() {
 	}
 }
 
-// setMode switches now when no turn runs, else when the running one ends.
+// setMode switches now when no input runs; while one does, the core
+// switches before its next model call (or when the input ends, if it makes
+// none).
 func (s *acpSession) setMode(a agent.Agent) {
 	select {
 	case s.turn <- struct{}{}:
 		s.rt.Core.SetAgent(a)
 		<-s.turn
 	default:
-		s.mu.Lock()
-		s.pendingMode = &a
-		s.mu.Unlock()
-	}
-}
-
-// applyPendingMode runs with the turn token held.
-func (s *acpSession) applyPendingMode() {
-	s.mu.Lock()
-	a := s.pendingMode
-	s.pendingMode = nil
-	s.mu.Unlock()
-	if a != nil {
-		s.rt.Core.SetAgent(*a)
+		s.rt.Core.RequestAgent(a)
 	}
 }
 
 // shutdown cancels the running turn, lets it save the session, and
 // releases the runtime.
 func (s *acpSession) shutdown() {
+	s.closeOnce.Do(func() { close(s.closed) })
 	s.cancelTurn()
 	s.srv.out.forget(s.sessionID())
 	select {

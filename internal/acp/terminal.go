@@ -17,21 +17,12 @@ type bashRun struct {
 	Stderr     string `json:"stderr"`
 	DurationMS int64  `json:"duration_ms"`
 	Error      string `json:"error"`
+	Notes      string `json:"notes"`
 }
 
-// bashContent is how a bash call's output reaches the editor: text, in a
-// fenced block, with the exit status under it. ok is false when result is
-// not a run's output.
-//
-// Moving bash output to the editor's own terminal (the client's terminal
-// capability) is planned for when `coder sandbox` exists: after coder's
-// permission chain approved a call, the editor would run `coder sandbox
-// --mode build|plan -- /bin/bash -c CMD` (terminal/create, so coder's
-// sandbox still applies), the model would get terminal/output's text and
-// the exit status, and this function would return
-// sdk.ToolTerminalRef(terminalID) instead of text. That takes a command
-// runner the bash tool can be given (tools.Env) and this function; nothing
-// else here changes.
+// bashContent is how a bash call's output reaches the editor when coder
+// ran it itself: text, in a fenced block, with the exit status under it. ok
+// is false when result is not a run's output.
 func bashContent(result string) (content []sdk.ToolCallContent, ok bool) {
 	var r bashRun
 	if json.Unmarshal([]byte(result), &r) != nil || r.ExitCode == nil {
@@ -54,6 +45,28 @@ func bashContent(result string) (content []sdk.ToolCallContent, ok bool) {
 		text = f + "console\n" + out + "\n" + f + "\n" + status
 	}
 	return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))}, true
+}
+
+// terminalContent is a finished bash call that ran in the editor's
+// terminal: the terminal (the editor shows its output, kept after release)
+// and the status line under it.
+func terminalContent(terminalID, result string) []sdk.ToolCallContent {
+	out := []sdk.ToolCallContent{sdk.ToolTerminalRef(terminalID)}
+	var r bashRun
+	if json.Unmarshal([]byte(result), &r) != nil {
+		return out
+	}
+	status := r.Error
+	if status == "" && r.ExitCode != nil {
+		status = fmt.Sprintf("exit %d · %dms", *r.ExitCode, r.DurationMS)
+	}
+	if r.Notes != "" {
+		status = strings.TrimSpace(status + "\n" + r.Notes)
+	}
+	if status != "" {
+		out = append(out, sdk.ToolContent(sdk.TextBlock(status)))
+	}
+	return out
 }
 
 // fence is a Markdown code fence longer than any run of backticks in s.

@@ -32,7 +32,8 @@ type mapper struct {
 	// questions go to the editor as permission requests.
 	question *callState
 	// plan is the plan exit_plan_mode showed, sent with its question.
-	plan string
+	plan  string
+	usage usageBook
 }
 
 // callState is one open tool call.
@@ -42,10 +43,13 @@ type callState struct {
 	title    string
 	// announced: a tool_call was sent; what follows are tool_call_updates.
 	announced bool
+	// terminal is the editor's terminal the call's command runs in.
+	terminal string
 }
 
-func newMapper(workspace string, decode func(chat.ToolCall) *tools.Call) *mapper {
-	return &mapper{workspace: workspace, decode: decode, calls: map[string]*callState{}, used: map[string]bool{}}
+func newMapper(workspace string, decode func(chat.ToolCall) *tools.Call, price Pricer) *mapper {
+	return &mapper{workspace: workspace, decode: decode, calls: map[string]*callState{}, used: map[string]bool{},
+		usage: usageBook{price: price}}
 }
 
 // callKey names an open call: subagents' calls are scoped by the subagent,
@@ -59,6 +63,9 @@ const approvalScope = "approval"
 func (m *mapper) updates(e event.Event) []sdk.SessionUpdate {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if u := m.usage.note(e); u != nil {
+		return u
+	}
 	switch e := e.(type) {
 	case event.TextDelta:
 		return one(sdk.UpdateAgentMessageText(e.Text))
@@ -72,6 +79,8 @@ func (m *mapper) updates(e event.Event) []sdk.SessionUpdate {
 		return m.toolStarted("", "", e)
 	case event.ToolFinished:
 		return m.toolFinished("", "", e)
+	case event.ToolTerminal:
+		return m.toolTerminal("", e)
 	case event.Subagent:
 		return m.subagent(e)
 	case event.TodoUpdated:
@@ -109,6 +118,8 @@ func (m *mapper) subagent(e event.Subagent) []sdk.SessionUpdate {
 		return m.toolStarted("sub:"+e.ID, prefix, in)
 	case event.ToolFinished:
 		return m.toolFinished("sub:"+e.ID, prefix, in)
+	case event.ToolTerminal:
+		return m.toolTerminal("sub:"+e.ID, in)
 	case event.TodoUpdated:
 		return nil // the parent's plan is the one the editor shows
 	}
@@ -208,6 +219,9 @@ func (m *mapper) toolFinished(scope, prefix string, e event.ToolFinished) []sdk.
 		m.question, m.plan = nil, ""
 	}
 	content, locs := finishedContent(e, m.workspace)
+	if st.terminal != "" {
+		content = terminalContent(st.terminal, e.Result)
+	}
 	status := sdk.ToolCallStatusCompleted
 	if !e.OK {
 		status = sdk.ToolCallStatusFailed
@@ -229,6 +243,19 @@ func (m *mapper) toolFinished(scope, prefix string, e event.ToolFinished) []sdk.
 	return one(sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
 		ToolCallId: sdk.ToolCallId(st.id), Title: prefix + title(e.Name, summary), Kind: kind,
 		Status: status, Content: content, Locations: locs, RawInput: rawJSON(e.Args),
+	}})
+}
+
+// toolTerminal shows the editor's terminal in the call whose command runs
+// there: the editor streams its output as it comes.
+func (m *mapper) toolTerminal(scope string, e event.ToolTerminal) []sdk.SessionUpdate {
+	st := m.calls[callKey(scope, e.CallID)]
+	if st == nil || !st.announced {
+		return nil // not started: nothing shows it yet
+	}
+	st.terminal = e.TerminalID
+	return one(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+		ToolCallId: sdk.ToolCallId(st.id), Content: []sdk.ToolCallContent{sdk.ToolTerminalRef(e.TerminalID)},
 	}})
 }
 
@@ -322,16 +349,17 @@ func planUpdate(todos []session.Todo) sdk.SessionUpdate {
 	return sdk.UpdatePlan(entries...)
 }
 
-// beginTurn forgets the previous turn's stop reason.
+// beginTurn forgets the previous turn's stop reason and tokens.
 func (m *mapper) beginTurn() {
 	m.mu.Lock()
-	m.lastStop = ""
+	m.lastStop, m.usage.turn = "", chat.Usage{}
 	m.mu.Unlock()
 }
 
-// stopReason is the provider's stop reason of the turn's last model call.
-func (m *mapper) stopReason() string {
+// stopReason is the provider's stop reason of the turn's last model call,
+// and the tokens the turn used.
+func (m *mapper) stopReason() (string, chat.Usage) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.lastStop
+	return m.lastStop, m.usage.turn
 }

@@ -80,7 +80,6 @@ func TestEventsToUpdates(t *testing.T) {
 			event.CommandOutput{Command: "/todos", Text: "no todos\n"},
 			event.CommandOutput{Command: "!ls", Block: "COMMAND", Text: "$ ls\nexit=0"},
 			event.Error{Message: "the provider failed"},
-			event.ContextUpdated{Tokens: 10},
 		}, `[{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\n\n> retrying\n> soon\n\n"}},
 			 {"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"no todos\n"}},
 			 {"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\n` + "```\\n$ ls\\nexit=0\\n```" + `\n"}}]`},
@@ -101,7 +100,7 @@ func TestEventsToUpdates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newMapper("/ws", nil)
+			m := newMapper("/ws", nil, nil)
 			got := []sdk.SessionUpdate{}
 			for _, e := range tc.events {
 				got = append(got, m.updates(e)...)
@@ -114,7 +113,7 @@ func TestEventsToUpdates(t *testing.T) {
 // Call ids repeat across model messages with some servers ("call_0"); the
 // editor gets a fresh id for each call.
 func TestReusedCallIDsGetFreshACPIDs(t *testing.T) {
-	m := newMapper("/ws", nil)
+	m := newMapper("/ws", nil, nil)
 	var ids []string
 	for range 3 {
 		for _, u := range m.updates(event.ToolStarted{CallID: "call_0", Name: "glob", ToolKind: "search"}) {
@@ -142,7 +141,7 @@ func TestRefusedCallIsShownAsItsTypedCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newMapper(w.Root, reg.Decode)
+	m := newMapper(w.Root, reg.Decode, nil)
 	got := m.updates(event.ToolFinished{CallID: "c", Name: "write", Args: `{"path":"p.txt","content":"x"}`, OK: false,
 		Summary: `tool "write" is disabled in plan mode`})
 	sameJSON(t, got, `[{"sessionUpdate":"tool_call","toolCallId":"c","title":"write p.txt","kind":"edit","status":"failed",
@@ -162,7 +161,7 @@ func TestApprovalAnnouncesTheTypedCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := reg.Decode(chat.ToolCall{ID: "e1", Name: "write", Arguments: `{"path":"n.txt","content":"new\n"}`})
-	m := newMapper(w.Root, reg.Decode)
+	m := newMapper(w.Root, reg.Decode, nil)
 	abs := w.Root + "/n.txt"
 	call, announce := m.approvalRequest(permission.Request{Call: c, PolicyAsk: true, Reasons: []string{"write requires approval"},
 		Preview: "--- a/n.txt\n+++ b/n.txt\n@@ -0,0 +1 @@\n+new\n"})

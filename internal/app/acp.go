@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/session"
+	"github.com/coder-agent/coder/internal/version"
 )
 
 // runACP is `coder acp`: coder as an Agent Client Protocol agent on stdio,
@@ -30,31 +32,43 @@ func runACP(ctx context.Context, f flags, stdio IO, env func(string) (string, bo
 	case f.resume != "":
 		return fail(stdio, setupError{errors.New("--resume does not apply to coder acp: the editor loads a session by its id (session/load); --continue continues the most recent one")})
 	}
-	out := stdio.Out
-	if stdio.OutFile != nil && stdio.OutFile.Fd() == 1 {
-		proto, err := protocolStdout()
-		if err != nil {
-			return fail(stdio, err)
-		}
-		defer proto.Close()
-		out = proto
-	}
-	wd, err := os.Getwd()
+	out, wd, done, err := protocolIO(f, stdio)
 	if err != nil {
-		return fail(stdio, fmt.Errorf("current directory: %w", err))
+		return fail(stdio, err)
 	}
-	if f.cwd != "" {
-		wd = absUnder(wd, f.cwd)
-	}
+	defer done()
 	log := slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	_ = acp.Serve(ctx, acp.Options{
-		In: stdio.In, Out: out, Log: log, Version: Version, Cwd: wd, Continue: f.continueLast,
+		In: stdio.In, Out: out, Log: log, Version: version.Version, Cwd: wd, Continue: f.continueLast,
 		Factory: &acpFactory{f: f, env: env},
 	})
 	if ctx.Err() != nil {
 		return ExitCancelled
 	}
 	return ExitOK
+}
+
+// protocolIO is what a protocol server on stdio (coder acp, coder mcp
+// serve) needs: the stream for its messages alone (protocolStdout) and
+// the directory it serves by default (--cwd, else the current one); done
+// releases the stream.
+func protocolIO(f flags, stdio IO) (out io.Writer, wd string, done func(), err error) {
+	wd, err = os.Getwd()
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("current directory: %w", err)
+	}
+	if f.cwd != "" {
+		wd = absUnder(wd, f.cwd)
+	}
+	out, done = stdio.Out, func() {}
+	if stdio.OutFile != nil && stdio.OutFile.Fd() == 1 {
+		proto, err := protocolStdout()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		out, done = proto, func() { proto.Close() }
+	}
+	return out, wd, done, nil
 }
 
 // protocolStdout keeps the process's stdout for the protocol alone: it
@@ -102,7 +116,7 @@ func (a *acpFactory) Open(ctx context.Context, req acp.OpenRequest) (_ *acp.Runt
 			b.Close()
 		}
 	}()
-	b.files = req.Front.Files
+	b.files, b.terminals = req.Front.Files, req.Front.Terminals
 	b.cfg.MCP.Servers = withEditorServers(b.cfg.MCP.Servers, req.MCPServers)
 	rt, err := build(ctx, b, orchestrator.Front{Sink: req.Front.Sink, Questioner: req.Front.Questioner,
 		Approver: editorApprover(b.cfg.Approval, req.Front.Approver)})
@@ -117,7 +131,7 @@ func (a *acpFactory) Open(ctx context.Context, req acp.OpenRequest) (_ *acp.Runt
 	// Closing a thread ends what its session started, as leaving the REPL
 	// does: SessionEnd hooks, background tasks, the sandbox's temp dir, MCP.
 	out := &acp.Runtime{Core: rt.orch, Input: rt.input, Sessions: b.store, Workspace: rt.workspace,
-		Close: func() { rt.Close(); b.Close() }}
+		Close: func() { rt.Close(); b.Close() }, Price: rt.price}
 	for _, name := range catalog.Names() {
 		if ag, ok := catalog.Lookup(name); ok {
 			out.Agents = append(out.Agents, ag)

@@ -20,10 +20,8 @@ import (
 	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/termsafe"
+	"github.com/coder-agent/coder/internal/version"
 )
-
-// Version is set at build time with -ldflags "-X .../internal/app.Version=...".
-var Version = "0.1.0-dev"
 
 // IO is the process's standard streams and what is known about them.
 type IO struct {
@@ -40,6 +38,8 @@ type IO struct {
 func Run(ctx context.Context, args []string, stdio IO, env func(string) (string, bool)) int {
 	ctx, stop := signal.NotifyContext(ctx, endSignals...)
 	defer stop()
+	// A no-op unless a session started telemetry.
+	defer closeTelemetry(stdio.Err)
 	if code, ok := runSubcommand(ctx, args, stdio, env); ok { // coder sandbox, coder doctor
 		return code
 	}
@@ -52,7 +52,7 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 		fmt.Fprint(stdio.Out, usageText)
 		return ExitOK
 	case f.version:
-		fmt.Fprintln(stdio.Out, "coder "+Version)
+		fmt.Fprint(stdio.Out, version.Line())
 		return ExitOK
 	}
 	if len(f.args) > 0 && f.args[0] == "sessions" && !f.print {
@@ -63,6 +63,9 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 	go sandbox.Probe()
 	if len(f.args) > 0 && f.args[0] == "acp" && !f.print {
 		return runACP(ctx, f, stdio, env)
+	}
+	if len(f.args) > 0 && f.args[0] == "mcp" && !f.print {
+		return runMCPServe(ctx, f, stdio, env)
 	}
 	if !f.print {
 		return runREPL(ctx, f, stdio, env)
@@ -115,7 +118,7 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 	if err != nil {
 		return fail(stdio, err)
 	}
-	if interactive && !b.loaded.Trusted && len(b.loaded.Ignored) > 0 && askTrust(stdio, b.loaded) {
+	if interactive && len(b.loaded.Untrusted) > 0 && askTrust(stdio, b.loaded) {
 		b.Close()
 		if b, err = loadBase(f, env); err != nil {
 			return fail(stdio, err)

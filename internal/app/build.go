@@ -12,7 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-agent/coder/internal/acp"
 	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/commands"
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/contextmgr"
@@ -47,9 +49,15 @@ type base struct {
 	loaded *config.Loaded
 	cfg    config.Config
 	store  *session.Store
+	// storeDir is the store's directory (storage.dir), checked to lie
+	// inside the workspace through real directories.
+	storeDir string
 	// files is where the file tools read and write content; nil is the
 	// disk (an editor's buffers under coder acp).
 	files tools.Files
+	// terminals, under coder acp, are the editor's terminals the model's
+	// commands run in (still in the sandbox); nil: coder runs them itself.
+	terminals acp.Terminals
 }
 
 func (b *base) Close() {
@@ -76,29 +84,15 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 	}
 	cfg := loaded.Config
 	root := cfg.Runtime.WorkspaceRoot
-	store, err := session.Open(session.StoreOptions{
-		Dir:        inside(root, cfg.Storage.Dir),
-		SQLitePath: optionalInside(root, cfg.Storage.SQLitePath),
-		Workspace:  root,
-	})
+	dir, dbPath, err := storeLocation(root, cfg.Storage.Dir, cfg.Storage.SQLitePath)
+	if err != nil {
+		return nil, setupError{err}
+	}
+	store, err := session.Open(session.StoreOptions{Dir: dir, SQLitePath: dbPath, Workspace: root})
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	return &base{loaded: loaded, cfg: cfg, store: store}, nil
-}
-
-func inside(root, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(root, p)
-}
-
-func optionalInside(root, p string) string {
-	if p == "" {
-		return ""
-	}
-	return inside(root, p)
+	return &base{loaded: loaded, cfg: cfg, store: store, storeDir: dir}, nil
 }
 
 // runtime is everything a turn needs, built once per process.
@@ -118,6 +112,8 @@ type runtime struct {
 	ended bool
 	// warnings are shown once the session starts (bad skills, commands).
 	warnings []error
+	// catalog names the provider's prices in the model catalog.
+	catalog string
 }
 
 // build wires provider, tools, orchestrator and commands onto the base,
@@ -140,9 +136,16 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	if err != nil {
 		return nil, setupError{err}
 	}
+	cat := catalog.ProviderFor(rp.Name, rp.BaseURL)
+	tel, telWarnings := telemetrySink(ctx, cfg.Telemetry, func(model string, u chat.Usage) (float64, bool) {
+		return catalog.Price(cat, model, u)
+	})
+	if tel != nil {
+		front.Sink = teeSink{front: front.Sink, telemetry: tel}
+	}
 	sink := front.Sink
 	redactor := secretsOf(rp, cfg)
-	journal := filepath.Join(inside(ws.Root, cfg.Storage.Dir), "journal")
+	journal := filepath.Join(b.storeDir, "journal")
 	recovered, err := tools.RecoverPatches(ws, journal)
 	if err != nil {
 		return nil, fmt.Errorf("an interrupted patch could not be recovered: %w", err)
@@ -155,15 +158,20 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	launch, tasks := newLauncher(b.loaded, redactor.Values()), tools.NewTasks()
 	launch.notify = func(text string) { sink.Emit(event.Notice{Text: text}) }
 	warnings = append(warnings, launch.recoverJournals()...)
+	var runCommands tools.Launcher = launch
+	if b.terminals != nil {
+		runCommands = &terminalLauncher{launcher: launch, open: b.terminals, outputLimit: cfg.Safety.OutputLimitBytes}
+	}
 	builtins := tools.Builtins(tools.Env{
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
+		OutputDir:      launch.tempDir,
 		Tracker:        tools.NewReadTracker(),
 		BeforeChange:   rec.Capture,
 		SecretValues:   redactor.Values(),
 		JournalDir:     journal,
-		Launcher:       launch,
+		Launcher:       runCommands,
 		Tasks:          tasks,
 		Files:          b.files,
 	})
@@ -178,7 +186,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	}
 	// A matcher that does not compile (coder's own files are checked when
 	// loaded; .claude settings are another tool's) drops its group, said.
-	hookRunner, err := newHooks(cfg, launch, inside(ws.Root, cfg.Storage.Dir))
+	hookRunner, err := newHooks(cfg, newHookLauncher(ws.Root, os.Environ(), credentials(rp)), launch, b.storeDir)
 	if err != nil {
 		warnings = append(warnings, err)
 	}
@@ -192,7 +200,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),
 		Policy:    policy,
-		OnAlways:  rememberApproval(policy, b.loaded.ProjectFile, launch),
+		OnAlways:  rememberApproval(policy, b.loaded.ProjectWriter(), launch),
 		Agent:     ag,
 		Workspace: ws.Root,
 		Limits: orchestrator.Limits{MaxSteps: cfg.Runtime.MaxSteps, ContextLimit: cfg.Runtime.ContextTokenLimit,
@@ -220,9 +228,10 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		return nil, err
 	}
 	input := commands.New(orch, commands.Deps{
-		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectFile, Endpoint: rp.BaseURL, Sessions: b.store,
+		Sink: sink, Agents: agents, ProjectConfig: b.loaded.ProjectWriter(), Endpoint: rp.BaseURL, Sessions: b.store,
 		Location: config.Location(cfg.UI), Undo: b.store, Permissions: policy,
 		Skills: skillList, SkillErrors: warnings, Custom: custom, Tasks: tasks, Hooks: hookRunner.Groups(),
+		KeptMessages: cfg.Compaction.RecentMessages,
 	})
 	warnings = append(warnings, ruleProblems...)
 	if n := b.loaded.UntrustedNotice(); n != "" {
@@ -231,11 +240,14 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	for _, r := range recovered {
 		warnings = append(warnings, errors.New(r))
 	}
+	for _, w := range telWarnings {
+		warnings = append(warnings, errors.New(w))
+	}
 	if w := effectiveReport(sandboxProfile(b.loaded, "build", "")).Warning(); w != "" {
 		warnings = append([]error{errors.New(w)}, warnings...)
 	}
 	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
-		launch: launch, tasks: tasks, warnings: warnings}, nil
+		launch: launch, tasks: tasks, warnings: warnings, catalog: cat}, nil
 }
 
 // startAgent builds the agent catalog and picks the agent to start in:
@@ -280,18 +292,20 @@ func secretsOf(rp config.ResolvedProvider, cfg config.Config) *secrets.Redactor 
 
 // rememberApproval makes "always" stick: the exact call is allowed for the
 // rest of the session, and a bash command is added to the project's
-// permission.command_allowlist so it is allowed after a restart too.
-func rememberApproval(p *permission.Engine, projectFile string, l *launcher) func(tool, subject string) error {
+// permission.command_allowlist so it is allowed after a restart too — as
+// the person's own answer, so its trust record follows (no question about
+// it at the next start).
+func rememberApproval(p *permission.Engine, project config.ProjectWriter, l *launcher) func(tool, subject string) error {
 	return func(tool, subject string) error {
 		p.AllowExact(tool, subject)
-		if tool != tools.Bash || projectFile == "" {
+		if tool != tools.Bash || project.Path() == "" {
 			return nil
 		}
-		if err := config.AppendProjectList(projectFile, []string{"permission", "command_allowlist"}, subject); err != nil {
+		if err := project.AppendList([]string{"permission", "command_allowlist"}, subject); err != nil {
 			return err
 		}
 		// A background task may be running: its guard must keep this change.
-		return l.Accept(projectFile)
+		return l.Accept(project.Path())
 	}
 }
 
@@ -341,21 +355,34 @@ func (rt *runtime) end(reason string) {
 }
 
 // newHooks builds the hook runner from the configured hooks (already
-// filtered by trust), each run through the launcher's sandbox.
-func newHooks(cfg config.Config, l *launcher, storeDir string) (*hooks.Runner, error) {
+// filtered by trust): each runs as the person's own program (outside), or
+// in the sandbox when hooks.sandbox or its own "sandbox" asks.
+func newHooks(cfg config.Config, outside, sandboxed hooks.Launcher, storeDir string) (*hooks.Runner, error) {
 	var groups []hooks.Group
 	for _, ev := range hooks.Events {
-		for _, g := range cfg.Hooks[string(ev)] {
+		for _, g := range cfg.Hooks.Events[string(ev)] {
 			hg := hooks.Group{Event: ev, Matcher: g.Matcher, Source: g.Source}
 			for _, h := range g.Hooks {
 				hg.Commands = append(hg.Commands, hooks.Command{Command: h.Command,
-					Timeout: time.Duration(h.Timeout) * time.Second})
+					Timeout: time.Duration(h.Timeout) * time.Second, Sandbox: h.Sandbox || cfg.Hooks.Sandbox})
 			}
 			groups = append(groups, hg)
 		}
 	}
-	return hooks.New(hooks.Options{Groups: groups, Launcher: l, OutputLimit: cfg.Safety.OutputLimitBytes,
-		Transcript: func(id string) string { return filepath.Join(storeDir, "sessions", id+".json") }})
+	return hooks.New(hooks.Options{Groups: groups, Launcher: outside, Sandboxed: sandboxed,
+		OutputLimit: cfg.Safety.OutputLimitBytes,
+		Transcript:  func(id string) string { return filepath.Join(storeDir, "sessions", id+".json") }})
+}
+
+// credentials are the values that let coder use its provider: the key and
+// the configured header values. Processes coder starts outside the
+// sandbox for the person (hooks) are not given them.
+func credentials(rp config.ResolvedProvider) []string {
+	out := []string{rp.APIKey}
+	for _, v := range rp.Headers {
+		out = append(out, v)
+	}
+	return out
 }
 
 // showResumed shows where a resumed session stands (the REPL only: a
@@ -378,9 +405,9 @@ func (rt *runtime) warn() {
 
 // newProvider builds the configured provider wrapped in the retry policy.
 // The catalog provider of the endpoint shapes its requests; errors name
-// the endpoint (OpenRouter, DeepSeek, …). A plain "openai" endpoint that
-// is api.openai.com speaks the Responses API for the models OpenAI serves
-// first there, Chat Completions for the others.
+// the endpoint (OpenRouter, DeepSeek, …). api.openai.com with no type
+// named speaks the Responses API for the models OpenAI serves first
+// there, Chat Completions for the others (responses.ForWire).
 func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 	cat := catalog.ProviderFor(rp.Name, rp.BaseURL)
 	label := providerLabel(rp, cat)
@@ -398,14 +425,7 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort,
 			Label: label, Catalog: cat,
 		}
-		switch {
-		case rp.Type == "openai-responses":
-			p = responses.New(cfg)
-		case cat == "openai":
-			p = responses.Auto(cfg)
-		default:
-			p = openai.New(cfg)
-		}
+		p = responses.ForWire(cfg, rp.Type, rp.TypeNamed)
 	}
 	return llm.WithRetry(p, llm.RetryPolicy{
 		MaxRetries: rp.MaxRetries,

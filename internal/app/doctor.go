@@ -22,6 +22,8 @@ whether they reach the network.
 
 // runDoctor is `coder doctor`.
 func runDoctor(args []string, stdio IO, env func(string) (string, bool)) int {
+	// A new look, not what an earlier start remembered.
+	sandbox.ForgetProbe()
 	subj, rest, err := loadSandboxSubject("doctor", args, env)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdio.Out, doctorUsage)

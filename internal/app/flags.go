@@ -41,6 +41,7 @@ Usage:
   echo "prompt" | coder -p   the same, prompt from stdin
   coder sessions             list recent sessions of this workspace
   coder acp                  serve an editor over the Agent Client Protocol (stdio)
+  coder mcp serve            serve other agents over MCP (stdio): tools coder and coder_reply
 
 Flags:
   -p, --print                headless: run one turn and exit

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -250,17 +249,24 @@ type sandboxProc struct {
 // that looks like one of its refusals.
 func (p *sandboxProc) Finish(stderr string) (notes []string, refused bool) {
 	<-p.released
-	if len(p.changes) > 0 {
+	return sandboxNotes(p.profile, p.ExitCode(), stderr, p.changes, p.guardErr)
+}
+
+// sandboxNotes are the notes for the model on a command that ended with
+// exitCode in sandbox profile: the control files the guard put back, a
+// failed check, and a failure that looks like the sandbox's refusal.
+func sandboxNotes(profile sandbox.Profile, exitCode int, stderr string, changes []string, guardErr error) (notes []string, refused bool) {
+	if len(changes) > 0 {
 		notes = append(notes, "coder keeps git's, coder's and MCP's control files read-only for commands (at any depth), "+
-			"so it undid what changed there while the command ran: "+strings.Join(p.changes, "; ")+".")
+			"so it undid what changed there while the command ran: "+strings.Join(changes, "; ")+".")
 	}
-	if p.guardErr != nil {
-		notes = append(notes, "coder could not check its control files (the person has been told): "+p.guardErr.Error())
+	if guardErr != nil {
+		notes = append(notes, "coder could not check its control files (the person has been told): "+guardErr.Error())
 	}
-	if effectiveReport(p.profile).Level == sandbox.LevelNone {
+	if effectiveReport(profile).Level == sandbox.LevelNone {
 		return notes, false // nothing confined it
 	}
-	if d, ok := sandbox.Explain(p.profile, p.ExitCode(), stderr); ok {
+	if d, ok := sandbox.Explain(profile, exitCode, stderr); ok {
 		notes = append(notes, d.Message)
 		refused = d.Kind != "setup"
 	}
@@ -268,39 +274,3 @@ func (p *sandboxProc) Finish(stderr string) (notes []string, refused bool) {
 }
 
 var _ tools.Launcher = (*launcher)(nil)
-
-// RunHook implements hooks.Launcher: a hook is a process coder starts on
-// the person's behalf, so it runs in the build-mode sandbox with the
-// session's temp dir, under the same guard of the protected paths, and is
-// stopped with everything it started when ctx ends (its timeout).
-func (l *launcher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
-	ws := l.loaded.Config.Runtime.WorkspaceRoot
-	// Claude Code's variable too, so its hook scripts find the project.
-	p, err := l.profile(&tools.Call{}, append(os.Environ(), "CODER_PROJECT_DIR="+ws, "CLAUDE_PROJECT_DIR="+ws))
-	if err != nil {
-		return -1, err
-	}
-	scanned, err := l.acquire()
-	if err != nil {
-		return -1, err
-	}
-	p.Scanned = scanned
-	defer func() { _, _ = l.release() }()
-	// Not tied to ctx: Stop below ends the whole sandbox, then returns.
-	cmd, err := sandbox.Command(context.Background(), p, []string{"/bin/sh", "-c", command})
-	if err != nil {
-		return -1, err
-	}
-	cmd.Stdin = bytes.NewReader(stdin)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	proc, err := sandbox.Start(cmd)
-	if err != nil {
-		return -1, err
-	}
-	select {
-	case <-proc.Done():
-	case <-ctx.Done():
-		proc.Stop()
-	}
-	return proc.ExitCode(), nil
-}

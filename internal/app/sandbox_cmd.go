@@ -32,6 +32,8 @@ func runSubcommand(ctx context.Context, args []string, stdio IO, env func(string
 		return runSandbox(ctx, args[1:], stdio, env), true
 	case "doctor":
 		return runDoctor(args[1:], stdio, env), true
+	case terminalSandboxArg: // an editor's terminal running a bash call (terminal_launch.go)
+		return runTerminalSandbox(ctx, args[1:], stdio), true
 	}
 	return 0, false
 }

@@ -36,6 +36,9 @@ const (
 	ReasoningThinkingPart  = "thinking_part"     // Mistral: a thinking part of content: Text
 	ReasoningExtraContent  = "extra_content"     // Gemini (OpenAI-compatible): message-level Raw
 	ReasoningResponsesItem = "responses_item"    // OpenAI Responses: a reasoning item in Raw
+	// OpenAI Responses: an assistant message item in Raw, for its phase
+	// ("commentary", "final_answer"), which must go back with its text.
+	ReasoningResponsesMessage = "responses_message"
 )
 
 // RawJSON is JSON text kept as it came. Unlike json.RawMessage it is a

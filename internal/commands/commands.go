@@ -33,7 +33,7 @@ type Core interface {
 	SetModel(m string)
 	NewSession() *session.Session
 	Resume(ctx context.Context, s *session.Session) error
-	Compact(ctx context.Context) (orchestrator.Compaction, error)
+	Compact(ctx context.Context, instructions string) (orchestrator.Compaction, error)
 	LoadLazyTools(ctx context.Context)
 	ToolSpecs() []chat.ToolSpec
 	Models(ctx context.Context) ([]string, error)
@@ -53,6 +53,8 @@ type Sessions interface {
 type Permissions interface {
 	Matrix(mode agent.Mode) string
 	Preset() string
+	// Presets are the names SetPreset takes.
+	Presets() []string
 	// SetPreset switches the preset; mode is set when the preset name was
 	// a mode ("build" or "plan").
 	SetPreset(name string) (mode agent.Mode, err error)
@@ -64,8 +66,9 @@ type Deps struct {
 	Sink event.Sink
 	// Agents are the agents /mode can switch to.
 	Agents *agent.Catalog
-	// ProjectConfig is ./.coder/config.json, where /model persists its choice.
-	ProjectConfig string
+	// ProjectConfig writes ./.coder/config.json, where /model persists its
+	// choice (keeping its trust record current); zero: not saved.
+	ProjectConfig config.ProjectWriter
 	// Endpoint is the provider's base URL: /model saves its choice for it
 	// (provider.saved_models), so it follows that endpoint.
 	Endpoint string
@@ -85,6 +88,9 @@ type Deps struct {
 	Tasks *tools.Tasks
 	// Hooks are the active hooks, behind /hooks.
 	Hooks []hooks.Group
+	// KeptMessages is how many of the latest messages compaction keeps as
+	// they are (compaction.recent_messages), for /compact's explanation.
+	KeptMessages int
 }
 
 // handler runs one command and returns its output.
@@ -119,7 +125,7 @@ func New(core Core, d Deps) *Dispatcher {
 		"undo":        {"revert the files the last turn changed (again: the turn before)", x.undoLast},
 		"permissions": {"show the permission matrix, or switch: /permissions strict|balanced|auto-edit|yolo|build|plan", x.permissions},
 		"todos":       {"show the session's todo list", x.todos},
-		"compact":     {"summarise older history now to free context", x.compact},
+		"compact":     {"summarise older history now to free context: /compact [what to keep]", x.compact},
 		"skills":      {"list the skills the model can load", x.listSkills},
 		"diff":        {"show the workspace's changes (git, or this session's snapshots)", x.diff},
 		"tasks":       {"list background tasks, or stop one: /tasks stop <id>", x.tasks},
@@ -184,15 +190,33 @@ func (x *Dispatcher) ToggleMode() {
 
 // Names lists the commands, built-in and custom, without the slash.
 func (x *Dispatcher) Names() []string {
-	names := make([]string, 0, len(x.table)+len(x.deps.Custom))
-	for n := range x.table {
-		names = append(names, n)
+	var names []string
+	for _, in := range x.Infos() {
+		names = append(names, in.Name)
 	}
-	for _, c := range x.deps.Custom {
-		names = append(names, c.Name)
-	}
-	sort.Strings(names)
 	return names
+}
+
+// Summary is what command name does, in a line, for a completion menu.
+func (x *Dispatcher) Summary(name string) string {
+	for _, c := range x.deps.Custom {
+		if c.Name == name {
+			return c.Description
+		}
+	}
+	return x.table[name].summary
+}
+
+// Inputs are what a person typed in the current session, oldest first (a
+// resumed session's inputs, for a front end's history).
+func (x *Dispatcher) Inputs() []string {
+	var out []string
+	for _, e := range x.core.Replay(0).Entries {
+		if e.Role == event.ReplayUser {
+			out = append(out, e.Text)
+		}
+	}
+	return out
 }
 
 // Info describes one command for a front end's command list.
@@ -247,15 +271,16 @@ const helpText = `Input:
 Keys:
   Enter          send · while a turn runs: queue it (it joins the turn before its next model call)
   Ctrl+J, \+Enter a new line (Shift+Enter too, where the terminal reports it)
-                 paste several lines: shows [copy N lines], Enter sends them
+                 a paste of several lines shows as [Pasted text #N +L lines] in the line (Backspace removes it)
   Tab            on an empty line: switch build/plan mode · otherwise complete /commands, arguments, @paths
   Up/Down        walk this session's inputs · Ctrl+R: search them
   Esc            while typing: clear the line · while running: stop the model, the tool and everything queued
-  Ctrl+L         redraw the screen
+  Ctrl+L         redraw the screen · Ctrl+Z: suspend (fg to come back)
   Ctrl+C         exit (the session is saved) · Ctrl+D on an empty line: exit
 Undo:
   /undo reverts the files the last turn changed with write/edit/patch and with bash
   (the workspace is compared before and after each command), without git.
+  A file changed outside coder's calls since (your editor) is left as it is, named.
   Not covered: files outside the workspace, ignored paths (.gitignore, .git),
   files bash changed that are over 1 MiB, and workspaces over 100,000 files.`
 
@@ -263,9 +288,14 @@ func (x *Dispatcher) listTools(ctx context.Context, _ string) (string, error) {
 	x.core.LoadLazyTools(ctx) // MCP servers' tools appear here too
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tools in %s mode:\n", x.core.Status().Agent.Name)
-	for _, t := range x.core.ToolSpecs() {
+	specs := x.core.ToolSpecs()
+	w := 0
+	for _, t := range specs {
+		w = max(w, len(t.Name))
+	}
+	for _, t := range specs {
 		desc, _, _ := strings.Cut(t.Description, "\n")
-		fmt.Fprintf(&b, "  %-10s %s\n", t.Name, desc)
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, t.Name, desc)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
@@ -277,18 +307,19 @@ func (x *Dispatcher) model(ctx context.Context, args string) (string, error) {
 		return x.listModels(ctx), nil
 	}
 	x.core.SetModel(args)
-	if x.deps.ProjectConfig == "" {
+	project := x.deps.ProjectConfig
+	if project.Path() == "" {
 		return "model: " + args, nil
 	}
-	if err := config.SaveProjectValue(x.deps.ProjectConfig, []string{"provider", "model"}, args); err != nil {
+	if err := project.SaveValue([]string{"provider", "model"}, args); err != nil {
 		return "", fmt.Errorf("model switched to %s for this session, but saving it failed: %w", args, err)
 	}
 	if x.deps.Endpoint != "" {
-		if err := config.SaveProjectValue(x.deps.ProjectConfig, []string{"provider", "saved_models", x.deps.Endpoint}, args); err != nil {
+		if err := project.SaveValue([]string{"provider", "saved_models", x.deps.Endpoint}, args); err != nil {
 			return "", fmt.Errorf("model switched to %s for this session, but saving it failed: %w", args, err)
 		}
 	}
-	return fmt.Sprintf("model: %s (saved to %s)", args, x.deps.ProjectConfig), nil
+	return fmt.Sprintf("model: %s (saved to %s)", args, project.Path()), nil
 }
 
 func (x *Dispatcher) listModels(ctx context.Context) string {
@@ -342,6 +373,13 @@ func (x *Dispatcher) Arguments(ctx context.Context, command string) []string {
 		return models
 	case "mode":
 		return x.deps.Agents.Names()
+	case "permissions":
+		if x.deps.Permissions == nil {
+			return nil
+		}
+		return x.deps.Permissions.Presets()
+	case "tasks":
+		return []string{"stop"}
 	case "resume":
 		if x.deps.Sessions == nil {
 			return nil

@@ -67,7 +67,7 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds := New(o, Deps{Agents: agents, ProjectConfig: filepath.Join(dir, ".coder", "config.json"), Endpoint: srv.OpenAIBaseURL(), Sessions: store,
+	cmds := New(o, Deps{Agents: agents, ProjectConfig: config.NewProjectWriter(filepath.Join(dir, ".coder", "config.json"), filepath.Join(dir, "user")), Endpoint: srv.OpenAIBaseURL(), Sessions: store,
 		Location: config.Location(config.UI{Timezone: "Asia/Shanghai"}), Tasks: tasks})
 	return &env{orch: o, cmds: cmds, store: store, srv: srv, dir: dir}
 }
@@ -229,7 +229,8 @@ func TestTasksListsAndStops(t *testing.T) {
 	if out, err := e.do(t, "/tasks stop task-1"); err != nil || out != "stopped task-1" {
 		t.Fatalf("/tasks stop: %q %v", out, err)
 	}
-	if out, _ := e.do(t, "/tasks"); !strings.Contains(out, "exited 143") {
+	out, _ = e.do(t, "/tasks")
+	if !strings.Contains(out, "exited 143") || !strings.HasPrefix(out, "id       status        ran  command\n") {
 		t.Fatalf("/tasks after stop: %q", out)
 	}
 	if _, err := e.do(t, "/tasks stop task-9"); err == nil || !strings.Contains(err.Error(), "no task") {
@@ -269,12 +270,14 @@ func TestHooksListsActiveHooksAndTheirFiles(t *testing.T) {
 		t.Fatalf("/hooks without hooks: %q %v", out, err)
 	}
 	e.cmds.deps.Hooks = []hooks.Group{
-		{Event: hooks.Stop, Commands: []hooks.Command{{Command: "stop.sh", Timeout: time.Minute}}, Source: "/u/config.json"},
+		{Event: hooks.Stop, Commands: []hooks.Command{{Command: "stop.sh", Timeout: time.Minute},
+			{Command: "boxed.sh", Timeout: time.Second, Sandbox: true}}, Source: "/u/config.json"},
 		{Event: hooks.PreToolUse, Matcher: "Bash", Commands: []hooks.Command{{Command: "check.sh", Timeout: 5 * time.Second}},
 			Source: "/p/.claude/settings.json"},
 	}
 	out, err := e.do(t, "/hooks")
-	want := "PreToolUse\n  [Bash] check.sh  (timeout 5s; /p/.claude/settings.json)\nStop\n  [*] stop.sh  (timeout 1m0s; /u/config.json)"
+	want := "PreToolUse\n  [Bash] check.sh  (timeout 5s; /p/.claude/settings.json)\nStop\n  [*] stop.sh  (timeout 1m0s; /u/config.json)\n" +
+		"  [*] boxed.sh  (timeout 1s; in the sandbox; /u/config.json)"
 	if err != nil || out != want {
 		t.Fatalf("/hooks:\n%s\nwant:\n%s", out, want)
 	}

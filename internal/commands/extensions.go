@@ -10,17 +10,32 @@ import (
 	"github.com/coder-agent/coder/internal/customcmd"
 )
 
-// compact forces a compaction and echoes the summary.
-func (x *Dispatcher) compact(ctx context.Context, _ string) (string, error) {
-	c, err := x.core.Compact(ctx)
+// compact forces a compaction and echoes the summary; its arguments, as
+// in Claude Code, tell the summary what to keep.
+func (x *Dispatcher) compact(ctx context.Context, args string) (string, error) {
+	c, err := x.core.Compact(ctx, strings.TrimSpace(args))
 	if errors.Is(err, contextmgr.ErrNothingToCompact) {
-		return "nothing to compact yet", nil
+		return x.nothingToCompact(), nil
 	}
 	if err != nil {
 		return "", err
 	}
 	// The core's Compacted event has told the figures; this is the summary.
 	return "summary of the compacted history:\n" + strings.TrimSpace(c.Summary), nil
+}
+
+// nothingToCompact says why a compaction found nothing to do: the latest
+// messages are kept as they are, and the history holds no older ones.
+func (x *Dispatcher) nothingToCompact() string {
+	n := x.core.Status().Messages
+	held := fmt.Sprintf("%d messages", n)
+	if n == 1 {
+		held = "1 message"
+	}
+	if k := x.deps.KeptMessages; k > 0 {
+		return fmt.Sprintf("nothing to compact yet: the history holds %s, and compaction keeps the latest %d as they are (compaction.recent_messages) and summarises only older ones", held, k)
+	}
+	return "nothing to compact yet: the history holds " + held + ", all of them recent; compaction summarises only older ones"
 }
 
 // listSkills shows the discovered skills and any that could not be read.

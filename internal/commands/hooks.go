@@ -8,8 +8,9 @@ import (
 	"github.com/coder-agent/coder/internal/hooks"
 )
 
-// listHooks is /hooks: each active hook by event, its matcher, timeout and
-// the file it came from. Hooks of an untrusted project are not active and
+// listHooks is /hooks: each active hook by event, its matcher, timeout,
+// whether it runs in the sandbox (it runs as the person's own program
+// otherwise) and the file it came from. Hooks of an untrusted project are not active and
 // so not listed (the start-up notice names them).
 func (x *Dispatcher) listHooks(context.Context, string) (string, error) {
 	if len(x.deps.Hooks) == 0 {
@@ -32,7 +33,11 @@ func (x *Dispatcher) listHooks(context.Context, string) (string, error) {
 				matcher = "*"
 			}
 			for _, c := range g.Commands {
-				fmt.Fprintf(&b, "  [%s] %s  (timeout %s; %s)\n", matcher, c.Command, c.Timeout, g.Source)
+				where := ""
+				if c.Sandbox {
+					where = "in the sandbox; "
+				}
+				fmt.Fprintf(&b, "  [%s] %s  (timeout %s; %s%s)\n", matcher, c.Command, c.Timeout, where, g.Source)
 			}
 		}
 	}

@@ -27,6 +27,8 @@ func (x *Dispatcher) tasks(_ context.Context, args string) (string, error) {
 		return "no background tasks", nil
 	}
 	var b strings.Builder
+	now := time.Now()
+	fmt.Fprintf(&b, "%-8s %-10s %6s  %s\n", "id", "status", "ran", "command")
 	for _, t := range list {
 		status := "running"
 		if t.ExitCode >= 0 {
@@ -39,7 +41,7 @@ func (x *Dispatcher) tasks(_ context.Context, args string) (string, error) {
 		if more {
 			cmd += "…"
 		}
-		fmt.Fprintf(&b, "%-8s %-10s %6s  %s\n", t.ID, status, time.Since(t.Started).Round(time.Second), cmd)
+		fmt.Fprintf(&b, "%-8s %-10s %6s  %s\n", t.ID, status, t.RunTime(now).Round(time.Second), cmd)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }

@@ -15,24 +15,32 @@ func (x *Dispatcher) undoLast(ctx context.Context, _ string) (string, error) {
 		return "", errors.New("undo is not recorded in this run")
 	}
 	st := x.core.Status()
-	restored, problems, err := undo.UndoLatest(ctx, x.deps.Undo, st.SessionID, st.Workspace)
+	u, err := undo.UndoLatest(ctx, x.deps.Undo, st.SessionID, st.Workspace)
 	if err != nil {
 		return "", err
 	}
-	if len(restored) == 0 && len(problems) == 0 {
+	if len(u.Restored) == 0 && len(u.Problems) == 0 && len(u.Left) == 0 {
 		return "nothing to undo", nil
 	}
 	// The model must not go on from the files as the last turn left them.
-	if err := x.core.NoteUndo(ctx, restored); err != nil {
+	if err := x.core.NoteUndo(ctx, u.Restored); err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString("undid the last change to:\n")
-	for _, p := range restored {
+	if len(u.Restored) > 0 || len(u.Problems) > 0 {
+		b.WriteString("undid the last change to:\n")
+	}
+	for _, p := range u.Restored {
 		b.WriteString("  " + p + "\n")
 	}
-	for _, p := range problems {
+	for _, p := range u.Problems {
 		b.WriteString("  could not restore: " + p + "\n")
+	}
+	if len(u.Left) > 0 {
+		b.WriteString("left as they are, changed outside coder's calls since (your editor, another program):\n")
+		for _, p := range u.Left {
+			b.WriteString("  " + p + "\n")
+		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }

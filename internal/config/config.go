@@ -19,10 +19,22 @@ type Config struct {
 	UI         UI         `json:"ui"`
 	Sandbox    Sandbox    `json:"sandbox"`
 	Fetch      Fetch      `json:"fetch"`
+	Telemetry  Telemetry  `json:"telemetry"`
 	Hooks      Hooks      `json:"hooks,omitempty"`
 	// TrustedWorkspaces are the directories whose project settings may widen
 	// what coder does (see trust.go); only the user config's list counts.
 	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
+}
+
+// Telemetry is the opt-in OpenTelemetry export (metrics and traces over
+// OTLP/HTTP, configured by the standard OTEL_* variables). Off, nothing is
+// sent and no exporter is built.
+type Telemetry struct {
+	Enabled bool `json:"enabled"`
+	// LogContent adds what was said and done to the traces: prompts,
+	// answers, tool arguments and output. Off, only names, counts and
+	// timings leave the machine.
+	LogContent bool `json:"log_content"`
 }
 
 // Fetch says what the fetch tool may reach beyond the public internet.
@@ -35,8 +47,10 @@ type Fetch struct {
 // Provider says which model endpoint to use.
 type Provider struct {
 	// Type is "openai" (any OpenAI-compatible Chat Completions endpoint),
-	// "openai-responses" (OpenAI's Responses API; chosen by itself for
-	// api.openai.com models the catalog marks Responses-first) or "anthropic".
+	// "openai-responses" (OpenAI's Responses API) or "anthropic". Left
+	// unset for api.openai.com, the Responses API is chosen by itself for
+	// the models the catalog marks Responses-first; "openai" set is Chat
+	// Completions, as asked.
 	Type    string `json:"type,omitempty"`
 	BaseURL string `json:"base_url,omitempty"`
 	// APIKey is the key itself; prefer APIKeyEnv, the name of a variable holding it.

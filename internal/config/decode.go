@@ -142,6 +142,10 @@ func (c *checker) walkKey(path, k string, v any, t reflect.Type) {
 	fields := jsonFields(t)
 	ft, ok := fields[k]
 	if !ok {
+		if in, isInline := reflect.Zero(t).Interface().(inlineMap); isInline {
+			c.walk(joinKey(path, k), v, in.inlineElem())
+			return
+		}
 		if c.strict {
 			c.unknown(path, k, t)
 		}
@@ -149,6 +153,11 @@ func (c *checker) walkKey(path, k string, v any, t reflect.Type) {
 	}
 	c.walk(joinKey(path, k), v, ft)
 }
+
+// inlineMap is a struct whose JSON object holds, beside its fields, the
+// entries of a map: a key that is no field is one of them, of this type
+// (hooks: "sandbox" beside the event names).
+type inlineMap interface{ inlineElem() reflect.Type }
 
 func (c *checker) checkScalar(path string, v any, t reflect.Type) {
 	switch t.Kind() {

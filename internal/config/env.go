@@ -33,6 +33,14 @@ func (l *Loaded) applyEnv() error {
 		l.Config.Runtime.MaxSteps = n
 		l.origins["runtime.max_steps"] = origin{other: "CODER_MAX_STEPS"}
 	}
+	if v := get("CODER_ENABLE_TELEMETRY"); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return &EnvError{Var: "CODER_ENABLE_TELEMETRY", Problem: fmt.Sprintf("must be 1, 0, true or false, got %q", v)}
+		}
+		l.Config.Telemetry.Enabled = on
+		l.origins["telemetry.enabled"] = origin{other: "CODER_ENABLE_TELEMETRY"}
+	}
 	// https://no-color.org: a non-empty NO_COLOR turns colour off unless the user
 	// asked for it explicitly with "always".
 	if get("NO_COLOR") != "" && l.Config.UI.Color == "auto" {

@@ -29,6 +29,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add(``, ``, `{"provider": {"headers": {"Authorization": "Bearer x"}, "timeout_ms": -1}} trailing`)
 	f.Add(`[1,2]`, `null`, `{"skills": {"paths": null}}`)
 	f.Add(``, ``, `{"workflow": {"verify_commands": ["go test ./..."], "max_verify_attempts": 2}, "safety": {"command_timeout_ms": 1, "output_limit_bytes": 1}}`)
+	f.Add(`{"hooks": {"import_claude_user": true, "Stop": [{"hooks": [{"type": "command", "command": "s.sh"}]}]}}`, ``,
+		`{"hooks": {"sandbox": true, "PostToolUseFailure": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "sandbox": true}]}], "Stop": null}}`)
+	f.Add(``, ``, `{"hooks": null}`)
 	f.Fuzz(func(t *testing.T, user, mcp, project string) {
 		root := t.TempDir()
 		userDir, cwd := filepath.Join(root, "user"), filepath.Join(root, "proj")

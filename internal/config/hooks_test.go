@@ -28,7 +28,7 @@ func TestHooksAddUpAcrossFiles(t *testing.T) {
 	writeFile(t, filepath.Join(f.cwd, ".claude", "settings.local.json"),
 		`{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "local.sh"}]}]}}`)
 	l := f.mustLoad()
-	h := l.Config.Hooks
+	h := l.Config.Hooks.Events
 	pre := h["PreToolUse"]
 	if len(pre) != 3 {
 		t.Fatalf("PreToolUse groups: %+v", pre)
@@ -63,7 +63,7 @@ func TestUntrustedWorkspaceIgnoresProjectHooks(t *testing.T) {
 	writeFile(t, filepath.Join(f.cwd, ".claude", "settings.local.json"),
 		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "local.sh"}]}]}}`)
 	l := f.mustLoad()
-	if len(l.Config.Hooks) != 1 || len(l.Config.Hooks["Stop"]) != 1 || l.Config.Hooks["Stop"][0].Hooks[0].Command != "user.sh" {
+	if h := l.Config.Hooks.Events; len(h) != 1 || len(h["Stop"]) != 1 || h["Stop"][0].Hooks[0].Command != "user.sh" {
 		t.Errorf("hooks: %+v", l.Config.Hooks)
 	}
 	for _, w := range []string{"hooks", filepath.Join(".claude", "settings.json") + " hooks", filepath.Join(".claude", "settings.local.json") + " hooks"} {
@@ -71,7 +71,7 @@ func TestUntrustedWorkspaceIgnoresProjectHooks(t *testing.T) {
 			t.Errorf("ignored %q, want %q among them", l.Ignored, w)
 		}
 	}
-	wantContains(t, l.UntrustedNotice(), "hooks", ".claude/settings.json hooks")
+	wantContains(t, l.UntrustedNotice(), ".coder/config.json (not trusted yet): hooks", ".claude/settings.json (not trusted yet): hooks")
 }
 
 func TestClaudeSettingsWithoutHooksAreNotMentioned(t *testing.T) {
@@ -79,7 +79,7 @@ func TestClaudeSettingsWithoutHooksAreNotMentioned(t *testing.T) {
 	f := newFixture(t)
 	f.flags = Overrides{}
 	writeFile(t, filepath.Join(f.cwd, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash(ls)"]}}`)
-	if l := f.mustLoad(); len(l.Ignored) != 0 || len(l.Config.Hooks) != 0 {
+	if l := f.mustLoad(); len(l.Ignored) != 0 || len(l.Config.Hooks.Events) != 0 {
 		t.Errorf("ignored %v, hooks %v", l.Ignored, l.Config.Hooks)
 	}
 }
@@ -93,10 +93,66 @@ func TestHookValidation(t *testing.T) {
 		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": " "}]}]}}`:                           "must be a shell command",
 		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": -1}]}]}}`:            "timeout",
 		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "source": "y"}]}]}}`:            "unknown key",
+		`{"hooks": {"sandbox": "yes"}}`:        "hooks.sandbox: must be true or false",
+		`{"hooks": {"import_claude_user": 1}}`: "hooks.import_claude_user: must be true or false",
+		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "sandbox": "on"}]}]}}`: "hooks.Stop[0].hooks[0].sandbox",
+		`{"hooks": {"Stop": {"hooks": []}}}`: "hooks.Stop: must be a list",
 	}
 	for file, want := range cases {
 		f := newFixture(t)
 		f.writeUser(file)
 		wantContains(t, f.loadErr(), want)
+	}
+}
+
+// hooks.sandbox and hooks.import_claude_user sit beside the event names;
+// either file may turn them on, none turns the other's off. A hook's own
+// "sandbox" is kept.
+func TestHookSettings(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.writeUser(`{"hooks": {"sandbox": true, "Stop": [{"hooks": [{"type": "command", "command": "user.sh", "sandbox": true}]}]}}`)
+	f.writeProject(`{"hooks": {"sandbox": false, "import_claude_user": true, "Stop": [{"hooks": [{"type": "command", "command": "p.sh"}]}]}}`)
+	h := f.mustLoad().Config.Hooks
+	if !h.Sandbox || !h.ImportClaudeUser || len(h.Events) != 1 || len(h.Events["Stop"]) != 2 {
+		t.Fatalf("%+v", h)
+	}
+	if stop := h.Events["Stop"]; !stop[0].Hooks[0].Sandbox || stop[1].Hooks[0].Sandbox {
+		t.Errorf("per-hook sandbox: %+v", stop)
+	}
+	if _, ok := h.Events["sandbox"]; ok {
+		t.Error("a setting was read as an event")
+	}
+}
+
+// The person's ~/.claude/settings.json hooks run only when the person
+// asks for them; then they need no trust (they are the person's own), and
+// $CLAUDE_CONFIG_DIR moves them as it moves Claude Code's.
+func TestImportClaudeUserHooks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.flags = Overrides{}
+	home := t.TempDir()
+	f.env["HOME"] = home
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), claudeFile)
+	if h := f.mustLoad().Config.Hooks.Events; len(h) != 0 {
+		t.Fatalf("imported without being asked: %+v", h)
+	}
+	f.writeUser(`{"hooks": {"import_claude_user": true}}`)
+	l := f.mustLoad()
+	h := l.Config.Hooks.Events
+	src := filepath.Join(home, ".claude", "settings.json")
+	if len(h["PreToolUse"]) != 1 || h["PreToolUse"][0].Hooks[0].Command != "check.sh" || h["PreToolUse"][0].Source != src ||
+		len(h["Stop"]) != 1 || h["PermissionRequest"] != nil {
+		t.Errorf("hooks: %+v", h)
+	}
+	if !slices.Contains(l.Files, src) || len(l.Ignored) != 0 {
+		t.Errorf("files %v, ignored %v", l.Files, l.Ignored)
+	}
+	moved := t.TempDir()
+	f.env["CLAUDE_CONFIG_DIR"] = moved
+	writeFile(t, filepath.Join(moved, "settings.json"), `{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "bye.sh"}]}]}}`)
+	if h := f.mustLoad().Config.Hooks.Events; len(h) != 1 || h["SessionEnd"][0].Hooks[0].Command != "bye.sh" {
+		t.Errorf("with CLAUDE_CONFIG_DIR: %+v", h)
 	}
 }

@@ -60,11 +60,15 @@ type Loaded struct {
 	ProjectFile string
 	UserDir     string // the user config directory (rules files live there too)
 	Cwd         string // absolute
-	// Trusted: the workspace is trusted, so its project settings that widen
-	// what coder may do apply. Ignored names those that were dropped.
-	Trusted bool
-	Ignored []string
+	// Trusted: every control file of this run is trusted as it is (or
+	// there is none), so its settings that widen what coder may do apply.
+	// Ignored names the settings dropped; Untrusted, the files they came
+	// from (trust.go).
+	Trusted   bool
+	Ignored   []string
+	Untrusted []UntrustedFile
 
+	trust   trustState
 	env     EnvFunc
 	probe   ProbeFunc
 	origins map[string]origin
@@ -102,18 +106,25 @@ func Load(opts Options) (*Loaded, error) {
 		origins:     map[string]origin{},
 	}
 	userErr := l.mergeFile(filepath.Join(userDir, "config.json"), false)
-	// Trust is the user's to give: their file, or the --trust flag.
-	l.Trusted = opts.Flags.Trust || Trusted(l.Config.TrustedWorkspaces, cwd)
+	// Trust is the user's to give: content they confirmed (trust.json, in
+	// their config directory), or the --trust flag.
+	records, recErr := readTrustRecords(userDir)
+	l.trust = trustState{flag: opts.Flags.Trust, records: records, dir: canonical(cwd)}
+	if userErr == nil && recErr == nil {
+		recErr = l.adoptListed()
+	}
 	errs := []error{
-		userErr,
+		userErr, recErr,
 		l.mergeMCPJSON(filepath.Join(cwd, ".mcp.json")),
-		l.mergeFile(l.ProjectFile, !l.Trusted),
+		l.mergeFile(l.ProjectFile, true),
 		l.mergeClaudeHooks(filepath.Join(cwd, ".claude", "settings.json")),
 		l.mergeClaudeHooks(filepath.Join(cwd, ".claude", "settings.local.json")),
 	}
+	errs = append(errs, l.mergeClaudeUserHooks())
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	l.Trusted = !slices.ContainsFunc(l.trust.files, func(f controlFile) bool { return !f.trusted })
 	if err := l.applyEnv(); err != nil {
 		return nil, err
 	}
@@ -160,13 +171,15 @@ func (o origin) label() string {
 }
 
 // mergeFile decodes one config file on top of l.Config: maps merge, lists and
-// scalars replace. Unknown keys and wrongly typed values are errors. An
-// untrusted file loses its widening settings first (dropWidening).
-func (l *Loaded) mergeFile(path string, untrusted bool) error {
+// scalars replace. Unknown keys and wrongly typed values are errors. A
+// project file whose content is not trusted loses its widening settings
+// first (dropWidening).
+func (l *Loaded) mergeFile(path string, project bool) error {
 	data, err := readFile(path)
 	if err != nil || data == nil {
 		return err
 	}
+	untrusted := project && !l.judge(path, data)
 	raw, err := parseObject(path, data)
 	if err != nil {
 		return err
@@ -178,7 +191,7 @@ func (l *Loaded) mergeFile(path string, untrusted bool) error {
 	}
 	if untrusted {
 		if dropped := dropWidening(raw); len(dropped) > 0 {
-			l.Ignored = append(l.Ignored, dropped...)
+			l.ignore(path, dropped...)
 			if data, err = json.Marshal(raw); err != nil {
 				return &FileError{File: path, Problem: err.Error()}
 			}
@@ -188,7 +201,7 @@ func (l *Loaded) mergeFile(path string, untrusted bool) error {
 	(&checker{file: path, strict: true, root: c.root, seen: func(k string) { keys = append(keys, k) }}).walk("", raw, c.root)
 	resetOnSwitch(&l.Config.Provider, raw)
 	prevHooks := l.Config.Hooks
-	l.Config.Hooks = nil
+	l.Config.Hooks = Hooks{}
 	if err := decodeInto(path, data, raw, &l.Config); err != nil {
 		return err
 	}
@@ -202,22 +215,22 @@ func (l *Loaded) mergeFile(path string, untrusted bool) error {
 
 // readForeign reads another tool's JSON file (a .mcp.json, Claude Code's
 // settings) into T: the keys T declares are checked, the rest skipped.
-// found is false when there is no such file.
-func readForeign[T any](path string) (f T, found bool, err error) {
-	data, err := readFile(path)
+// found is false when there is no such file; data is what was read.
+func readForeign[T any](path string) (f T, data []byte, found bool, err error) {
+	data, err = readFile(path)
 	if err != nil || data == nil {
-		return f, false, err
+		return f, nil, false, err
 	}
 	raw, err := parseObject(path, data)
 	if err != nil {
-		return f, false, err
+		return f, nil, false, err
 	}
 	c := &checker{file: path, root: reflect.TypeFor[T]()}
 	if c.walk("", raw, c.root); len(c.errs) > 0 {
-		return f, false, errors.Join(c.errs...)
+		return f, nil, false, errors.Join(c.errs...)
 	}
 	err = decodeInto(path, data, raw, &f)
-	return f, err == nil, err
+	return f, data, err == nil, err
 }
 
 // mcpJSON is the shape of a Claude Code style project .mcp.json.
@@ -228,13 +241,13 @@ type mcpJSON struct {
 // mergeMCPJSON adds the servers of a project .mcp.json. It is another tool's
 // file, so keys we do not know are skipped rather than rejected.
 func (l *Loaded) mergeMCPJSON(path string) error {
-	f, found, err := readForeign[mcpJSON](path)
+	f, data, found, err := readForeign[mcpJSON](path)
 	if !found {
 		return err
 	}
-	if !l.Trusted && len(f.MCPServers) > 0 {
+	if !l.judge(path, data) && len(f.MCPServers) > 0 {
 		names := slices.Sorted(maps.Keys(f.MCPServers))
-		l.Ignored = append(l.Ignored, ".mcp.json servers ("+strings.Join(names, ", ")+")")
+		l.ignore(path, ".mcp.json servers ("+strings.Join(names, ", ")+")")
 		return nil
 	}
 	if l.Config.MCP.Servers == nil && len(f.MCPServers) > 0 {

@@ -15,13 +15,17 @@ import (
 type ResolvedProvider struct {
 	// Name is the known preset the endpoint belongs to ("deepseek", "ollama", …),
 	// or "" for a custom endpoint.
-	Name    string
-	Type    string // "openai", "openai-responses" or "anthropic": the wire protocol
-	BaseURL string // normalised: OpenAI-style ends in /vN, Anthropic without /v1
-	APIKey  string // "" when the endpoint needs none
-	Model   string
-	Headers map[string]string
-	Timeout time.Duration // 0 = none
+	Name string
+	Type string // "openai", "openai-responses" or "anthropic": the wire protocol
+	// TypeNamed: the person named Type (provider.type in a file or a
+	// profile, CODER_PROVIDER) rather than leaving it to be inferred or
+	// detected. A named "openai" is Chat Completions whatever the model.
+	TypeNamed bool
+	BaseURL   string // normalised: OpenAI-style ends in /vN, Anthropic without /v1
+	APIKey    string // "" when the endpoint needs none
+	Model     string
+	Headers   map[string]string
+	Timeout   time.Duration // 0 = none
 	// CallTimeout bounds one whole model request; 0 = none.
 	CallTimeout time.Duration
 	MaxRetries  int
@@ -164,7 +168,7 @@ func fromConfig(p Provider, env EnvFunc) (ResolvedProvider, error) {
 		return ResolvedProvider{}, fmt.Errorf("no API key for %s (%s): set %s, or set provider.api_key_env "+
 			"to the name of the variable holding it", pr.Label, base, pr.KeyEnv)
 	}
-	return ResolvedProvider{Name: pr.Name, Type: typ, BaseURL: base, APIKey: key, Model: model, Source: source}, nil
+	return ResolvedProvider{Name: pr.Name, Type: typ, TypeNamed: p.Type != "", BaseURL: base, APIKey: key, Model: model, Source: source}, nil
 }
 
 // inferType guesses the wire type when only a base URL or key is configured.

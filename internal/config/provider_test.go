@@ -47,6 +47,9 @@ func TestAutodetectEveryPreset(t *testing.T) {
 				rp.APIKey != want.APIKey || rp.Model != want.Model || rp.Source != want.Source {
 				t.Errorf("got  %+v\nwant %+v", rp, want)
 			}
+			if rp.TypeNamed {
+				t.Error("a detected provider's type counts as named")
+			}
 			if rp.Timeout != time.Duration(Defaults().Provider.TimeoutMS)*time.Millisecond || rp.MaxRetries != *Defaults().Provider.MaxRetries {
 				t.Errorf("timeout %v retries %d, want the defaults", rp.Timeout, rp.MaxRetries)
 			}
@@ -133,6 +136,9 @@ func TestConfiguredProvider(t *testing.T) {
 			if rp.BaseURL != tt.base || rp.APIKey != tt.key || rp.Model != tt.model || rp.Source != tt.from {
 				t.Errorf("got base=%q key=%q model=%q source=%q", rp.BaseURL, rp.APIKey, rp.Model, rp.Source)
 			}
+			if rp.TypeNamed != (tt.p.Type != "") {
+				t.Errorf("TypeNamed = %v for type %q", rp.TypeNamed, tt.p.Type)
+			}
 		})
 	}
 }
@@ -184,6 +190,9 @@ func TestCoderVariables(t *testing.T) {
 			source := strings.ReplaceAll(tt.source, "FILE", f.userFile())
 			if rp.Type != tt.typ || rp.BaseURL != tt.base || rp.APIKey != tt.key || rp.Model != tt.model || rp.Source != source {
 				t.Errorf("got type=%q base=%q key=%q model=%q source=%q", rp.Type, rp.BaseURL, rp.APIKey, rp.Model, rp.Source)
+			}
+			if named := tt.env["CODER_PROVIDER"] != "" || strings.Contains(tt.user, `"type"`); rp.TypeNamed != named {
+				t.Errorf("TypeNamed = %v, want %v", rp.TypeNamed, named)
 			}
 			if l.Provider.Model != rp.Model {
 				t.Error("Loaded.Provider not stored")

@@ -44,6 +44,9 @@ type Compactor struct {
 	// Overhead is the size of the system prompt and tool schemas, counted
 	// against Limit with the messages.
 	Overhead int
+	// Instructions are the person's words on what the summary should keep
+	// (/compact's arguments); empty for none.
+	Instructions string
 }
 
 // Pinned is what must survive a compaction unchanged.

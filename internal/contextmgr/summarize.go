@@ -60,6 +60,9 @@ func (c *Compactor) Summarize(ctx context.Context, old []chat.Message, pinned Pi
 	if len(pinned.Todos) > 0 {
 		b.WriteString("\nCurrent todo list:\n" + session.FormatTodos(pinned.Todos) + "\n")
 	}
+	if in := strings.TrimSpace(c.Instructions); in != "" {
+		b.WriteString("\nThe user's instructions for this summary (follow them):\n" + truncateMiddle(in, maxPinnedRequest) + "\n")
+	}
 	b.WriteString("\nWrite the summary now.")
 
 	req := llm.Request{

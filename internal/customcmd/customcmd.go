@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/coder-agent/coder/internal/regfile"
 	"github.com/coder-agent/coder/internal/skills"
@@ -28,7 +29,7 @@ type Command struct {
 	Body string
 }
 
-var validName = regexp.MustCompile(`^[a-z0-9_-]+$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]+$`) })
 
 // maxDescription bounds a description taken from the body's first line.
 const maxDescription = 100
@@ -96,7 +97,7 @@ const maxCommandFile = 1 << 20
 func load(path string) (Command, error) {
 	base := filepath.Base(path)
 	name := strings.ToLower(strings.TrimSuffix(base, filepath.Ext(base)))
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return Command{}, fmt.Errorf("custom command %s: name %q may only use a-z, 0-9, _ and -", path, name)
 	}
 	b, err := regfile.Read(path, maxCommandFile)

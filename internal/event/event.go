@@ -126,6 +126,8 @@ type ToolFinished struct {
 	Diff     string        `json:"diff,omitempty"`
 	Result   string        `json:"result"`
 	Duration time.Duration `json:"duration_ns"`
+	// SandboxRefused: the command failed the way coder's sandbox refuses.
+	SandboxRefused bool `json:"sandbox_refused,omitempty"`
 }
 
 // ApprovalRequested: a tool call needs a person's decision; it is emitted
@@ -211,6 +213,13 @@ type HookRan struct {
 	Output  string `json:"output,omitempty"`
 }
 
+// TurnStarted: a turn began with Input, as the person (or the caller)
+// gave it.
+type TurnStarted struct {
+	RunID string `json:"run_id"`
+	Input string `json:"input"`
+}
+
 // TurnFinished: a turn ended, successfully or not.
 type TurnFinished struct {
 	RunID    string        `json:"run_id"`
@@ -242,6 +251,7 @@ func (UsageUpdated) Kind() string      { return "usage" }
 func (Notice) Kind() string            { return "notice" }
 func (Error) Kind() string             { return "error" }
 func (CommandOutput) Kind() string     { return "command" }
+func (TurnStarted) Kind() string       { return "turn_start" }
 func (TurnFinished) Kind() string      { return "turn_done" }
 func (TodoUpdated) Kind() string       { return "todos" }
 func (Subagent) Kind() string          { return "subagent" }

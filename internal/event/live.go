@@ -40,6 +40,15 @@ type ToolOutput struct {
 	Text   string `json:"text"`
 }
 
+// ToolTerminal: a running tool's command runs in the front end's own
+// terminal TerminalID (an editor's, under coder acp), which shows its
+// output as it comes; what the model receives is still in ToolFinished.
+type ToolTerminal struct {
+	CallID     string `json:"call_id"`
+	Name       string `json:"name"`
+	TerminalID string `json:"terminal_id"`
+}
+
 // UserMessage: a message a person sent while a turn was running joined it
 // (steering): it was appended to the history before the next model call.
 type UserMessage struct {
@@ -75,7 +84,16 @@ type ReplayEntry struct {
 	Interrupted bool   `json:"interrupted,omitempty"`
 }
 
-func (Progress) Kind() string    { return "progress" }
-func (ToolOutput) Kind() string  { return "tool_output" }
-func (UserMessage) Kind() string { return "user_message" }
-func (Replay) Kind() string      { return "replay" }
+// Attached: the @path references of an input attached these files and
+// directories (workspace-relative) to its request; references that could
+// not be attached are told as notices.
+type Attached struct {
+	Paths []string `json:"paths"`
+}
+
+func (Attached) Kind() string     { return "attached" }
+func (Progress) Kind() string     { return "progress" }
+func (ToolOutput) Kind() string   { return "tool_output" }
+func (ToolTerminal) Kind() string { return "tool_terminal" }
+func (UserMessage) Kind() string  { return "user_message" }
+func (Replay) Kind() string       { return "replay" }

@@ -10,8 +10,8 @@ import (
 )
 
 // Direct runs hooks as plain processes, each in a process group of its own
-// killed as a whole when ctx ends. coder's launcher runs them in its
-// sandbox instead; Direct is for tests.
+// killed as a whole when ctx ends. It is for tests: coder's own launchers
+// also catch what a hook moves out of its group (setsid), see app.
 type Direct struct{}
 
 // RunHook implements Launcher.

@@ -2,8 +2,9 @@
 // Claude Code's shape so its configurations work unchanged: an event's
 // matcher groups, a JSON object on the command's stdin, and the exit code
 // and JSON stdout read back as a decision. It knows nothing of how a
-// command is started (coder's launcher puts it in the OS sandbox) nor of
-// turns: the orchestrator asks, and acts on the Outcome.
+// command is started (coder's launchers: the person's own process outside
+// the sandbox, or the sandbox when hooks.sandbox asks) nor of turns: the
+// orchestrator asks, and acts on the Outcome.
 package hooks
 
 import (
@@ -18,21 +19,24 @@ import (
 type Event string
 
 const (
-	PreToolUse       Event = "PreToolUse"
-	PostToolUse      Event = "PostToolUse"
-	UserPromptSubmit Event = "UserPromptSubmit"
-	Stop             Event = "Stop"
-	SubagentStop     Event = "SubagentStop"
-	SessionStart     Event = "SessionStart"
-	SessionEnd       Event = "SessionEnd"
-	PreCompact       Event = "PreCompact"
-	Notification     Event = "Notification"
+	PreToolUse  Event = "PreToolUse"
+	PostToolUse Event = "PostToolUse"
+	// PostToolUseFailure runs instead of PostToolUse for a call that ran
+	// and failed (or was interrupted).
+	PostToolUseFailure Event = "PostToolUseFailure"
+	UserPromptSubmit   Event = "UserPromptSubmit"
+	Stop               Event = "Stop"
+	SubagentStop       Event = "SubagentStop"
+	SessionStart       Event = "SessionStart"
+	SessionEnd         Event = "SessionEnd"
+	PreCompact         Event = "PreCompact"
+	Notification       Event = "Notification"
 )
 
 // Events are the events coder runs hooks for, in the order a session meets
 // them.
-var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Notification, PreCompact,
-	Stop, SubagentStop, SessionEnd}
+var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Notification,
+	PreCompact, Stop, SubagentStop, SessionEnd}
 
 // Known reports whether name is an event coder runs hooks for.
 func Known(name string) bool { return slices.Contains(Events, Event(name)) }
@@ -42,6 +46,9 @@ type Command struct {
 	Command string
 	// Timeout bounds the command; the caller fills in the default.
 	Timeout time.Duration
+	// Sandbox runs it through Options.Sandboxed instead of
+	// Options.Launcher (hooks.sandbox: the person opted back in).
+	Sandbox bool
 }
 
 // Group is one matcher entry of an event: the commands that run when the

@@ -3,9 +3,12 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -320,4 +323,73 @@ func TestCappedOutputStaysValidUTF8(t *testing.T) {
 	if s := w.String(); !utf8.ValidString(s) || !strings.HasPrefix(s, "abc") || !strings.Contains(s, "cut at 4 bytes") {
 		t.Fatalf("%q", s)
 	}
+}
+
+// PostToolUseFailure gets Claude Code's fields: the call, its error and
+// whether the person interrupted it; exit 2 is feedback for the model.
+func TestRunPostToolUseFailureInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "in.json")
+	r := newRunner(t, Group{Event: PostToolUseFailure, Matcher: "Bash",
+		Commands: []Command{{Command: "cat > " + out + "; echo 'try -v' >&2; exit 2", Timeout: 10 * time.Second}}})
+	o := r.Run(context.Background(), Input{Event: PostToolUseFailure, SessionID: "s1", Cwd: dir,
+		ToolName: "bash", ToolUseID: "c1", ToolInput: json.RawMessage(`{"command":"false"}`),
+		Error: "exit code 1", IsInterrupt: true})
+	if !o.Block || o.Reason != "try -v" {
+		t.Fatalf("%+v", o)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(mustRead(t, out)), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"hook_event_name": "PostToolUseFailure", "tool_name": "bash", "tool_use_id": "c1",
+		"error": "exit code 1", "is_interrupt": true}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	if _, ok := got["tool_response"]; ok {
+		t.Errorf("a failure carries tool_response: %v", got)
+	}
+	if o := r.Run(context.Background(), Input{Event: PostToolUseFailure, ToolName: "read"}); len(o.Runs) != 0 {
+		t.Errorf("a Bash matcher ran for read: %+v", o)
+	}
+}
+
+// recorder is a Launcher that notes which commands it was given.
+type recorder struct {
+	mu   sync.Mutex
+	cmds []string
+}
+
+func (l *recorder) RunHook(_ context.Context, command string, _ []byte, _, _ io.Writer) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cmds = append(l.cmds, command)
+	return 0, nil
+}
+
+// A command that asks for the sandbox goes to the sandboxed launcher, the
+// others to the person's.
+func TestRunPicksLauncherPerCommand(t *testing.T) {
+	outside, inside := &recorder{}, &recorder{}
+	r, err := New(Options{Launcher: outside, Sandboxed: inside, Groups: []Group{{Event: Stop, Commands: []Command{
+		{Command: "free", Timeout: time.Second}, {Command: "boxed", Timeout: time.Second, Sandbox: true}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Run(context.Background(), Input{Event: Stop})
+	if !slices.Equal(outside.cmds, []string{"free"}) || !slices.Equal(inside.cmds, []string{"boxed"}) {
+		t.Errorf("outside ran %q, the sandbox ran %q", outside.cmds, inside.cmds)
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

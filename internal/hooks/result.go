@@ -45,7 +45,8 @@ type Outcome struct {
 	Runs []Run
 	// Block: a hook blocked (exit 2, or "decision": "block"). For
 	// PreToolUse the call is refused, for UserPromptSubmit the prompt,
-	// for Stop the model goes on; for PostToolUse the model is told.
+	// for Stop the model goes on; for PostToolUse and PostToolUseFailure
+	// the model is told.
 	// Reason is what the model (or, for a prompt, the person) is told.
 	Block  bool
 	Reason string
@@ -93,7 +94,7 @@ type output struct {
 // what happens; elsewhere it is an error shown to the person.
 func blocking(ev Event) bool {
 	switch ev {
-	case PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop:
+	case PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStop:
 		return true
 	}
 	return false

@@ -20,8 +20,11 @@ type Launcher interface {
 
 // Options configure a Runner.
 type Options struct {
-	Groups   []Group
-	Launcher Launcher
+	Groups []Group
+	// Launcher starts a hook; Sandboxed starts one whose Command.Sandbox
+	// is set (nil: Launcher starts those too).
+	Launcher  Launcher
+	Sandboxed Launcher
 	// OutputLimit caps what is kept of each stream of a hook (bytes); what
 	// is beyond is read and dropped, so a chatty hook cannot stall.
 	OutputLimit int
@@ -83,6 +86,10 @@ type Input struct {
 	ToolUseID    string
 	ToolInput    json.RawMessage
 	ToolResponse json.RawMessage
+	// PostToolUseFailure: what went wrong, and whether the person
+	// interrupted the call.
+	Error       string
+	IsInterrupt bool
 	// UserPromptSubmit.
 	Prompt string
 	// Stop, SubagentStop: a Stop hook already made the model go on.
@@ -102,7 +109,7 @@ type Input struct {
 // for the events that have no matcher (every group applies).
 func (in Input) subject() (s string, ok bool) {
 	switch in.Event {
-	case PreToolUse, PostToolUse:
+	case PreToolUse, PostToolUse, PostToolUseFailure:
 		return in.ToolName, true
 	case SessionStart:
 		return in.Source, true
@@ -134,13 +141,16 @@ func (r *Runner) payload(in Input) []byte {
 		return b
 	}
 	switch in.Event {
-	case PreToolUse, PostToolUse:
+	case PreToolUse, PostToolUse, PostToolUseFailure:
 		m["tool_name"], m["tool_input"] = in.ToolName, raw(in.ToolInput)
 		if in.ToolUseID != "" {
 			m["tool_use_id"] = in.ToolUseID
 		}
-		if in.Event == PostToolUse {
+		switch in.Event {
+		case PostToolUse:
 			m["tool_response"] = raw(in.ToolResponse)
+		case PostToolUseFailure:
+			m["error"], m["is_interrupt"] = in.Error, in.IsInterrupt
 		}
 	case UserPromptSubmit:
 		m["prompt"] = in.Prompt
@@ -200,7 +210,11 @@ func (r *Runner) runOne(ctx context.Context, ev Event, c Command, stdin []byte) 
 	tctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	stdout, stderr := &capped{limit: limit}, &capped{limit: limit}
-	code, err := r.opts.Launcher.RunHook(tctx, c.Command, stdin, stdout, stderr)
+	launcher := r.opts.Launcher
+	if c.Sandbox && r.opts.Sandboxed != nil {
+		launcher = r.opts.Sandboxed
+	}
+	code, err := launcher.RunHook(tctx, c.Command, stdin, stdout, stderr)
 	res := raw{exit: code, stdout: stdout.String(), stderr: stderr.String(), err: err}
 	switch {
 	case ctx.Err() != nil:

@@ -175,10 +175,10 @@ func TestBrokenServersAreReported(t *testing.T) {
 		"noisy":   {Command: "sh", Args: []string{"-c", "echo cannot open database >&2; exit 1"}},
 		"silent":  {Command: "sleep", Args: []string{"30"}},
 		"empty":   {},
-	}, Options{StartTimeout: time.Second})
+	}, Options{StartTimeout: 5 * time.Second}) // a loaded machine starts the good one slowly
 	start := time.Now()
 	ts, errs := m.Tools(context.Background())
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("Tools took %v: servers did not start in parallel", d)
 	}
 	if len(ts) != 4 {
@@ -188,7 +188,7 @@ func TestBrokenServersAreReported(t *testing.T) {
 		`mcp server "empty": failed to start: neither "command"`,
 		`mcp server "missing": failed to start: fork/exec /nonexistent/mcp-server: no such file or directory`,
 		`mcp server "noisy": failed to start:`,
-		`mcp server "silent": failed to start: no answer within 1s`,
+		`mcp server "silent": failed to start: no answer within 5s`,
 	}
 	if len(errs) != len(want) {
 		t.Fatalf("errors = %v", errs)

@@ -22,7 +22,7 @@ type CompactionOptions struct {
 	Provider llm.Provider
 }
 
-func (o *Orchestrator) compactor() *contextmgr.Compactor {
+func (o *Orchestrator) compactor(instructions string) *contextmgr.Compactor {
 	c := o.opts.Compaction
 	prov := c.Provider
 	if prov == nil {
@@ -31,7 +31,7 @@ func (o *Orchestrator) compactor() *contextmgr.Compactor {
 	return &contextmgr.Compactor{
 		Provider: prov, Model: o.model, RecentMessages: c.RecentMessages,
 		Threshold: c.Threshold, Limit: o.opts.Limits.ContextLimit, Prune: c.Prune,
-		Overhead: o.overhead(),
+		Overhead: o.overhead(), Instructions: instructions,
 	}
 }
 
@@ -51,7 +51,7 @@ func (o *Orchestrator) maybeCompact(ctx context.Context) error {
 	if !contextmgr.ShouldCompact(tokens, o.opts.Limits.ContextLimit, c.Threshold) {
 		return nil
 	}
-	err := o.applyCompaction(ctx, false)
+	err := o.applyCompaction(ctx, compactRequest{})
 	if isCancel(err) {
 		return err
 	}
@@ -67,25 +67,44 @@ type Compaction struct {
 	Summary                   string
 }
 
-// Compact forces a compaction (/compact).
-func (o *Orchestrator) Compact(ctx context.Context) (Compaction, error) {
+// Compact forces a compaction (/compact), the person's instructions (its
+// arguments, maybe none) telling the summary what to keep.
+func (o *Orchestrator) Compact(ctx context.Context, instructions string) (Compaction, error) {
 	before := o.contextTokens()
-	if err := o.applyCompaction(ctx, true); err != nil {
+	if err := o.applyCompaction(ctx, compactRequest{manual: true, force: true, instructions: instructions}); err != nil {
 		return Compaction{}, err
 	}
 	return Compaction{TokensBefore: before, TokensAfter: o.contextTokens(), Summary: o.lastSummary}, nil
 }
 
-// applyCompaction replaces the history with the compacted one and saves it.
-func (o *Orchestrator) applyCompaction(ctx context.Context, force bool) error {
-	o.runHooks(ctx, hooks.Input{Event: hooks.PreCompact, Trigger: map[bool]string{false: "auto", true: "manual"}[force]})
+// compactRequest is one compaction: a person's /compact (manual, between
+// turns) or coder's own (auto, in a turn, forced when the provider said
+// the context overflowed).
+type compactRequest struct {
+	manual, force bool
+	instructions  string
+}
+
+// trigger is Claude Code's name for who asked.
+func (r compactRequest) trigger() string {
+	if r.manual {
+		return "manual"
+	}
+	return "auto"
+}
+
+// applyCompaction replaces the history with the compacted one and saves
+// it, between the PreCompact hooks and the SessionStart hooks of source
+// "compact" (Claude Code's order), whose context joins the new history.
+func (o *Orchestrator) applyCompaction(ctx context.Context, r compactRequest) error {
+	o.runHooks(ctx, hooks.Input{Event: hooks.PreCompact, Trigger: r.trigger(), CustomInstructions: r.instructions})
 	o.emit(event.Progress{Phase: event.PhaseCompacting})
-	comp := o.compactor()
+	comp := o.compactor(r.instructions)
 	var (
 		res contextmgr.Result
 		err error
 	)
-	if force {
+	if r.force {
 		res, err = comp.CompactNow(ctx, o.conv.messages(), o.pinned())
 	} else {
 		res, err = comp.Compact(ctx, o.conv.messages(), o.pinned())
@@ -99,6 +118,13 @@ func (o *Orchestrator) applyCompaction(ctx context.Context, force bool) error {
 		return err
 	}
 	o.emit(event.Compacted{TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter, Summarized: res.Summary != ""})
+	o.sessionStartHooks(ctx, "compact")
+	if !r.manual {
+		// In a turn: the model's next call must carry it, not the next input.
+		if err := o.deliverPendingContext(ctx); err != nil {
+			return err
+		}
+	}
 	o.emitContext()
 	return nil
 }
@@ -107,7 +133,7 @@ func (o *Orchestrator) applyCompaction(ctx context.Context, force bool) error {
 // let the caller retry the call once.
 func (o *Orchestrator) overflowRetry(ctx context.Context, err error) error {
 	o.emit(event.Notice{Text: "the model's context is full; compacting and retrying once"})
-	if cerr := o.applyCompaction(ctx, true); cerr != nil {
+	if cerr := o.applyCompaction(ctx, compactRequest{force: true}); cerr != nil {
 		return fmt.Errorf("%w (compaction failed: %v)", err, cerr)
 	}
 	return nil

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -17,10 +18,14 @@ var complexKeywords = []string{
 }
 
 // listItem matches a line that is an enumerated goal: "1.", "2)", "- ", "* ", "一、".
-var listItem = regexp.MustCompile(`(?m)^\s*(?:\d+[.)、]|[-*•]\s|[一二三四五六七八九十]+、)`)
+var listItem = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(?:\d+[.)、]|[-*•]\s|[一二三四五六七八九十]+、)`)
+})
 
 // inlineEnum matches inline enumerations: "1) a 2) b", "(1) … (2)", "first … second".
-var inlineEnum = regexp.MustCompile(`(?i)(?:\(?\b1[.)]\s.*\(?\b2[.)]\s)|(?:\bfirst\b.*\b(?:second|then)\b)|(?:首先.*(?:然后|其次|最后))`)
+var inlineEnum = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:\(?\b1[.)]\s.*\(?\b2[.)]\s)|(?:\bfirst\b.*\b(?:second|then)\b)|(?:首先.*(?:然后|其次|最后))`)
+})
 
 // isComplexTask says an input needs a todo plan: an explicit enumeration of several
 // goals, at least 80 characters, a complexity keyword, at least two
@@ -30,7 +35,7 @@ func isComplexTask(input string) bool {
 	switch {
 	case s == "":
 		return false
-	case len(listItem.FindAllStringIndex(s, 3)) >= 2, inlineEnum.MatchString(s):
+	case len(listItem().FindAllStringIndex(s, 3)) >= 2, inlineEnum().MatchString(s):
 		return true
 	case utf8.RuneCountInString(s) >= 80:
 		return true

@@ -68,8 +68,21 @@ func (c *conversation) replace(ctx context.Context, msgs []chat.Message, compact
 	return c.save(ctx)
 }
 
-// switchTo makes s the session (/new, /resume, --continue).
+// claim makes this process the owner of s (a store without owners:
+// nothing to do); an error names the live process that owns it.
+func (c *conversation) claim(s *session.Session) error {
+	if ow, ok := c.store.(Owner); ok {
+		return ow.Claim(s.ID)
+	}
+	return nil
+}
+
+// switchTo makes s, claimed, the session (/new, /resume, --continue), and
+// gives up the one left.
 func (c *conversation) switchTo(s *session.Session) {
+	if ow, ok := c.store.(Owner); ok && c.sess != nil && c.sess.ID != s.ID {
+		ow.Release(c.sess.ID)
+	}
 	c.sess = s
 	c.counted, c.countedUpTo, c.compacted = chat.Usage{}, 0, false
 	c.latestInput = ""

@@ -112,18 +112,30 @@ func (o *Orchestrator) preToolHooks(ctx context.Context, a *admitted) (c *tools.
 	return c, out.Permission, out.PermissionReason, false
 }
 
-// postToolHooks runs PostToolUse on a call that ran: what a blocking hook
-// says, and any context, is added to the result the model gets.
+// postToolHooks runs PostToolUse on a call that ran, or PostToolUseFailure
+// on one that failed: what a blocking hook says, and any context, is added
+// to the result the model gets. The hooks of a call the person interrupted
+// still run (is_interrupt), each bounded by its own timeout.
 func (o *Orchestrator) postToolHooks(ctx context.Context, a *admitted, res tools.Result) tools.Result {
-	if !o.hasHooks(hooks.PostToolUse) {
+	ev := hooks.PostToolUse
+	if !res.OK {
+		ev = hooks.PostToolUseFailure
+	}
+	if !o.hasHooks(ev) {
 		return res // without encoding the whole result for nobody
 	}
 	c := a.call
-	out := o.runHooks(ctx, hooks.Input{Event: hooks.PostToolUse, ToolName: c.Name, ToolUseID: c.ID,
-		ToolInput: json.RawMessage(c.Raw), ToolResponse: toolResponse(res)})
+	in := hooks.Input{Event: ev, ToolName: c.Name, ToolUseID: c.ID, ToolInput: json.RawMessage(c.Raw)}
+	if res.OK {
+		in.ToolResponse = toolResponse(res)
+	} else {
+		in.Error, in.IsInterrupt = failureText(res), ctx.Err() != nil
+		ctx = context.WithoutCancel(ctx)
+	}
+	out := o.runHooks(ctx, in)
 	var notes []string
 	if out.Block {
-		notes = append(notes, "PostToolUse hook: "+out.Reason)
+		notes = append(notes, string(ev)+" hook: "+out.Reason)
 	}
 	notes = append(notes, out.Context...)
 	if len(notes) > 0 {
@@ -133,6 +145,28 @@ func (o *Orchestrator) postToolHooks(ctx context.Context, a *admitted, res tools
 		a.hookStop = out.StopReason
 	}
 	return res
+}
+
+// failureText is a failed call's error as PostToolUseFailure tells it: a
+// bash call's exit and stderr, another tool's error message.
+func failureText(res tools.Result) string {
+	if b := res.Bash; b != nil {
+		if b.Error != "" {
+			return b.Error
+		}
+		msg := fmt.Sprintf("exit code %d", b.ExitCode)
+		if e := strings.TrimSpace(b.Stderr); e != "" {
+			msg += "\n" + e
+		}
+		return msg
+	}
+	var f struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal([]byte(res.Content), &f) == nil && f.Error != "" {
+		return f.Error
+	}
+	return orDefault(strings.TrimSpace(res.Content), res.Summary)
 }
 
 // toolResponse is a result as hooks get it: a bash call's typed result,
@@ -176,16 +210,37 @@ func (o *Orchestrator) stopHooks(ctx context.Context, ts *turnState) (again bool
 	return true, ctx.Err()
 }
 
-// sessionStartHooks runs SessionStart (source: startup, resume, clear);
-// their context joins the next input. A front end that never announces the
-// session (an editor's new session) gets them before its first turn.
-func (o *Orchestrator) sessionStartHooks(source string) {
+// sessionStartHooks runs SessionStart (source: startup, resume, clear,
+// compact); their context joins the next input (deliverPendingContext
+// for a compaction in a turn). A front end that never announces the
+// session gets them before its first turn.
+func (o *Orchestrator) sessionStartHooks(ctx context.Context, source string) {
 	o.hookStarted = true
 	if o.parentSession != "" {
 		return
 	}
-	out := o.runHooks(context.Background(), hooks.Input{Event: hooks.SessionStart, Source: source})
+	out := o.runHooks(ctx, hooks.Input{Event: hooks.SessionStart, Source: source})
 	o.pendingContext = append(o.pendingContext, out.Context...)
+}
+
+// StartSession runs the SessionStart hooks of a new session (source
+// startup) unless they ran; an editor calls it once its thread is open, so
+// the hooks need not wait for the first prompt.
+func (o *Orchestrator) StartSession(ctx context.Context) {
+	if !o.hookStarted {
+		o.sessionStartHooks(ctx, "startup")
+	}
+}
+
+// deliverPendingContext appends what SessionStart hooks added as a message
+// of its own, in a turn that is already under way.
+func (o *Orchestrator) deliverPendingContext(ctx context.Context) error {
+	if len(o.pendingContext) == 0 {
+		return nil
+	}
+	msg := chat.Message{Role: chat.RoleUser, Content: strings.TrimPrefix(hookContext(o.pendingContext), "\n\n")}
+	o.pendingContext = nil
+	return o.conv.append(ctx, msg)
 }
 
 // EndSession runs the SessionEnd hooks (reason: clear, prompt_input_exit,

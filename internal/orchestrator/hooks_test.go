@@ -2,13 +2,21 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/hooks"
+	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
+	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/permission"
 )
 
@@ -287,4 +295,135 @@ func TestHookSessionStartBeforeTheFirstTurn(t *testing.T) {
 	if starts != 1 {
 		t.Errorf("SessionStart ran %d times", starts)
 	}
+}
+
+// A call that failed runs PostToolUseFailure (Claude Code's error and
+// is_interrupt), not PostToolUse; what the hook says on exit 2 joins the
+// failed result the model gets.
+func TestHookPostToolUseFailure(t *testing.T) {
+	logs := t.TempDir()
+	sc := llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("bash", `{"command":"echo fine"}`)),
+		llmtest.Calls(llmtest.Call("bash", `{"command":"echo broke-it >&2; exit 3"}`)),
+		llmtest.Text("done"),
+	}}
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{
+		hooks.PostToolUse:        `cat >> ` + logs + `/post.log; echo >> ` + logs + `/post.log`,
+		hooks.PostToolUseFailure: `cat > ` + logs + `/failure.json; echo "the build dir is read-only, use ./tmp" >&2; exit 2`,
+	}))
+	if _, err := h.run("go"); err != nil {
+		t.Fatal(err)
+	}
+	if post := strings.TrimSpace(readTestFile(t, logs, "post.log")); strings.Count(post, "\n") != 0 || !strings.Contains(post, "echo fine") {
+		t.Errorf("PostToolUse ran for: %s", post)
+	}
+	var in map[string]any
+	if err := json.Unmarshal([]byte(readTestFile(t, logs, "failure.json")), &in); err != nil {
+		t.Fatal(err)
+	}
+	if in["hook_event_name"] != "PostToolUseFailure" || in["tool_name"] != "bash" || in["is_interrupt"] != false ||
+		in["error"] != "exit code 3\nbroke-it" || in["tool_use_id"] == "" {
+		t.Errorf("input: %v", in)
+	}
+	for _, r := range h.toolResults(2) {
+		noted := strings.Contains(r, "PostToolUseFailure hook: the build dir is read-only, use ./tmp")
+		if failed := strings.Contains(r, "broke-it"); noted != failed {
+			t.Errorf("result (failed %v, noted %v): %s", failed, noted, r)
+		}
+	}
+}
+
+// A compaction runs PreCompact (trigger, custom_instructions) before it
+// and SessionStart with source "compact" after it. In a turn (auto) their
+// context reaches the very next model call; after /compact (manual), with
+// the person's instructions, it joins the next input.
+func TestHookCompactionEvents(t *testing.T) {
+	logs := t.TempDir()
+	summaries := llmtest.NewServer(t, llmtest.Scenario{Repeat: true, Steps: []llmtest.Step{llmtest.Text("Goal: read files.")}})
+	var sc llmtest.Scenario
+	for i := range 8 {
+		sc.Steps = append(sc.Steps, llmtest.Calls(llmtest.Call("read", fmt.Sprintf(`{"path":"f%d.txt"}`, i))))
+	}
+	sc.Steps = append(sc.Steps, llmtest.Text("read them all"), llmtest.Text("next answer"))
+	h := newHarness(t, sc, nil, withHooks(t, map[hooks.Event]string{
+		hooks.PreCompact:   `cat >> ` + logs + `/pre.log; echo >> ` + logs + `/pre.log`,
+		hooks.SessionStart: `grep -q '"source":"compact"' && echo compact-notes-7`,
+	}), func(o *Options) {
+		o.Limits.ContextLimit = 6000
+		o.Compaction = CompactionOptions{Auto: true, Threshold: 0.6, RecentMessages: 2,
+			Provider: llm.WithRetry(openai.New(openai.Config{BaseURL: summaries.OpenAIBaseURL(), Model: "fake"}), llm.RetryPolicy{})}
+	})
+	filler := strings.Repeat("filler words fill the context window; ", 60)
+	for i := range 8 {
+		h.write(fmt.Sprintf("f%d.txt", i), filler)
+	}
+	if _, err := h.run("read the files"); err != nil {
+		t.Fatal(err)
+	}
+	auto := -1
+	for i, r := range h.srv.Requests() {
+		if msgs := r.Messages(); strings.HasPrefix(msgs[0].Text, contextmgr.SummaryTag) {
+			auto = i
+			if !slices.ContainsFunc(msgs, func(m llmtest.Msg) bool { return strings.Contains(m.Text, "compact-notes-7") }) {
+				t.Errorf("request %d, the first after compacting, lacks the SessionStart context", i)
+			}
+			break
+		}
+	}
+	if auto < 0 {
+		t.Fatal("nothing was compacted")
+	}
+	if _, err := h.orch.Compact(context.Background(), "keep the file names"); err != nil {
+		t.Fatal(err)
+	}
+	sreqs := summaries.Requests()
+	if last := sreqs[len(sreqs)-1].Messages(); !strings.Contains(last[0].Text, "keep the file names") {
+		t.Errorf("the summary request lacks the instructions: %s", last[0].Text)
+	}
+	if _, err := h.run("and now?"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()
+	msgs := reqs[len(reqs)-1].Messages()
+	if u := msgs[len(msgs)-1]; !strings.Contains(u.Text, "and now?") || !strings.Contains(u.Text, "compact-notes-7") {
+		t.Errorf("the input after /compact: %q", u.Text)
+	}
+	lines := strings.Split(strings.TrimSpace(readTestFile(t, logs, "pre.log")), "\n")
+	first, last := lines[0], lines[len(lines)-1]
+	if !strings.Contains(first, `"trigger":"auto"`) || !strings.Contains(first, `"custom_instructions":""`) ||
+		!strings.Contains(last, `"trigger":"manual"`) || !strings.Contains(last, `"custom_instructions":"keep the file names"`) {
+		t.Errorf("PreCompact inputs: %q", lines)
+	}
+}
+
+// An editor's thread starts its session before any prompt: StartSession
+// runs SessionStart once, and the first turn carries its context.
+func TestHookStartSession(t *testing.T) {
+	h := newHarness(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("one")}}, nil, withHooks(t, map[hooks.Event]string{
+		hooks.SessionStart: `grep -q '"source":"startup"' && echo start-notes`,
+	}))
+	h.orch.StartSession(context.Background())
+	h.orch.StartSession(context.Background())
+	if n := len(hookRuns(h.sink.all())); n != 1 {
+		t.Fatalf("%d SessionStart runs before the first prompt, want 1", n)
+	}
+	if _, err := h.run("first"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.srv.Requests()[0].Messages()
+	if u := msgs[len(msgs)-1].Text; !strings.Contains(u, "start-notes") {
+		t.Errorf("first input: %q", u)
+	}
+	if n := len(hookRuns(h.sink.all())); n != 1 {
+		t.Errorf("SessionStart ran again at the first turn: %d runs", n)
+	}
+}
+
+func readTestFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -30,13 +30,23 @@ type Checkpointer interface {
 	Checkpoint(ctx context.Context, s *session.Session) error
 }
 
+// Owner is a store that gives each session one owner process
+// (*session.Store): the core claims a session before it resumes it and
+// releases the one it leaves, so a session live in another coder is
+// refused, never written by two.
+type Owner interface {
+	Claim(id string) error
+	Release(id string)
+}
+
 // UndoRecorder keeps per-turn undo snapshots. File tools feed it directly;
 // the orchestrator brackets turns and bash calls.
 type UndoRecorder interface {
 	BeginTurn(ctx context.Context, sessionID string) error
-	// AroundBash is called before a bash call; the function it returns,
-	// after it, captures what the command changed (notice: what it could not).
-	AroundBash(ctx context.Context) (after func(context.Context) (notice string, err error), err error)
+	// AroundCall is called before each tool call; the function it returns,
+	// after it, records what the call changed (for bash: captures what the
+	// command changed; notice: what it could not).
+	AroundCall(ctx context.Context, bash bool) (after func(context.Context) (notice string, err error), err error)
 	EndTurn(ctx context.Context) error
 }
 
@@ -162,6 +172,8 @@ type Orchestrator struct {
 	// attended: a person is there (a questioner), so approvals are
 	// theirs and Notification hooks run; a subagent takes its parent's.
 	attended bool
+	// requested is a mode switch asked for while an input runs.
+	requested agentRequest
 }
 
 // ErrStepLimit ends a turn that used max_steps model calls without finishing.

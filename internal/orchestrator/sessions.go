@@ -19,7 +19,7 @@ func (o *Orchestrator) NewSession() *session.Session {
 	o.conv.switchTo(session.New(o.opts.Now(), o.model, o.agent.Name))
 	o.pendingContext = nil
 	o.announce(false)
-	o.sessionStartHooks("clear")
+	o.sessionStartHooks(context.Background(), "clear")
 	return o.conv.sess
 }
 
@@ -29,6 +29,11 @@ func (o *Orchestrator) NewSession() *session.Session {
 // unknown outcome), so the next model call gets a valid and true history;
 // the repaired session is saved before anything else happens.
 func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
+	// Before anything is repaired: a call that has no result may be running
+	// in the live process that owns the session.
+	if err := o.conv.claim(s); err != nil {
+		return err
+	}
 	repaired, started := session.RepairInterrupted(s)
 	o.conv.switchTo(s)
 	o.conv.setModel(o.model)
@@ -40,7 +45,7 @@ func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
 		o.emit(event.Notice{Text: interruptedNotice(repaired, started)})
 	}
 	o.announce(true)
-	o.sessionStartHooks("resume")
+	o.sessionStartHooks(ctx, "resume")
 	return nil
 }
 
@@ -49,7 +54,7 @@ func (o *Orchestrator) Resume(ctx context.Context, s *session.Session) error {
 // (source startup, or resume).
 func (o *Orchestrator) AnnounceSession(resumed bool) {
 	o.announce(resumed)
-	o.sessionStartHooks(map[bool]string{false: "startup", true: "resume"}[resumed])
+	o.sessionStartHooks(context.Background(), map[bool]string{false: "startup", true: "resume"}[resumed])
 }
 
 func (o *Orchestrator) announce(resumed bool) {

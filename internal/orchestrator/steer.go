@@ -49,8 +49,9 @@ func (o *Orchestrator) deliverInbox(ctx context.Context) error {
 const liveOutputLimit = 16 << 20
 
 // liveOutput reports what a running command writes as ToolOutput events,
-// with secrets redacted even when split across writes; flush sends what
-// was held back once the command has ended.
+// with secrets redacted even when split across writes, and the front end's
+// terminal it runs in, if a launcher put it in one (ToolTerminal); flush
+// sends what was held back once the command has ended.
 func (o *Orchestrator) liveOutput(ctx context.Context, c *tools.Call) (_ context.Context, flush func()) {
 	var mu sync.Mutex
 	var sent int64
@@ -62,6 +63,9 @@ func (o *Orchestrator) liveOutput(ctx context.Context, c *tools.Call) (_ context
 		sent += int64(len(text))
 		o.emit(event.ToolOutput{CallID: c.ID, Name: c.Name, Stream: stream, Text: text})
 	}
+	ctx = tools.WithTerminal(ctx, func(id string) {
+		o.emit(event.ToolTerminal{CallID: c.ID, Name: c.Name, TerminalID: id})
+	})
 	ctx = tools.WithOutput(ctx, func(stream string, p []byte) {
 		mu.Lock()
 		defer mu.Unlock()

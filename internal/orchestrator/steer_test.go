@@ -162,6 +162,16 @@ func TestReplay(t *testing.T) {
 	if r = h.orch.Replay(2); r.Omitted != 2 || len(r.Entries) != 2 {
 		t.Fatalf("limited replay %+v", r)
 	}
+	// The person was told what the @path attached.
+	var attached []string
+	for _, e := range h.sink.all() {
+		if a, ok := e.(event.Attached); ok {
+			attached = append(attached, a.Paths...)
+		}
+	}
+	if strings.Join(attached, ",") != "notes.txt" {
+		t.Fatalf("attached events %q", attached)
+	}
 }
 
 // Live output is redacted like the result, even when the command writes a

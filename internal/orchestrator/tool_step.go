@@ -294,7 +294,7 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 	if err := o.conv.markStarted(ctx, c.ID); err != nil {
 		return err
 	}
-	after, uerr := o.beforeBash(ctx, c)
+	after, uerr := o.aroundCall(ctx, c)
 	if uerr != nil {
 		return uerr
 	}
@@ -316,7 +316,7 @@ func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) 
 		ts.addEdited(res.Changed)
 	}
 	o.emit(event.ToolFinished{CallID: c.ID, Name: c.Name, Args: c.Raw, OK: res.OK, Summary: res.Summary,
-		Diff: res.Diff, Result: res.Content, Duration: time.Since(start)})
+		Diff: res.Diff, Result: res.Content, Duration: time.Since(start), SandboxRefused: res.Bash != nil && res.Bash.Refused})
 	if err != nil {
 		return fmt.Errorf("tool %s: %w", c.Name, err)
 	}
@@ -331,15 +331,16 @@ func relPaths(c *tools.Call) []string {
 	return out
 }
 
-// beforeBash marks the workspace before a bash call so /undo can revert
-// what the command changes; the returned function captures after it.
-func (o *Orchestrator) beforeBash(ctx context.Context, c *tools.Call) (after func() error, err error) {
+// aroundCall brackets a call for /undo: it reverts what the call changes
+// (a bash command's changes are captured by marking the workspace) and
+// only that; the returned function records after it.
+func (o *Orchestrator) aroundCall(ctx context.Context, c *tools.Call) (after func() error, err error) {
 	u := o.opts.Persistence.Undo
-	if u == nil || c.Name != tools.Bash {
+	if u == nil {
 		return func() error { return nil }, nil
 	}
 	ctx = context.WithoutCancel(ctx)
-	done, err := u.AroundBash(ctx)
+	done, err := u.AroundCall(ctx, c.Name == tools.Bash)
 	if err != nil {
 		return nil, &StorageError{Err: err}
 	}

@@ -74,9 +74,10 @@ func (o *Orchestrator) newTurnState(input string) *turnState {
 // prepareTurnState appends the user message and refreshes the context figures.
 func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) error {
 	o.setState(ts, event.StatePreparing)
+	o.emit(event.TurnStarted{RunID: ts.runID, Input: ts.input})
 	o.LoadLazyTools(ctx)
 	if !o.hookStarted {
-		o.sessionStartHooks("startup")
+		o.sessionStartHooks(ctx, "startup")
 	}
 	extra, err := o.promptHooks(ctx, ts.input)
 	if err != nil {
@@ -87,7 +88,10 @@ func (o *Orchestrator) prepareTurnState(ctx context.Context, ts *turnState) erro
 		o.pendingContext = nil
 	}
 	o.conv.setTitle(ts.input)
-	expanded, _, missing := contextmgr.ExpandAtRefs(ts.input, o.opts.Workspace, contextmgr.AtLimits{})
+	expanded, attached, missing := contextmgr.ExpandAtRefs(ts.input, o.opts.Workspace, contextmgr.AtLimits{})
+	if len(attached) > 0 {
+		o.emit(event.Attached{Paths: attached})
+	}
 	for _, m := range missing {
 		o.emit(event.Notice{Text: "not attached: @" + m})
 	}
@@ -146,6 +150,7 @@ func (o *Orchestrator) endUndo(ctx context.Context) error {
 // loop is the agent loop: at most maxSteps model calls.
 func (o *Orchestrator) loop(ctx context.Context, ts *turnState) error {
 	for ts.modelCalls < ts.maxSteps {
+		o.ApplyRequestedAgent()
 		if err := o.deliverInbox(ctx); err != nil {
 			return err
 		}

@@ -65,6 +65,11 @@ func (e *Engine) SetPreset(name string) (agent.Mode, error) {
 	return mode, e.compile()
 }
 
+// Presets are the names SetPreset takes: the presets, then the modes.
+func (e *Engine) Presets() []string {
+	return append(slices.Clone(Presets), string(agent.Build), string(agent.Plan))
+}
+
 // Preset is the active preset's name.
 func (e *Engine) Preset() string {
 	e.mu.RLock()

@@ -77,10 +77,16 @@ func (r *REPL) beginApproval(a *ask) {
 	for _, reason := range req.Reasons {
 		b.WriteString(st.Yellow("  "+termsafe.Visible(reason)) + "\n")
 	}
+	if c.ReadOnlyWorkspace && string(c.Kind) == kindExecute && !c.Unsandboxed {
+		// Plan mode's sandbox: saying yes runs it, but not as asked.
+		b.WriteString(st.Yellow("  plan mode: the sandbox keeps the workspace read-only, so if this command writes there it fails (\"Read-only file system\"); switch to build mode (/build) to let it write") + "\n")
+	}
 	ap := &approval{a: a, always: req.PolicyAsk && !req.Danger}
 	ap.question = "Approve? (y/n) "
+	answers := "y: run it · n: refuse · n <why>: refuse and tell the model why · esc: stop the run"
 	if ap.always {
 		ap.question = "Approve? (y/n/always) "
+		answers = "y: run it · always: and allow it from now on · n: refuse · n <why>: refuse and tell the model why · esc: stop the run"
 	}
 	if req.Preview != "" {
 		rows := strings.Split(strings.TrimRight(r.o.Renderer.diff(termsafe.Visible(req.Preview)), "\n"), "\n")
@@ -89,7 +95,9 @@ func (r *REPL) beginApproval(a *ask) {
 			rows, ap.more = rows[:page], rows[page:]
 		}
 		b.WriteString(strings.Join(rows, "\n") + "\n")
+		r.o.Renderer.previewed(c.ID, req.Preview)
 	}
+	b.WriteString(st.Dim("  "+answers) + "\n")
 	r.o.Renderer.Println(strings.TrimSuffix(b.String(), "\n"))
 	r.ia = ap
 	r.hint = ap.moreHint(st)

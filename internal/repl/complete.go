@@ -13,24 +13,40 @@ import (
 
 // complete is Tab on a non-empty input: the word before the cursor is
 // completed as a /command (built-in or custom), a command's argument (a
-// model for /model, …) or an @path. One candidate is taken whole; several
-// are narrowed to what they share and listed under the prompt. Anywhere
-// else Tab is a literal tab.
+// model for /model, a preset for /permissions, …) or an @path. One
+// candidate is taken whole; several open a menu to choose from (see
+// menu). Anywhere else Tab is a literal tab.
 func (r *REPL) complete(ctx context.Context) {
-	if r.ed.paste != "" {
+	m, ok := r.candidates(ctx)
+	if !ok {
+		r.ed.insert("\t")
 		return
 	}
+	switch len(m.items) {
+	case 0:
+		_, word := r.ed.word()
+		r.hint = r.o.Style.Dim("no completion for " + termsafe.Visible(word))
+	case 1:
+		r.ed.replaceWord(m.start, m.items[0]+m.suffix(0))
+		r.hint = ""
+	default:
+		r.menu = m
+	}
+}
+
+// candidates are the completions of the word before the cursor; ok is
+// false where nothing completes (Tab is then a tab).
+func (r *REPL) candidates(ctx context.Context) (m *menu, ok bool) {
 	start, word := r.ed.word()
 	before := string(r.ed.buf[:start])
-	var (
-		cands []string
-		space = " " // after a finished word
-	)
+	var cands []string
+	commands := false
 	switch {
 	case strings.HasPrefix(word, "/") && strings.TrimSpace(before) == "":
 		for _, n := range r.runner.Names() {
 			cands = append(cands, "/"+n)
 		}
+		commands = true
 	case strings.HasPrefix(word, "@"):
 		cands = pathCandidates(r.o.Renderer.Prompt().Cwd, word[1:])
 		for i := range cands {
@@ -39,30 +55,18 @@ func (r *REPL) complete(ctx context.Context) {
 	case strings.HasPrefix(before, "/") && len(strings.Fields(before)) == 1 && strings.HasSuffix(before, " "):
 		cands = r.arguments(ctx, strings.TrimPrefix(strings.TrimSpace(before), "/"))
 	default:
-		r.ed.insert("\t")
-		return
+		return nil, false
 	}
-	var match []string
+	m = &menu{start: start}
 	for _, c := range cands {
-		if strings.HasPrefix(c, word) {
-			match = append(match, c)
+		if strings.HasPrefix(c, word) && termsafe.Visible(c) == c {
+			m.items = append(m.items, c)
+			if commands {
+				m.notes = append(m.notes, r.runner.Summary(strings.TrimPrefix(c, "/")))
+			}
 		}
 	}
-	switch len(match) {
-	case 0:
-		r.hint = r.o.Style.Dim("no completion for " + termsafe.Visible(word))
-	case 1:
-		if strings.HasSuffix(match[0], "/") {
-			space = "" // a directory: go on into it
-		}
-		r.ed.replaceWord(start, match[0]+space)
-		r.hint = ""
-	default:
-		if p := commonPrefix(match); len(p) > len(word) {
-			r.ed.replaceWord(start, p)
-		}
-		r.hint = r.o.Style.Dim(termsafe.Visible(strings.Join(match, "  ")))
-	}
+	return m, true
 }
 
 // arguments are a command's possible arguments, asked once per command.
@@ -103,14 +107,4 @@ func pathCandidates(root, prefix string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func commonPrefix(ss []string) string {
-	p := ss[0]
-	for _, s := range ss[1:] {
-		for !strings.HasPrefix(s, p) {
-			p = p[:len(p)-1]
-		}
-	}
-	return p
 }

@@ -30,7 +30,4 @@ func TestPathCandidates(t *testing.T) {
 	if got := strings.Join(pathCandidates(dir, "."), " "); got != ".hidden" {
 		t.Fatalf(".: %q", got)
 	}
-	if commonPrefix([]string{"/help", "/hello"}) != "/hel" {
-		t.Fatal("commonPrefix")
-	}
 }

@@ -33,18 +33,44 @@ func TestEditorKeys(t *testing.T) {
 	}
 }
 
+// A paste of several lines is a placeholder inside the line: typing
+// before and after it stays, it moves and deletes as one character, and
+// it is expanded when sent; a recalled entry shows its placeholders again.
 func TestEditorPaste(t *testing.T) {
 	var e editor
+	e.insert("review this: ")
 	e.pasted("a\r\nb\rc\nd\ne\n")
-	if s, _ := e.display(); string(s) != "[copy 5 lines]" {
-		t.Fatalf("display %q", s)
+	e.insert(" and tell me")
+	if s, c := e.display(); string(s) != "review this: [Pasted text #1 +5 lines] and tell me" || c != len([]rune(string(s))) {
+		t.Fatalf("display %q %d", s, c)
 	}
-	e.insert("typing is ignored")
-	if got := e.submit(); got != "a\nb\nc\nd\ne" {
+	e.wordLeft()
+	e.wordLeft()
+	e.wordLeft()
+	e.left() // over the space, onto the end of the placeholder
+	if _, c := e.display(); c != len("review this: [Pasted text #1 +5 lines]") {
+		t.Fatalf("cursor at %d", c)
+	}
+	e.pasted("x\ny")
+	e.backspace() // the second paste only
+	e.backspace() // the first paste only
+	if s, _ := e.display(); string(s) != "review this:  and tell me" || e.text() != "review this:  and tell me" {
+		t.Fatalf("after backspaces %q", s)
+	}
+	e.reset()
+	e.insert("before ")
+	e.pasted("one\ntwo")
+	e.insert(" after \U00100000") // a typed stand-in rune is dropped
+	e.pasted("three\nfour\nfive")
+	if got := e.submit(); got != "before one\ntwo after three\nfour\nfive" {
 		t.Fatalf("sent %q", got)
 	}
+	e.up()
+	if s, _ := e.display(); string(s) != "before [Pasted text #1 +2 lines] after [Pasted text #2 +3 lines]" {
+		t.Fatalf("recalled %q", s)
+	}
 	e.pasted("one line")
-	if e.text() != "one line" {
+	if e.text() != "before one\ntwo after three\nfour\nfiveone line" {
 		t.Fatalf("single-line paste %q", e.text())
 	}
 	e.reset()
@@ -52,6 +78,9 @@ func TestEditorPaste(t *testing.T) {
 	e.backspace()
 	if !e.empty() {
 		t.Fatal("backspace did not clear the paste")
+	}
+	if s, _ := entryOf("p\nq").shown(0); string(s) != "[Pasted text #1 +2 lines]" {
+		t.Fatalf("a loaded entry of two lines shows %q", s)
 	}
 }
 
@@ -109,12 +138,13 @@ func TestEditorNewlinesAndMultiLineHistory(t *testing.T) {
 	e.submit()
 	e.up()
 	e.up()
-	if s, _ := e.display(); string(s) != "[copy 2 lines]" || e.text() != "one\ntwo" {
+	// Typed lines come back as typed, to edit.
+	if s, c := e.display(); string(s) != "one\ntwo" || c != 7 {
 		t.Fatalf("a multi-line entry shows %q", string(s))
 	}
 	e.insert("\x1b[31m\x07x")
-	if e.text() != "one\ntwo" {
-		t.Fatal("typing changed a recalled multi-line entry")
+	if e.text() != "one\ntwo[31mx" {
+		t.Fatalf("typing after a recalled multi-line entry: %q", e.text())
 	}
 	e.reset()
 	e.insert("\x1b[31mred\x07")

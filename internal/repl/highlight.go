@@ -2,6 +2,7 @@ package repl
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -29,14 +30,16 @@ func words(s string) map[string]bool {
 	return m
 }
 
-var (
-	cFamily = &language{keywords: words(`auto break case catch char class const constexpr continue default delete do double else enum explicit extern
+// languages are built on first use: most runs highlight no code, and
+// package initialisation is paid by every start.
+var languages = sync.OnceValue(func() map[string]*language {
+	cFamily := &language{keywords: words(`auto break case catch char class const constexpr continue default delete do double else enum explicit extern
 		false final float for friend goto if import inline int long namespace new noexcept null nullptr operator override package private
 		protected public return short signed sizeof static struct super switch template this throw throws true try typedef typename union
 		unsigned using var virtual void volatile while boolean byte extends implements instanceof interface abstract synchronized
 		fun val when object data sealed companion let func guard self Self nil init deinit protocol extension`),
 		lineComments: []string{"//"}, blockComments: true, quotes: `"'`}
-	languages = map[string]*language{
+	return map[string]*language{
 		"go": {keywords: words(`break case chan const continue default defer else fallthrough for func go goto if import interface
 			map package range return select struct switch type var true false nil iota`),
 			lineComments: []string{"//"}, blockComments: true, quotes: "\"'`", multiline: []string{"`"}},
@@ -63,14 +66,15 @@ var (
 		"c":       cFamily,
 		"generic": {lineComments: []string{"//", "#"}, blockComments: true, quotes: `"'`},
 	}
-	languageAliases = map[string]string{
-		"golang": "go", "py": "python", "python3": "python", "javascript": "js", "jsx": "js", "ts": "js", "tsx": "js",
-		"typescript": "js", "mjs": "js", "cjs": "js", "rs": "rust", "bash": "sh", "shell": "sh", "zsh": "sh", "console": "sh",
-		"shellscript": "sh", "postgres": "sql", "postgresql": "sql", "mysql": "sql", "sqlite": "sql", "yml": "yaml",
-		"cpp": "c", "c++": "c", "h": "c", "hpp": "c", "cc": "c", "java": "c", "kotlin": "c", "kt": "c", "swift": "c",
-		"cs": "c", "csharp": "c", "objc": "c", "scala": "c", "dart": "c", "php": "c", "jsonc": "json", "json5": "json",
-	}
-)
+})
+
+var languageAliases = map[string]string{
+	"golang": "go", "py": "python", "python3": "python", "javascript": "js", "jsx": "js", "ts": "js", "tsx": "js",
+	"typescript": "js", "mjs": "js", "cjs": "js", "rs": "rust", "bash": "sh", "shell": "sh", "zsh": "sh", "console": "sh",
+	"shellscript": "sh", "postgres": "sql", "postgresql": "sql", "mysql": "sql", "sqlite": "sql", "yml": "yaml",
+	"cpp": "c", "c++": "c", "h": "c", "hpp": "c", "cc": "c", "java": "c", "kotlin": "c", "kt": "c", "swift": "c",
+	"cs": "c", "csharp": "c", "objc": "c", "scala": "c", "dart": "c", "php": "c", "jsonc": "json", "json5": "json",
+}
 
 // languageFor is the language of a fence's info string; nil for none (plain
 // text), generic for an unknown name.
@@ -86,10 +90,10 @@ func languageFor(info string) *language {
 	if a, ok := languageAliases[name]; ok {
 		name = a
 	}
-	if l, ok := languages[name]; ok {
+	if l, ok := languages()[name]; ok {
 		return l
 	}
-	return languages["generic"]
+	return languages()["generic"]
 }
 
 // highlighter colours one fenced block line by line.

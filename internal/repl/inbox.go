@@ -11,21 +11,21 @@ import (
 // did not take. Esc drops it all.
 type inbox struct {
 	mu    sync.Mutex
-	items []string
+	items []entry
 	// onChange is told the queue after every change (to draw it).
-	onChange func([]string)
+	onChange func([]entry)
 }
 
 func (b *inbox) changed() {
 	if b.onChange != nil {
-		b.onChange(append([]string(nil), b.items...))
+		b.onChange(append([]entry(nil), b.items...))
 	}
 }
 
-func (b *inbox) push(s string) {
+func (b *inbox) push(x entry) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.items = append(b.items, s)
+	b.items = append(b.items, x)
 	b.changed()
 }
 
@@ -33,25 +33,23 @@ func (b *inbox) push(s string) {
 func (b *inbox) take() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n := 0
-	for n < len(b.items) && !isCommand(b.items[n]) {
-		n++
+	var out []string
+	for len(b.items) > 0 && !isCommand(b.items[0].text()) {
+		out = append(out, b.items[0].text())
+		b.items = b.items[1:]
 	}
-	if n == 0 {
-		return nil
+	if out != nil {
+		b.changed()
 	}
-	out := b.items[:n:n]
-	b.items = b.items[n:]
-	b.changed()
 	return out
 }
 
 // pop takes the next item to run after a turn.
-func (b *inbox) pop() (string, bool) {
+func (b *inbox) pop() (entry, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.items) == 0 {
-		return "", false
+		return entry{}, false
 	}
 	s := b.items[0]
 	b.items = b.items[1:]

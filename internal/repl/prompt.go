@@ -20,7 +20,10 @@ func (r *REPL) drawPrompt() {
 		l = r.inputRows(true)
 	}
 	var hint []string
-	if r.hint != "" {
+	switch {
+	case r.menu != nil && r.ia == nil && r.search == nil:
+		hint = r.menuLines(r.term.cols())
+	case r.hint != "":
 		hint = []string{r.hint}
 	}
 	r.scr.SetPrompt(l.rows, l.curRow, l.curCol, hint)

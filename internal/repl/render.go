@@ -43,6 +43,7 @@ type Renderer struct {
 	prompt PromptState
 	calls  map[string]*toolRun // running tool calls by id
 	last   *finishedCall       // the latest finished call, for /output
+	shown  map[string]string   // the diff an approval showed, by call id
 	bang   bool                // the input being run is a ! command
 	usage  usageBook
 }
@@ -142,6 +143,8 @@ func (r *Renderer) Emit(e event.Event) {
 		r.toolFinished(e)
 	case event.CommandOutput:
 		r.command(e)
+	case event.Attached:
+		r.line(r.st.Dim("attached: " + termsafe.Visible(strings.Join(e.Paths, ", "))))
 	case event.Notice:
 		r.line(r.st.Yellow(termsafe.Visible(e.Text)))
 	case event.HookRan:
@@ -182,6 +185,17 @@ func (r *Renderer) Cancelled() {
 	defer r.flush()
 	r.endBlock()
 	r.out(r.st.Yellow(strings.TrimSuffix(CancelLines, "\n")) + "\n")
+}
+
+// previewed records that an approval showed call id's diff: the result
+// does not show the same diff again.
+func (r *Renderer) previewed(id, diff string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shown == nil {
+		r.shown = map[string]string{}
+	}
+	r.shown[id] = diff
 }
 
 // Println writes a line of REPL chatter (command output, prompts' echoes).
@@ -337,28 +351,6 @@ func (r *Renderer) flush() {
 	r.scr.Update(r.pending.String(), r.live)
 	r.pending.Reset()
 	r.live = nil
-}
-
-// command shows a / or ! command's output: /diff and /todos coloured like
-// the stream.
-func (r *Renderer) command(e event.CommandOutput) {
-	if e.Block != "" {
-		r.line(r.st.Blue("[" + e.Block + "]"))
-	}
-	if e.Block == "COMMAND" {
-		r.prompt.Used = true
-	}
-	text := termsafe.Visible(e.Text)
-	switch name, _, _ := strings.Cut(strings.TrimSpace(e.Command), " "); name {
-	case "/diff":
-		r.endBlock()
-		r.out(r.diff(text + "\n"))
-	case "/todos":
-		r.endBlock()
-		r.todoText(text)
-	default:
-		r.line(text)
-	}
 }
 
 // diff colors a unified diff: + green, - red, headers and hunks dim.

@@ -49,6 +49,7 @@ func everyEvent(r *Renderer) {
 	r.Emit(event.ModeChanged{Agent: "plan", Mode: "plan"})
 	r.beginInput("fix it")
 	r.Emit(event.StateChanged{From: event.StateIdle, To: event.StatePreparing})
+	r.Emit(event.Attached{Paths: []string{"calc.go", "src"}})
 	r.Emit(event.ContextUpdated{Tokens: 1234, Limit: 128000})
 	r.Emit(event.ReasoningDelta{Text: "The user wants "})
 	r.Emit(event.ReasoningDelta{Text: "a fix, and the thinking is long enough to be wrapped at the narrower width."})
@@ -90,6 +91,9 @@ func everyEvent(r *Renderer) {
 	r.Emit(event.CommandOutput{Command: "/diff", Text: " calc.go | 2 +-\n\n--- a/calc.go\n+++ b/calc.go\n@@ -1 +1 @@\n-a\n+b"})
 	r.Emit(event.CommandOutput{Command: "/todos", Text: "[x] 1. read the code\n[~] 2. fix Add\n[ ] 3. run the tests"})
 	r.Emit(event.CommandOutput{Command: "/model", Text: "model: fake"})
+	r.Emit(event.CommandOutput{Command: "! false", Block: "COMMAND", Text: "$ false\nexit=1 duration=2ms\n(no output)"})
+	r.Emit(event.CommandOutput{Command: "exit_plan_mode", Block: "PLAN", Text: "# Plan\n\n1. **create** `store.go`\n2. test it"})
+	r.Emit(event.CommandOutput{Command: "/tools", Text: "Tools in build mode:\n  read   Read a text file. Output is numbered like `cat -n` (line number, tab, line); use the numbers to cite lines, never copy them into edits."})
 	r.Emit(event.Error{Message: "openai: HTTP 401: invalid key"})
 	r.Emit(event.TurnFinished{State: event.StateCompleted, Steps: 3, Duration: 1234 * time.Millisecond,
 		Usage: chat.Usage{InputTokens: 2800, CacheReadTokens: 100, OutputTokens: 420}, Verification: "verified: go test ./... (exit 0)"})

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -14,8 +15,6 @@ const (
 	// tailLines is how many lines of a command's output show, live and
 	// when it ends.
 	tailLines = 10
-	// keptOutput caps what /output can show of one call.
-	keptOutput = 4 << 20
 	// firstMatches is how many of a search's results show.
 	firstMatches = 3
 	// The kinds of call (event.ToolStarted.ToolKind) shown their own way:
@@ -31,58 +30,11 @@ type toolRun struct {
 	out           outputLog
 }
 
-// outputLog is a command's output as lines, stdout and stderr interleaved
-// as they arrived, stderr lines marked.
-type outputLog struct {
-	lines   []outLine
-	partial [2]string // the unfinished last line of stdout and stderr
-	kept    int       // bytes kept
-	cut     bool      // more arrived than is kept
-}
-
-type outLine struct {
-	text   string
-	stderr bool
-}
-
-func (l *outputLog) add(stream, text string) {
-	i := 0
-	if stream == event.Stderr {
-		i = 1
-	}
-	if l.kept += len(text); l.kept > keptOutput {
-		l.cut = true
-		return
-	}
-	s := l.partial[i] + text
-	for {
-		j := strings.IndexByte(s, '\n')
-		if j < 0 {
-			break
-		}
-		l.lines = append(l.lines, outLine{text: termsafe.Visible(strings.TrimSuffix(s[:j], "\r")), stderr: i == 1})
-		s = s[j+1:]
-	}
-	l.partial[i] = s
-}
-
-// all is every line, the unfinished ones included.
-func (l *outputLog) all() []outLine {
-	lines := l.lines
-	for i, p := range l.partial {
-		if p != "" {
-			lines = append(lines[:len(lines):len(lines)], outLine{text: termsafe.Visible(p), stderr: i == 1})
-		}
-	}
-	return lines
-}
-
 // finishedCall is the latest finished call, for /output.
 type finishedCall struct {
 	name, summary string
-	lines         []outLine
+	out           outputLog
 	result        string
-	cut           bool
 }
 
 func (r *Renderer) toolStarted(e event.ToolStarted) {
@@ -100,19 +52,18 @@ func (r *Renderer) toolOutput(e event.ToolOutput) {
 	}
 	c.out.add(e.Stream, e.Text)
 	if r.scr != nil {
-		r.setLive(partTail, r.tailRows(c.out.all(), "", r.cols()))
+		r.setLive(partTail, r.tailRows(&c.out, "", r.cols()))
 	}
 }
 
 // tailRows are the last lines of an output, indented, stderr marked with
 // "! " and red; more says how to see the rest.
-func (r *Renderer) tailRows(lines []outLine, more string, cols int) []string {
+func (r *Renderer) tailRows(out *outputLog, more string, cols int) []string {
 	var rows []string
-	if n := len(lines) - tailLines; n > 0 {
+	if n := out.count() - tailLines; n > 0 {
 		rows = append(rows, r.st.Dim("    … "+plural(n, "earlier line", "earlier lines")+more))
-		lines = lines[n:]
 	}
-	for _, l := range lines {
+	for _, l := range out.last(tailLines) {
 		text := expandTabs(l.text)
 		if cols > 0 {
 			text = truncate(text, cols-4)
@@ -133,15 +84,16 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 		c = &toolRun{name: termsafe.Visible(e.Name)}
 	}
 	r.setLive(partTail, nil)
-	lines := c.out.all()
+	shown, previewed := r.shown[e.CallID]
+	delete(r.shown, e.CallID)
 	name := termsafe.Visible(e.Name)
-	r.last = &finishedCall{name: name, summary: c.summary, lines: lines, result: e.Result, cut: c.out.cut}
+	r.last = &finishedCall{name: name, summary: c.summary, out: c.out, result: e.Result}
 	if r.bang {
 		return
 	}
-	if len(lines) > 0 {
+	if c.out.count() > 0 {
 		r.endBlock()
-		r.commitRows(r.tailRows(lines, " (/output shows them)", r.cols()))
+		r.commitRows(r.tailRows(&c.out, " (/output shows them)", r.cols()))
 	}
 	summary := termsafe.Visible(e.Summary)
 	if summary == "" {
@@ -159,7 +111,7 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 	if c.kind == kindSearch {
 		r.firstResults(e.Result)
 	}
-	if e.Diff != "" {
+	if e.Diff != "" && (!previewed || strings.TrimSpace(shown) != strings.TrimSpace(e.Diff)) {
 		r.out(r.diff(termsafe.Visible(e.Diff)))
 	}
 }
@@ -197,21 +149,50 @@ func (r *Renderer) lastOutput() string {
 	}
 	var b strings.Builder
 	b.WriteString(r.st.Blue("[output] "+c.name) + " " + c.summary + "\n")
-	if len(c.lines) == 0 {
+	if c.out.count() == 0 {
 		b.WriteString(strings.TrimRight(termsafe.Visible(c.result), "\n") + "\n")
 		return b.String()
 	}
-	for _, l := range c.lines {
+	line := func(l outLine) {
 		if l.stderr {
 			b.WriteString(r.st.Red("! "+l.text) + "\n")
 		} else {
 			b.WriteString(l.text + "\n")
 		}
 	}
-	if c.cut {
-		b.WriteString(r.st.Dim("(only the first 4 MiB were kept)") + "\n")
+	head, dropped, tail := c.out.kept()
+	for _, l := range head {
+		line(l)
+	}
+	if dropped > 0 {
+		b.WriteString(r.st.Yellow("…["+plural(dropped, "line", "lines")+" not kept here]…") + "\n")
+	}
+	for _, l := range tail {
+		line(l)
+	}
+	if files := fullOutputFiles(c.result); len(files) > 0 {
+		b.WriteString(r.st.Dim("the whole output: "+termsafe.Visible(strings.Join(files, ", "))) + "\n")
 	}
 	return b.String()
+}
+
+// fullOutputFiles are the files a command's result names as holding its
+// output whole (bash's stdout_file and stderr_file, when it was cut).
+func fullOutputFiles(result string) []string {
+	var r struct {
+		Stdout string `json:"stdout_file"`
+		Stderr string `json:"stderr_file"`
+	}
+	if json.Unmarshal([]byte(result), &r) != nil {
+		return nil
+	}
+	var files []string
+	for _, f := range []string{r.Stdout, r.Stderr} {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files
 }
 
 // showLastOutput prints the latest call's full output (/output).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/coder-agent/coder/internal/orchestrator"
 )
@@ -36,6 +37,11 @@ type Runner interface {
 	ToggleMode()
 	// Names lists the / commands, built-in and custom, without the slash.
 	Names() []string
+	// Summary is what a command does, in a line.
+	Summary(name string) string
+	// Inputs are what a person typed in the current session, oldest
+	// first: a resumed session's inputs join the history.
+	Inputs() []string
 	// Arguments lists what a command's argument may be (the models for
 	// /model, the modes for /mode, …), for completion; nil when unknown.
 	Arguments(ctx context.Context, command string) []string
@@ -59,18 +65,22 @@ type REPL struct {
 	inbox  inbox
 	events chan uv.Event
 	winch  chan os.Signal
+	cont   chan os.Signal // SIGCONT: the process was stopped and goes on
 	asks   chan *ask
 	qasks  chan *qask
 
 	run    *activeRun  // the input running, nil when idle
 	ia     interaction // an approval or questions being answered
 	search *search     // Ctrl+R
+	menu   *menu       // Tab's completion menu
 	hint   string      // a line under the prompt (completions, a refused answer)
 
 	exiting  bool
 	exitCode int
-	args     map[string][]string // command arguments for completion, by command
-	before   func()
+	// histSession is the session whose inputs the history holds.
+	histSession string
+	args        map[string][]string // command arguments for completion, by command
+	before      func()
 }
 
 type activeRun struct {
@@ -81,7 +91,7 @@ type activeRun struct {
 
 // New prepares a REPL; Run starts it.
 func New(o Options) *REPL {
-	return &REPL{o: o, events: make(chan uv.Event, 64), winch: make(chan os.Signal, 1),
+	return &REPL{o: o, events: make(chan uv.Event, 64), winch: make(chan os.Signal, 1), cont: make(chan os.Signal, 1),
 		asks: make(chan *ask), qasks: make(chan *qask), args: map[string][]string{}}
 }
 
@@ -111,15 +121,18 @@ func (r *REPL) Run(ctx context.Context, runner Runner) int {
 	defer r.o.Renderer.attach(nil, nil, nil)
 	signal.Notify(r.winch, syscall.SIGWINCH)
 	defer signal.Stop(r.winch)
+	signal.Notify(r.cont, contSignal)
+	defer signal.Stop(r.cont)
 	readCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	go func() { _ = uv.NewTerminalReader(r.o.In, r.o.Term).StreamEvents(readCtx, r.events) }()
+	go func() { _ = uv.NewTerminalReader(newBurstReader(r.o.In), r.o.Term).StreamEvents(readCtx, r.events) }()
 	go r.tick(readCtx)
 
 	r.scr.Start()
 	if r.before != nil {
 		r.before()
 	}
+	r.syncHistory()
 	r.drawPrompt()
 	code := r.loop(ctx)
 	r.scr.Close()
@@ -144,13 +157,15 @@ func (r *REPL) loop(ctx context.Context) int {
 		case <-r.winch:
 			r.scr.Resized()
 			r.o.Renderer.refresh()
+		case <-r.cont:
+			r.resume() // stopped from elsewhere: the shell had the terminal
 		case ev := <-r.events:
 			r.handle(ctx, ev)
 		case a := <-r.asks:
-			r.search = nil // the answer takes the input area
+			r.search, r.menu = nil, nil // the answer takes the input area
 			r.beginApproval(a)
 		case q := <-r.qasks:
-			r.search = nil
+			r.search, r.menu = nil, nil
 			r.beginQuestions(q)
 		case err := <-done:
 			r.runEnded(ctx, err)
@@ -180,6 +195,13 @@ func (r *REPL) tick(ctx context.Context) {
 
 func (r *REPL) handle(ctx context.Context, ev uv.Event) {
 	switch ev := ev.(type) {
+	case uv.CursorPositionEvent:
+		r.scr.CursorAt(ev.Y)
+	case uv.ModeReportEvent:
+		if ev.Mode == ansi.ModeSynchronizedOutput {
+			// Set or reset, it is known; permanently reset is "never".
+			r.scr.SetSync(ev.Value == ansi.ModeSet || ev.Value == ansi.ModeReset || ev.Value == ansi.ModePermanentlySet)
+		}
 	case uv.PasteEvent:
 		switch {
 		case r.ia != nil:
@@ -189,10 +211,14 @@ func (r *REPL) handle(ctx context.Context, ev uv.Event) {
 		}
 	case uv.KeyPressEvent:
 		switch {
+		case ev.String() == "ctrl+z":
+			r.suspend()
 		case r.search != nil:
 			r.searchKey(ev)
 		case r.ia != nil:
 			r.ia.key(r, ev)
+		case r.menu != nil:
+			r.menuKey(ctx, ev)
 		default:
 			r.key(ctx, ev)
 		}
@@ -258,7 +284,9 @@ func (r *REPL) submit(ctx context.Context) {
 		return
 	}
 	if r.run != nil {
-		r.inbox.push(r.ed.submit())
+		x := r.ed.clone()
+		r.ed.submit()
+		r.inbox.push(x)
 		return
 	}
 	r.scr.Commit(r.echo())
@@ -312,11 +340,42 @@ func (r *REPL) runEnded(ctx context.Context, err error) {
 		r.exiting, r.exitCode = true, exitInterrupt
 		return
 	}
-	if next, ok := r.inbox.pop(); ok && !r.exiting {
+	r.syncHistory()
+	r.next(ctx)
+}
+
+// next runs what was queued, in order: a front-end command (/clear,
+// /output, /exit) runs at once and the queue goes on after it, until an
+// input runs in the background or nothing is left.
+func (r *REPL) next(ctx context.Context) {
+	for r.run == nil && !r.exiting {
+		x, ok := r.inbox.pop()
+		if !ok {
+			return
+		}
 		var e editor
-		e.set(next)
+		e.set(x)
 		r.scr.Commit(strings.Join(r.layout(&e, false).rows, "\n") + "\n")
-		r.start(ctx, next)
+		r.start(ctx, x.text())
+	}
+}
+
+// syncHistory puts a resumed session's inputs before this process's in
+// the history (↑, Ctrl+R), once the session is another than before: at
+// start (--continue, --resume) and after /resume.
+func (r *REPL) syncHistory() {
+	id := r.o.Renderer.Prompt().SessionID
+	if id == r.histSession {
+		return
+	}
+	r.histSession = id
+	var loaded []entry
+	for _, s := range r.runner.Inputs() {
+		loaded = append(loaded, entryOf(s))
+	}
+	if len(loaded) > 0 {
+		r.ed.history = append(loaded, r.ed.history...)
+		r.ed.hist = len(r.ed.history)
 	}
 }
 
@@ -336,18 +395,10 @@ func (r *REPL) interrupt() {
 
 // showQueue draws the queued messages between the status line and the
 // prompt.
-func (r *REPL) showQueue(items []string) {
+func (r *REPL) showQueue(items []entry) {
 	var rows []string
 	for _, q := range items {
-		rows = append(rows, r.o.Style.Dim("queued: ")+displayLine(q))
+		rows = append(rows, r.o.Style.Dim("queued: ")+q.oneLine())
 	}
 	r.scr.Set(partQueue, rows)
-}
-
-// displayLine shows a message on one line: several lines as [copy N lines].
-func displayLine(s string) string {
-	if strings.Contains(s, "\n") {
-		return copyLabel(s)
-	}
-	return s
 }

@@ -49,12 +49,36 @@ type screen struct {
 	curRow, curCol int
 	cols           int
 	closed         bool
+
+	// row is the cursor's row on the screen, when known (the terminal's
+	// answer to a cursor position query, then kept up to date); see
+	// reflowRoom. query counts the redraws since the last query, -1 when
+	// none is waiting for its answer.
+	row      int
+	rowKnown bool
+	query    int
+
+	// buf gathers what one call writes, sent at its end in one write;
+	// with sync (the terminal has DEC mode 2026) wrapped in synchronized
+	// output, so the terminal shows the redraw whole, never half done.
+	buf  strings.Builder
+	sync bool
+
+	// paused: the terminal is the shell's (Ctrl+Z); what is committed
+	// meanwhile is held for Resume.
+	paused bool
+	held   strings.Builder
 }
 
 func newScreen(out io.Writer, size func() (int, int)) *screen {
-	s := &screen{out: out, size: size, hideCursor: true}
+	s := &screen{out: out, size: size, hideCursor: true, query: -1}
 	s.cols, _ = s.dims()
 	return s
+}
+
+func (s *screen) width() int {
+	cols, _ := s.dims()
+	return cols
 }
 
 func (s *screen) dims() (cols, rows int) {
@@ -70,6 +94,7 @@ func (s *screen) Commit(text string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	s.redraw(text)
 }
 
@@ -77,6 +102,7 @@ func (s *screen) Commit(text string) {
 func (s *screen) Update(text string, set map[int][]string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	changed := text != ""
 	for part, rows := range set {
 		if !equalRows(s.parts[part], rows) {
@@ -93,6 +119,7 @@ func (s *screen) Update(text string, set map[int][]string) {
 func (s *screen) Set(part int, rows []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	if equalRows(s.parts[part], rows) {
 		return
 	}
@@ -104,6 +131,11 @@ func (s *screen) Set(part int, rows []string) {
 func (s *screen) SetPrompt(rows []string, curRow, curCol int, hint []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
+	if equalRows(s.parts[partPrompt], rows) && equalRows(s.parts[partHint], hint) &&
+		s.cursorRow == curRow && s.cursorCol == curCol && !s.hideCursor && s.cols == s.width() {
+		return // nothing changed: no redraw, no flicker
+	}
 	s.parts[partPrompt], s.parts[partHint] = rows, hint
 	s.cursorRow, s.cursorCol, s.hideCursor = curRow, curCol, false
 	s.redraw("")
@@ -114,67 +146,72 @@ func (s *screen) SetPrompt(rows []string, curRow, curCol int, hint []string) {
 func (s *screen) Resized() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	s.redraw("")
+	if !s.closed {
+		s.askRow() // terminals differ in where a reflow leaves the cursor
+	}
 }
 
-// reflowed accounts for a change of width since the region was drawn. A
-// reflowing terminal (tmux, VTE, kitty, iTerm2) has re-wrapped the drawn
-// rows at the new width: a row of w cells now takes ⌈w/cols⌉ rows, and the
-// cursor moved with its cell. The region's top is found from that, and all
-// those rows are redrawn.
-func (s *screen) reflowed(cols int) {
-	up, total := 0, 0
-	for i, w := range s.widths {
-		n := max(1, (w+cols-1)/cols)
-		if i < s.curRow {
-			up += n
-		}
-		total += n
-	}
-	// The cursor's cell moved to the wrapped row it now falls on; a cursor
-	// just past a row's end at a multiple of the width has no cell there
-	// and stays at the end of the row's last wrapped row.
-	sub := s.curCol / cols
-	if s.curRow < len(s.widths) {
-		sub = min(sub, max(1, (s.widths[s.curRow]+cols-1)/cols)-1)
-	}
-	up += sub
-	s.curRow, s.curCol, s.drawn = up, 0, total
-	s.cols = cols
-}
-
-// Start moves to the bottom of the screen, where the region is drawn
-// first. A terminal that reflows on a narrower width pushes as many rows
-// into its scrollback, from the top of the screen, as the reflow added;
-// with the region low on the screen those rows are older output (or
-// blank), never a copy of the prompt no program could erase.
+// Start draws the region where the cursor is, under what the shell
+// showed: nothing is scrolled away. (Once output fills the screen the
+// region sits at its bottom, as in any shell.)
 func (s *screen) Start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, rows := s.dims()
-	_, _ = io.WriteString(s.out, "\r"+strings.Repeat("\n", rows-1))
+	defer s.flush()
+	s.buf.WriteString("\r")
 	s.redraw("")
+	s.askRow()
+	s.buf.WriteString(syncQuery)
 }
 
 // Clear clears the visible screen (Ctrl+L, /clear) and draws the region at
-// its bottom. The region is erased first, so the copy a terminal keeps of
-// the cleared screen holds no prompt.
+// its top, as a shell's clear does. The region is erased first, so the
+// copy a terminal keeps of the cleared screen holds no prompt.
 func (s *screen) Clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	s.erase()
-	_, rows := s.dims()
-	fmt.Fprintf(s.out, "\x1b[H\x1b[2J\x1b[%d;1H", rows)
+	s.buf.WriteString("\x1b[H\x1b[2J")
 	s.drawn, s.curRow, s.curCol = 0, 0, 0
+	s.row, s.rowKnown = 0, true
 	s.redraw("")
+}
+
+// Suspend erases the live region and leaves the cursor where it began,
+// for a shell to take the terminal over (Ctrl+Z); Resume draws it again.
+func (s *screen) Suspend() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.flush()
+	s.erase()
+	s.rowKnown, s.query, s.paused = false, -1, true
+}
+
+// Resume draws the region afresh at the cursor, after a suspend: what the
+// shell printed meanwhile stays above it.
+func (s *screen) Resume() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.flush()
+	s.paused = false
+	s.buf.WriteString("\r")
+	s.redraw(s.held.String())
+	s.held.Reset()
+	s.askRow()
+	s.buf.WriteString(syncQuery)
 }
 
 // Close erases the live region for good: what follows is plain output.
 func (s *screen) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.flush()
 	s.erase()
-	s.closed = true
+	s.flush()
+	s.closed, s.sync = true, false
 }
 
 // erase removes the region and leaves the cursor where it began.
@@ -191,7 +228,7 @@ func (s *screen) erase() {
 		fmt.Fprintf(&b, "\x1b[%dA", s.drawn-1)
 	}
 	b.WriteString("\r\x1b[?25h")
-	_, _ = io.WriteString(s.out, b.String())
+	s.buf.WriteString(b.String())
 	s.drawn, s.widths, s.curRow, s.curCol = 0, nil, 0, 0
 }
 
@@ -207,7 +244,11 @@ func (s *screen) toTop(b *strings.Builder) {
 // region under it.
 func (s *screen) redraw(commit string) {
 	if s.closed {
-		_, _ = io.WriteString(s.out, expandTabs(commit))
+		s.buf.WriteString(expandTabs(commit))
+		return
+	}
+	if s.paused {
+		s.held.WriteString(commit)
 		return
 	}
 	cols, height := s.dims()
@@ -238,6 +279,10 @@ func (s *screen) redraw(commit string) {
 		used += n
 	}
 	rows, curRow, curCol := s.compose(cols)
+	if pad := s.reflowRoom(rows, curRow, curCol, used, height); pad > 0 {
+		b.WriteString(strings.Repeat("\x1b[2K\r\n", pad))
+		used += pad
+	}
 	if len(rows) == 0 {
 		b.WriteString("\x1b[2K")
 	}
@@ -270,7 +315,17 @@ func (s *screen) redraw(commit string) {
 	if !s.hideCursor {
 		b.WriteString("\x1b[?25h")
 	}
-	_, _ = io.WriteString(s.out, b.String())
+	s.buf.WriteString(b.String())
+	if s.rowKnown {
+		// Where the cursor is now: the region's top, moved down by what
+		// was written, the screen scrolling at its bottom.
+		extra := max(s.drawn-(used+max(len(rows), 1)), 0)
+		end := min(s.row-s.curRow+used+max(len(rows), 1)-1+extra, height-1) - extra
+		s.row = max(end-(max(len(rows), 1)-1-curRow), 0)
+	}
+	if s.query >= 0 {
+		s.query++
+	}
 	s.drawn, s.widths, s.curRow, s.curCol = len(rows), widths, curRow, curCol
 }
 

@@ -116,7 +116,7 @@ func TestScreenCursor(t *testing.T) {
 	}
 }
 
-// Clear leaves the region alone on the screen, at its bottom.
+// Clear leaves the region alone on the screen, at its top.
 func TestScreenClear(t *testing.T) {
 	v := newVT(30, 8)
 	scr := newScreen(v, func() (int, int) { return 30, 8 })
@@ -124,7 +124,73 @@ func TestScreenClear(t *testing.T) {
 	scr.Commit("one\ntwo\n")
 	scr.Clear()
 	lines := v.lines()
-	if strings.Count(strings.Join(lines, "\n"), "context:") != 1 || lines[len(lines)-1] != "> x" || v.y != 7 {
+	if strings.Count(strings.Join(lines, "\n"), "context:") != 1 || v.row(0) != "context: 1" || v.row(1) != "> x" || v.y != 1 {
 		t.Fatalf("after Clear (cursor row %d):\n%s", v.y, strings.Join(lines, "\n"))
+	}
+}
+
+// The region starts under what the shell showed, scrolling nothing away;
+// once the terminal says where the cursor is, a region too near the top
+// for a narrower terminal's re-wrap moves down, and no further than that.
+func TestScreenStartsWhereTheCursorIs(t *testing.T) {
+	v := newVT(60, 12)
+	_, _ = v.Write([]byte("$ coder\r\n"))
+	scr := newScreen(v, func() (int, int) { return 60, 12 })
+	info, input := strings.Repeat("i", 60), "> "+strings.Repeat("w", 50)
+	scr.SetPrompt([]string{info, input}, 1, 52, nil)
+	scr.Start()
+	if v.row(0) != "$ coder" || v.row(1) != info || v.y != 2 || len(v.scrollback) != 0 {
+		t.Fatalf("at start (cursor row %d):\n%s", v.y, v.text())
+	}
+	scr.CursorAt(v.y)
+	// Re-wrapped at 20 columns the info row takes 3 rows, and the cursor
+	// falls on the third row of the input: 5 rows above it.
+	if v.row(0) != "$ coder" || v.y != 5 || v.row(4) != info || v.row(5) != input || len(v.scrollback) != 0 {
+		t.Fatalf("after the answer (cursor row %d):\n%s", v.y, v.text())
+	}
+	// The tracked row follows what is written.
+	scr.Commit("out 1\nout 2\n")
+	scr.SetPrompt([]string{"context: 1", "> x"}, 1, 3, nil)
+	if scr.row != v.y {
+		t.Fatalf("tracked row %d, cursor on %d:\n%s", scr.row, v.y, v.text())
+	}
+	for i := range 20 {
+		scr.Commit("more " + strconv.Itoa(i) + "\n")
+	}
+	if scr.row != v.y || v.y != 11 {
+		t.Fatalf("tracked row %d, cursor on %d after scrolling", scr.row, v.y)
+	}
+}
+
+// Start asks whether the terminal has synchronized output; once it said
+// so, every redraw is one synchronized update, and nothing after Close is.
+func TestScreenSynchronizedOutput(t *testing.T) {
+	var out strings.Builder
+	scr := newScreen(&out, func() (int, int) { return 40, 10 })
+	scr.SetPrompt([]string{"context: 1", "> x"}, 1, 3, nil)
+	scr.Start()
+	if !strings.Contains(out.String(), "\x1b[?2026$p") || strings.Contains(out.String(), syncStart) {
+		t.Fatalf("start: %q", out.String())
+	}
+	scr.SetSync(true)
+	out.Reset()
+	scr.Commit("line one\n")
+	scr.Set(partStatus, []string{"status"})
+	scr.Clear()
+	scr.SetPrompt([]string{"context: 1", "> xy"}, 1, 4, nil)
+	got := out.String()
+	if n := strings.Count(got, syncStart); n != 4 || strings.Count(got, syncEnd) != 4 || !strings.HasPrefix(got, syncStart) || !strings.HasSuffix(got, syncEnd) {
+		t.Fatalf("%d updates: %q", n, got)
+	}
+	for _, part := range strings.Split(got, syncEnd)[:4] {
+		if !strings.HasPrefix(part, syncStart) {
+			t.Fatalf("drawn outside an update: %q", part)
+		}
+	}
+	scr.Close()
+	out.Reset()
+	scr.Commit("after\n")
+	if out.String() != "after\n" {
+		t.Fatalf("after Close: %q", out.String())
 	}
 }

@@ -25,24 +25,24 @@ func (r *REPL) find(i int) {
 	s := r.search
 	q := strings.ToLower(string(s.query))
 	for ; i >= 0; i-- {
-		if strings.Contains(strings.ToLower(r.ed.history[i]), q) {
+		if strings.Contains(strings.ToLower(r.ed.history[i].text()), q) {
 			s.match = i
 			return
 		}
 	}
-	if q == "" {
-		s.match = -1
-	}
+	s.match = -1 // an earlier match no longer matches: it is not shown
 }
 
 func (r *REPL) searchKey(ev uv.KeyPressEvent) {
 	s := r.search
+	r.hint = ""
 	switch k := ev.String(); k {
 	case "ctrl+r":
-		if s.match > 0 {
+		if s.match >= 0 {
 			prev := s.match
 			r.find(s.match - 1)
-			if s.match == prev {
+			if s.match < 0 {
+				s.match = prev // the oldest match stays
 				r.hint = r.o.Style.Dim("no older match")
 			}
 		}
@@ -76,10 +76,7 @@ func (r *REPL) searchLayout() inputLayout {
 	s := r.search
 	found := ""
 	if s.match >= 0 {
-		found = r.ed.history[s.match]
-		if strings.Contains(found, "\n") {
-			found = copyLabel(found)
-		}
+		found = r.ed.history[s.match].oneLine()
 	}
 	label := "(reverse-i-search)`" + string(s.query) + "': "
 	if s.match < 0 && len(s.query) > 0 {

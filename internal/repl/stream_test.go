@@ -112,7 +112,7 @@ func TestHighlight(t *testing.T) {
 	if sp := h.line(`still in the string"""; y = 1`); sp[0].a != attrString || sp[0].text != `still in the string"""` {
 		t.Fatalf("a multi-line string did not carry over: %+v", sp)
 	}
-	if languageFor("text") != nil || languageFor("brainfuck") != languages["generic"] || languageFor("TSX") != languages["js"] {
+	if languageFor("text") != nil || languageFor("brainfuck") != languages()["generic"] || languageFor("TSX") != languages()["js"] {
 		t.Fatal("language lookup")
 	}
 }

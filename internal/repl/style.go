@@ -23,6 +23,7 @@ const (
 	ansiMagenta = "\x1b[35m"
 	ansiBold    = "\x1b[1m"
 	ansiItalic  = "\x1b[3m"
+	ansiReverse = "\x1b[7m"
 )
 
 func (s Style) wrap(code, text string) string {
@@ -50,6 +51,9 @@ func (s Style) Yellow(t string) string { return s.wrap(ansiYellow, t) }
 func (s Style) Blue(t string) string   { return s.wrap(ansiBlue, t) }
 func (s Style) Cyan(t string) string   { return s.wrap(ansiCyan, t) }
 func (s Style) Bold(t string) string   { return s.wrap(ansiBold, t) }
+
+// Reverse swaps foreground and background: the selected menu item.
+func (s Style) Reverse(t string) string { return s.wrap(ansiReverse, t) }
 
 // ColorEnabled applies ui.color ("auto", "always", "never"), NO_COLOR and
 // TERM=dumb to whether the output is a terminal.

@@ -17,10 +17,20 @@ type terminal struct {
 }
 
 func enterRaw(in, out *os.File) (*terminal, error) {
-	fd := int(in.Fd())
+	t := &terminal{in: in, out: out}
+	if err := t.raw(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// raw saves the terminal's modes and puts it in raw mode (again, after a
+// suspend: the shell may have changed them meanwhile).
+func (t *terminal) raw() error {
+	fd := int(t.in.Fd())
 	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	raw := *old
 	raw.Iflag &^= unix.ICRNL | unix.INLCR | unix.IGNCR | unix.IXON | unix.BRKINT | unix.INPCK | unix.ISTRIP
@@ -28,14 +38,14 @@ func enterRaw(in, out *os.File) (*terminal, error) {
 	raw.Cflag |= unix.CS8
 	raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
 	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
-		return nil, err
+		return err
 	}
-	t := &terminal{in: in, out: out, saved: old}
+	t.saved = old
 	// Bracketed paste on; the kitty keyboard protocol's first level where
 	// the terminal has it (Shift+Enter is told apart from Enter, Esc from
 	// the start of a sequence); terminals without it ignore the request.
-	_, _ = out.WriteString("\x1b[?2004h\x1b[>1u")
-	return t, nil
+	_, _ = t.out.WriteString("\x1b[?2004h\x1b[>1u")
+	return nil
 }
 
 func (t *terminal) restore() {

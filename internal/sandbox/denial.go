@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/coder-agent/coder/internal/control"
 )
@@ -31,9 +32,13 @@ var (
 )
 
 // quoted finds a quoted path ('x', "x", ‘x’, `x') and pathLike a bare one.
+// Compiled on first use: most runs never explain a refusal, and the
+// sandbox helper starts from this package's init.
 var (
-	quoted   = regexp.MustCompile("['\"‘`]([^'\"’`]+)['\"’`]")
-	pathLike = regexp.MustCompile(`(?:^|[\s:=(])((?:~|\.{1,2})?/[^\s:'"’,)]*|[\w.-]+/[^\s:'"’,)]*)`)
+	quoted   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("['\"‘`]([^'\"’`]+)['\"’`]") })
+	pathLike = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s:=(])((?:~|\.{1,2})?/[^\s:'"’,)]*|[\w.-]+/[^\s:'"’,)]*)`)
+	})
 )
 
 // Explain says whether a command that ended with exitCode and wrote stderr
@@ -157,7 +162,7 @@ func (p Profile) writableText() string {
 // error"); relative paths are taken from the workspace.
 func linePath(line, workspace string) string {
 	var cand string
-	for _, m := range quoted.FindAllStringSubmatch(line, -1) {
+	for _, m := range quoted().FindAllStringSubmatch(line, -1) {
 		if strings.ContainsAny(m[1], "/.") && !strings.Contains(m[1], " ") {
 			cand = m[1]
 			break
@@ -171,7 +176,7 @@ func linePath(line, workspace string) string {
 				at = i
 			}
 		}
-		for _, m := range pathLike.FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range pathLike().FindAllStringSubmatchIndex(line, -1) {
 			if m[2] >= at && cand != "" {
 				break
 			}

@@ -27,6 +27,9 @@ type Report struct {
 	Layers      []Layer
 	// Forced names the setting that lowered the level, if one did.
 	Forced string
+	// Remembered: namespaces were not probed now, an earlier probe of
+	// this binary on this system found they work (the probe cache).
+	Remembered bool
 }
 
 var (
@@ -36,7 +39,9 @@ var (
 
 // Probe reports which layers of the sandbox work on this system, and why
 // the others do not. The first call runs the helper once in new namespaces
-// (a few milliseconds); later calls return the cached report.
+// (a few milliseconds) unless an earlier process of this binary found on
+// this system that they work (the probe cache); later calls return the
+// same report.
 func Probe() Report {
 	probeOnce.Do(func() { probeReport = probe() })
 	return probeReport
@@ -51,7 +56,7 @@ func probe() Report {
 	}
 	nsErr := errNotProbed
 	if forced == LevelAuto || forced == LevelFull {
-		nsErr = probeNamespaces(r.LandlockABI)
+		r.Remembered, nsErr = probeNamespacesCached(r.LandlockABI)
 	} else {
 		r.Forced = ForceLevelEnv + "=" + forced.String()
 	}

@@ -31,6 +31,12 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		}
 		started <- nil
 		p.err = cmd.Wait()
+		if ExitCode(cmd.ProcessState) == helperFailed {
+			// The helper could not set the sandbox up (or the command
+			// exited 125): the system may have changed in a way the
+			// probe cache's key does not see, so the next start probes.
+			forgetProbeCache()
+		}
 		close(p.done)
 	}()
 	if err := <-started; err != nil {

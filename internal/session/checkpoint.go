@@ -27,6 +27,9 @@ func (st *Store) Checkpoint(ctx context.Context, s *Session) error {
 	if st.db == nil {
 		return errClosed
 	}
+	if err := st.ownLocked(s.ID); err != nil {
+		return err
+	}
 	prev, known := st.persisted[s.ID]
 	next, err := st.writeRows(ctx, s, prev, known)
 	if err != nil {

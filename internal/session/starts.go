@@ -18,6 +18,9 @@ func (st *Store) MarkStarted(ctx context.Context, id, callID string) error {
 	if st.db == nil {
 		return errClosed
 	}
+	if err := st.ownLocked(id); err != nil {
+		return err
+	}
 	_, err := st.db.ExecContext(ctx, `INSERT OR REPLACE INTO tool_starts (session_id, call_id, started_at) VALUES (?, ?, ?)`,
 		id, callID, st.now().UnixNano())
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/lockfile"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -37,6 +38,7 @@ type Store struct {
 	db          *sql.DB
 	dbPath      string
 	snapshotDir string
+	lockDir     string // the owners' locks (owner.go)
 	workspace   string
 	now         func() time.Time
 
@@ -46,6 +48,8 @@ type Store struct {
 	persisted map[string]persistState
 	// snap holds the encoded messages of the last session snapshotted.
 	snap *snapCache
+	// owned are the sessions this process owns (owner.go).
+	owned map[string]*lockfile.Lock
 }
 
 // persistState describes the stored rows of one session.
@@ -89,9 +93,9 @@ func Open(opts StoreOptions) (*Store, error) {
 	// processes are handled by WAL and busy_timeout.
 	db.SetMaxOpenConns(1)
 	st := &Store{
-		db: db, dbPath: dbPath, snapshotDir: snapDir,
+		db: db, dbPath: dbPath, snapshotDir: snapDir, lockDir: filepath.Join(opts.Dir, "locks"),
 		workspace: cleanWorkspace(opts.Workspace), now: opts.Now,
-		persisted: map[string]persistState{},
+		persisted: map[string]persistState{}, owned: map[string]*lockfile.Lock{},
 	}
 	if err := migrate(db, opts.Now); err != nil {
 		db.Close()
@@ -128,6 +132,7 @@ func (st *Store) Close() error {
 	if st.db == nil {
 		return nil
 	}
+	st.releaseAll()
 	err := st.db.Close()
 	st.db = nil
 	if err != nil {
@@ -166,6 +171,7 @@ coder.db
 coder.db-*
 sessions/
 journal/
+locks/
 `
 
 // writeGitignore writes dir/.gitignore when there is none. Best effort: a

@@ -41,6 +41,9 @@ func (st *Store) CheckpointSubagent(ctx context.Context, id string, run Subagent
 	if st.db == nil {
 		return errClosed
 	}
+	if err := st.ownLocked(id); err != nil {
+		return err
+	}
 	tx, err := st.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("session: save subagent %s of %s: %w", run.RunID, id, err)

@@ -87,7 +87,8 @@ func TestSubagentMigrationOnAnOldDatabase(t *testing.T) {
 	s := fullSession()
 	checkpoint(t, st, s)
 	// Back to before 005, as a database written by an older coder.
-	for _, q := range []string{`DROP TABLE subagent_messages`, `DELETE FROM schema_migrations WHERE version >= 5`} {
+	for _, q := range []string{`DROP TABLE subagent_messages`, `ALTER TABLE undo_snapshots DROP COLUMN after_state`,
+		`DELETE FROM schema_migrations WHERE version >= 5`} {
 		if _, err := st.db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

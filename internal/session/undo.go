@@ -19,6 +19,10 @@ type UndoEntry struct {
 	// Skipped says why the content was not captured (too large, unreadable);
 	// empty when it was. Such an entry is reported by undo, not restored.
 	Skipped string
+	// After is the path's state as coder's own last change in the turn left
+	// it (undo's fingerprint), "outside" once something else changed it
+	// between coder's calls, "" when unknown.
+	After string
 }
 
 // SaveUndo records e in the snapshot of turn. The first capture of a path in
@@ -36,7 +40,7 @@ func (st *Store) SaveUndo(ctx context.Context, sessionID string, turn int, e Und
 			content = []byte{} // NULL would read back as "no content"
 		}
 	}
-	err := st.exec(ctx, `INSERT INTO undo_snapshots (session_id, turn, path, existed, mode, content, captured_at, skipped)
+	err := st.execOwned(ctx, sessionID, `INSERT INTO undo_snapshots (session_id, turn, path, existed, mode, content, captured_at, skipped)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, turn, path) DO NOTHING`,
 		sessionID, turn, e.Path, e.Existed, int64(e.Mode), content, st.now().UnixNano(), e.Skipped)
 	if err != nil {
@@ -74,7 +78,7 @@ func (st *Store) UndoTurns(ctx context.Context, sessionID string) ([]int, error)
 func (st *Store) LoadUndo(ctx context.Context, sessionID string, turn int) ([]UndoEntry, error) {
 	var es []UndoEntry
 	err := st.query(func(db *sql.DB) error {
-		rows, err := db.QueryContext(ctx, `SELECT path, existed, mode, content, skipped FROM undo_snapshots
+		rows, err := db.QueryContext(ctx, `SELECT path, existed, mode, content, skipped, after_state FROM undo_snapshots
 WHERE session_id = ? AND turn = ? ORDER BY path`, sessionID, turn)
 		if err != nil {
 			return err
@@ -83,7 +87,7 @@ WHERE session_id = ? AND turn = ? ORDER BY path`, sessionID, turn)
 		for rows.Next() {
 			var e UndoEntry
 			var mode int64
-			if err := rows.Scan(&e.Path, &e.Existed, &mode, &e.Content, &e.Skipped); err != nil {
+			if err := rows.Scan(&e.Path, &e.Existed, &mode, &e.Content, &e.Skipped, &e.After); err != nil {
 				return err
 			}
 			e.Mode = os.FileMode(mode)
@@ -100,9 +104,20 @@ WHERE session_id = ? AND turn = ? ORDER BY path`, sessionID, turn)
 	return es, nil
 }
 
+// SetUndoAfter records the state path was left in (UndoEntry.After) in the
+// snapshot of turn; a path the turn did not capture is not recorded.
+func (st *Store) SetUndoAfter(ctx context.Context, sessionID string, turn int, path, after string) error {
+	err := st.execOwned(ctx, sessionID, `UPDATE undo_snapshots SET after_state = ? WHERE session_id = ? AND turn = ? AND path = ?`,
+		after, sessionID, turn, path)
+	if err != nil {
+		return fmt.Errorf("session: record the state of %s (session %s, turn %d): %w", path, sessionID, turn, err)
+	}
+	return nil
+}
+
 // DropUndo deletes the snapshot of one turn (after it was undone).
 func (st *Store) DropUndo(ctx context.Context, sessionID string, turn int) error {
-	err := st.exec(ctx, `DELETE FROM undo_snapshots WHERE session_id = ? AND turn = ?`, sessionID, turn)
+	err := st.execOwned(ctx, sessionID, `DELETE FROM undo_snapshots WHERE session_id = ? AND turn = ?`, sessionID, turn)
 	if err != nil {
 		return fmt.Errorf("session: drop undo of %s turn %d: %w", sessionID, turn, err)
 	}
@@ -112,7 +127,7 @@ func (st *Store) DropUndo(ctx context.Context, sessionID string, turn int) error
 // PruneUndo keeps the snapshots of the newest keep turns of a session and
 // deletes the rest; keep <= 0 deletes them all.
 func (st *Store) PruneUndo(ctx context.Context, sessionID string, keep int) error {
-	err := st.exec(ctx, `DELETE FROM undo_snapshots WHERE session_id = ? AND turn NOT IN
+	err := st.execOwned(ctx, sessionID, `DELETE FROM undo_snapshots WHERE session_id = ? AND turn NOT IN
 (SELECT DISTINCT turn FROM undo_snapshots WHERE session_id = ? ORDER BY turn DESC LIMIT ?)`,
 		sessionID, sessionID, max(keep, 0))
 	if err != nil {
@@ -121,9 +136,16 @@ func (st *Store) PruneUndo(ctx context.Context, sessionID string, keep int) erro
 	return nil
 }
 
-// exec runs one write statement.
-func (st *Store) exec(ctx context.Context, q string, args ...any) error {
+// execOwned runs one write statement of session id, which this process
+// must own (owner.go).
+func (st *Store) execOwned(ctx context.Context, id, q string, args ...any) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
 	return st.query(func(db *sql.DB) error {
+		if err := st.ownLocked(id); err != nil {
+			return err
+		}
 		_, err := db.ExecContext(ctx, q, args...)
 		return err
 	})

@@ -29,6 +29,9 @@ func (st *Store) RecordUsage(ctx context.Context, id string, r UsageRecord) erro
 	if st.db == nil {
 		return errClosed
 	}
+	if err := st.ownLocked(id); err != nil {
+		return err
+	}
 	at := r.At
 	if at.IsZero() {
 		at = st.now()

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // wrapSpec describes a command that runs the command given in its
@@ -47,7 +48,7 @@ var privileged = map[string]wrapSpec{
 
 var shells = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh")
 
-var assignRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
 func set(xs ...string) map[string]bool {
 	m := make(map[string]bool, len(xs))
@@ -131,7 +132,7 @@ func unwrap(ws []word, spec wrapSpec) ([]word, bool) {
 			i++
 			break
 		}
-		if spec.assigns && assignRE.MatchString(t) {
+		if spec.assigns && assignRE().MatchString(t) {
 			i++
 			continue
 		}

@@ -10,10 +10,8 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/coder-agent/coder/internal/shell"
 )
@@ -27,7 +25,6 @@ const (
 	// bashWaitDelay bounds the wait for output pipes that background
 	// processes keep open after the shell has exited.
 	bashWaitDelay = time.Second
-	truncatedLine = "[output truncated]"
 )
 
 type bashTool struct {
@@ -35,9 +32,12 @@ type bashTool struct {
 	shell       string
 	maxTimeout  time.Duration // 0: no limit
 	outputLimit int           // bytes per stream; 0: no cap
-	launch      Launcher
-	secrets     []string
-	tasks       *Tasks
+	// outputDir is where a stream cut for the model is kept whole (the
+	// session's temp dir); nil keeps none.
+	outputDir func() (string, error)
+	launch    Launcher
+	secrets   []string
+	tasks     *Tasks
 }
 
 // BashArgs are a bash call's arguments.
@@ -59,6 +59,9 @@ type BashResult struct {
 	Truncated  bool   `json:"truncated"`
 	DurationMS int64  `json:"duration_ms"`
 	Error      string `json:"error,omitempty"`
+	// StdoutFile and StderrFile hold a stream whole when it was cut.
+	StdoutFile string `json:"stdout_file,omitempty"`
+	StderrFile string `json:"stderr_file,omitempty"`
 	// Notes say what coder's sandbox did: a refusal explained, protected
 	// files put back.
 	Notes string `json:"notes,omitempty"`
@@ -115,8 +118,9 @@ func (t bashTool) Run(ctx context.Context, c *Call) (Result, error) {
 	if a.Background {
 		return t.background(ctx, c, a.Command)
 	}
-	stdout, stderr := &capWriter{limit: t.outputLimit}, &capWriter{limit: t.outputLimit}
-	stdout.live, stderr.live = liveOutput(ctx, "stdout"), liveOutput(ctx, "stderr")
+	stdout, stderr := t.output(ctx, "stdout"), t.output(ctx, "stderr")
+	defer stdout.Close()
+	defer stderr.Close()
 	start := time.Now()
 	proc, err := t.launch.Launch(ctx, c, t.argv(a.Command), t.env(), stdout, stderr, false)
 	if err != nil {
@@ -127,9 +131,11 @@ func (t bashTool) Run(ctx context.Context, c *Call) (Result, error) {
 		ExitCode:   proc.ExitCode(),
 		Stdout:     stdout.String(),
 		Stderr:     stderr.String(),
-		Truncated:  stdout.truncated || stderr.truncated,
+		Truncated:  stdout.truncated() || stderr.truncated(),
 		DurationMS: time.Since(start).Milliseconds(),
 		Error:      reason,
+		StdoutFile: stdout.fullPath(),
+		StderrFile: stderr.fullPath(),
 	}
 	notes, refused := proc.Finish(out.Stderr)
 	out.Notes, out.Refused = strings.Join(notes, " "), refused && reason == ""
@@ -138,6 +144,23 @@ func (t bashTool) Run(ctx context.Context, c *Call) (Result, error) {
 	}
 	out.OK = out.ExitCode == 0 && reason == ""
 	return out.result(), nil
+}
+
+// output is what keeps one stream of a call for the model; past the limit
+// the whole stream goes to a new file in the session's temp dir, made
+// with O_EXCL under a random name: a planted link is never followed.
+func (t bashTool) output(ctx context.Context, stream string) *cutOutput {
+	w := &cutOutput{limit: t.outputLimit, live: liveOutput(ctx, stream)}
+	if t.outputDir != nil {
+		w.open = func() (*os.File, error) {
+			dir, err := t.outputDir()
+			if err != nil {
+				return nil, err
+			}
+			return os.CreateTemp(dir, "bash-"+stream+"-*.txt")
+		}
+	}
+	return w
 }
 
 // argv is the shell command line for command.
@@ -227,60 +250,4 @@ func formatDuration(ms int64) string {
 		return fmt.Sprintf("%dms", ms)
 	}
 	return fmt.Sprintf("%.1fs", float64(ms)/1000)
-}
-
-// capWriter keeps the first limit bytes written to it (all when limit is 0)
-// and passes everything on to live, when set, as it arrives.
-type capWriter struct {
-	mu        sync.Mutex
-	limit     int
-	buf       bytes.Buffer
-	truncated bool
-	live      func([]byte)
-}
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.live != nil {
-		w.live(p)
-	}
-	room := len(p)
-	if w.limit > 0 {
-		room = min(room, w.limit-w.buf.Len())
-	}
-	if room < len(p) {
-		w.truncated = true
-	}
-	w.buf.Write(p[:max(room, 0)])
-	return len(p), nil
-}
-
-// String is the kept output as valid UTF-8; a truncated stream ends with a
-// line "[output truncated]".
-func (w *capWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	b := w.buf.Bytes()
-	if !w.truncated {
-		return validUTF8(string(b))
-	}
-	s := validUTF8(string(trimPartialRune(b)))
-	if s != "" && !strings.HasSuffix(s, "\n") {
-		s += "\n"
-	}
-	return s + truncatedLine
-}
-
-// trimPartialRune drops a UTF-8 sequence cut short at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
-		if utf8.RuneStart(b[len(b)-i]) {
-			if !utf8.FullRune(b[len(b)-i:]) {
-				return b[:len(b)-i]
-			}
-			return b
-		}
-	}
-	return b
 }

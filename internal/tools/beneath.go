@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -44,13 +45,33 @@ func (w *Workspace) stat(tg target) (fs.FileInfo, error) {
 	return os.Stat(tg.Abs)
 }
 
-func (w *Workspace) readFile(tg target) ([]byte, error) {
+// readText reads tg whole as a string, in one allocation of its size:
+// editing a file holds its text once (a ReadAll into bytes and a copy
+// into a string would hold it three times over). A file that is or has
+// grown larger than max is refused before it is read whole.
+func (w *Workspace) readText(tg target, max int64) (string, error) {
 	f, err := w.open(tg)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if fi.Size() > max {
+		return "", &tooLargeError{size: fi.Size(), max: max}
+	}
+	var b strings.Builder
+	b.Grow(int(fi.Size()) + 1) // +1: one Read that finds the end
+	n, err := io.Copy(&b, io.LimitReader(f, max+1))
+	if err != nil {
+		return "", err
+	}
+	if n > max {
+		return "", &tooLargeError{size: n, max: max}
+	}
+	return b.String(), nil
 }
 
 func (w *Workspace) remove(tg target) error {
@@ -68,13 +89,13 @@ const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 // created. The parent directory is opened once and every step acts on it
 // (see parentOf), so a swapped directory makes the write fail, or land in
 // the directory first opened, never elsewhere.
-func (w *Workspace) writeAtomic(tg target, data []byte, perm fs.FileMode) error {
+func (w *Workspace) writeAtomic(tg target, perm fs.FileMode, fill func(*os.File) error) error {
 	dir, base, err := w.parentOf(tg)
 	if err != nil {
 		return err
 	}
 	defer dir.Close()
-	return replaceIn(dir, base, tg.Rel, data, perm)
+	return replaceIn(dir, base, tg.Rel, perm, fill)
 }
 
 // writeFileAtomic is writeAtomic for coder's own files, outside any
@@ -88,14 +109,15 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	defer dir.Close()
-	return replaceIn(dir, filepath.Base(path), path, data, perm)
+	return replaceIn(dir, filepath.Base(path), path, perm, writeBytes(data))
 }
 
-// replaceIn replaces base in dir with data: a temporary file beside it is
-// written, synced and renamed over it, and the directory synced; the
-// temporary file is always removed on failure. An existing file keeps its
-// permission bits; a new one gets perm. shown names it in errors.
-func replaceIn(dir *os.Root, base, shown string, data []byte, perm fs.FileMode) error {
+// replaceIn replaces base in dir with what fill writes: a temporary file
+// beside it is written, synced and renamed over it, and the directory
+// synced; the temporary file is always removed on failure. An existing
+// file keeps its permission bits; a new one gets perm. shown names it in
+// errors.
+func replaceIn(dir *os.Root, base, shown string, perm fs.FileMode, fill func(*os.File) error) error {
 	mode := perm
 	if fi, err := dir.Stat(base); err == nil {
 		if !fi.Mode().IsRegular() {
@@ -104,7 +126,7 @@ func replaceIn(dir *os.Root, base, shown string, data []byte, perm fs.FileMode) 
 		mode = fi.Mode() & keptModeBits
 	}
 	tmp := tempName(base)
-	if err := writeNewIn(dir, tmp, data, mode); err != nil {
+	if err := createIn(dir, tmp, mode, fill); err != nil {
 		return err
 	}
 	if err := dir.Rename(tmp, base); err != nil {
@@ -151,7 +173,29 @@ func (w *Workspace) parentOf(tg target) (*os.Root, string, error) {
 
 // writeNewIn creates name (which must not exist) in dir with data, synced;
 // it is removed again on failure.
-func writeNewIn(dir *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+func writeNewIn(dir *os.Root, name string, data []byte, perm fs.FileMode) error {
+	return createIn(dir, name, perm, writeBytes(data))
+}
+
+func writeBytes(data []byte) func(*os.File) error {
+	return func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	}
+}
+
+// writeString writes the string's own bytes (os.File.WriteString): no
+// copy of a big file's text.
+func writeString(text string) func(*os.File) error {
+	return func(f *os.File) error {
+		_, err := f.WriteString(text)
+		return err
+	}
+}
+
+// createIn creates name (which must not exist) in dir with what fill
+// writes, synced; it is removed again on failure.
+func createIn(dir *os.Root, name string, perm fs.FileMode, fill func(*os.File) error) (err error) {
 	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -162,7 +206,7 @@ func writeNewIn(dir *os.Root, name string, data []byte, perm fs.FileMode) (err e
 			_ = dir.Remove(name)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = fill(f); err != nil {
 		return err
 	}
 	if err = f.Chmod(perm); err != nil {

@@ -11,6 +11,10 @@ type Env struct {
 	// OutputLimit caps each of bash's stdout and stderr, in bytes
 	// (safety.output_limit_bytes); 0 means no cap.
 	OutputLimit int
+	// OutputDir is where bash keeps a stream whole when the model's result
+	// holds only its head and tail: the session's private temp dir, which
+	// the sandbox lets commands read. nil keeps none.
+	OutputDir func() (string, error)
 	// Shell runs bash commands as `Shell -c command`; "" means /bin/bash.
 	Shell string
 	// Tracker remembers which files the model has read, for the edit guards
@@ -66,7 +70,7 @@ func Builtins(env Env) []Tool {
 		editTool{ws: ws, g: g},
 		patchTool{ws: ws, g: g, journal: patchJournal{dir: env.JournalDir}, writeTemp: writeNewIn},
 		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit,
-			launch: launch, secrets: env.SecretValues, tasks: tasks},
+			outputDir: env.OutputDir, launch: launch, secrets: env.SecretValues, tasks: tasks},
 		taskTool{tasks: tasks},
 		taskTool{tasks: tasks, kill: true},
 	}

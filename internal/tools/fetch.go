@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -246,11 +247,11 @@ func toText(mt string, body []byte, page *url.URL, truncated bool) (string, erro
 	return htmlToMarkdown(s, page)
 }
 
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+var titleRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`) })
 
 // pageTitle finds the <title>, which the conversion drops with <head>.
 func pageTitle(html []byte) string {
-	m := titleRE.FindSubmatch(html[:min(len(html), 64<<10)])
+	m := titleRE().FindSubmatch(html[:min(len(html), 64<<10)])
 	if m == nil {
 		return ""
 	}

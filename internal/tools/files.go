@@ -47,7 +47,10 @@ func readThrough(files Files, ws *Workspace, tg target) (data []byte, handled bo
 		return nil, true, err
 	}
 	defer f.Close()
-	data, err = io.ReadAll(f)
+	data, err = io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err == nil && len(data) > MaxFileBytes {
+		return nil, true, &tooLargeError{size: int64(len(data)), max: MaxFileBytes}
+	}
 	return data, true, err
 }
 
@@ -64,12 +67,13 @@ func (w *Workspace) binary(tg target) bool {
 	return bytes.IndexByte(buf[:n], 0) >= 0
 }
 
-// read is tg's content, through the editor when there is one.
-func (g fileGuard) read(tg target) ([]byte, error) {
+// read is tg's content, through the editor when there is one; a file
+// larger than MaxFileBytes is a *tooLargeError, found before it is read.
+func (g fileGuard) read(tg target) (string, error) {
 	if data, handled, err := readThrough(g.files, g.ws, tg); handled {
-		return data, err
+		return string(data), err
 	}
-	return g.ws.readFile(tg)
+	return g.ws.readText(tg, MaxFileBytes)
 }
 
 // write replaces tg's content atomically, through the editor when there is
@@ -77,15 +81,31 @@ func (g fileGuard) read(tg target) ([]byte, error) {
 // through the workspace's root first, so the path the editor is given
 // resolves inside the workspace.
 func (g fileGuard) write(tg target, data []byte, perm fs.FileMode) error {
-	if g.files != nil && tg.Inside {
-		dir, _, err := g.ws.parentOf(tg)
-		if err != nil {
-			return err
-		}
-		_ = dir.Close()
-		if err := g.files.WriteFile(tg.Abs, data, perm); !errors.Is(err, ErrUseDisk) {
-			return err
-		}
+	if done, err := g.writeEditor(tg, func() []byte { return data }, perm); done {
+		return err
 	}
-	return g.ws.writeAtomic(tg, data, perm)
+	return g.ws.writeAtomic(tg, perm, writeBytes(data))
+}
+
+// writeText is write of a string, with no copy of it on the disk path.
+func (g fileGuard) writeText(tg target, text string, perm fs.FileMode) error {
+	if done, err := g.writeEditor(tg, func() []byte { return []byte(text) }, perm); done {
+		return err
+	}
+	return g.ws.writeAtomic(tg, perm, writeString(text))
+}
+
+// writeEditor writes through the editor; done is false when the content
+// is left to the disk.
+func (g fileGuard) writeEditor(tg target, data func() []byte, perm fs.FileMode) (done bool, err error) {
+	if g.files == nil || !tg.Inside {
+		return false, nil
+	}
+	dir, _, err := g.ws.parentOf(tg)
+	if err != nil {
+		return true, err
+	}
+	_ = dir.Close()
+	err = g.files.WriteFile(tg.Abs, data(), perm)
+	return !errors.Is(err, ErrUseDisk), err
 }

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 )
 
 // rgArgs makes rg follow the rules of the built-in walker: .gitignore files
@@ -24,7 +25,7 @@ func rgArgs(q *grepQuery) []string {
 	args := []string{"--json", "--no-config", "--hidden", "--no-require-git",
 		"--no-ignore-parent", "--no-ignore-dot", "--no-ignore-global", "--no-ignore-exclude",
 		"--no-messages", "--encoding", "none", "--glob", "!.git", "--glob", "!.coder/sessions", "--glob", "!.coder/coder.db*"}
-	if simpleGlob.MatchString(q.include) && strings.Count(q.include, "{") <= 1 {
+	if simpleGlob().MatchString(q.include) && strings.Count(q.include, "{") <= 1 {
 		// A file-type glob narrows rg's walk without overriding ignore
 		// rules (--glob would); accepts still decides.
 		args = append(args, "--type-add", "coderinclude:"+q.include, "--type", "coderinclude")
@@ -68,7 +69,7 @@ func markBoundaries(re *syntax.Regexp) {
 }
 
 // simpleGlob is a name glob that rg and doublestar read the same way.
-var simpleGlob = regexp.MustCompile(`^[A-Za-z0-9_.*?{},-]+$`)
+var simpleGlob = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.*?{},-]+$`) })
 
 // rgMessage is one line of `rg --json`.
 type rgMessage struct {

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 )
@@ -409,7 +410,7 @@ func trimBlankLines(s string, maxLead, maxTrail int) (out string, lead, trail in
 }
 
 // lineNumberPrefix is what read puts before each line: "%6d\t".
-var lineNumberPrefix = regexp.MustCompile(`^ *[0-9]+\t`)
+var lineNumberPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ *[0-9]+\t`) })
 
 // stripLineNumbers removes read's line-number prefixes when every non-empty
 // line of s has one; ok is false otherwise.
@@ -420,7 +421,7 @@ func stripLineNumbers(s string) (string, bool) {
 		if l == "" {
 			continue
 		}
-		loc := lineNumberPrefix.FindStringIndex(l)
+		loc := lineNumberPrefix().FindStringIndex(l)
 		if loc == nil {
 			return "", false
 		}

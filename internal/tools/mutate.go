@@ -27,7 +27,7 @@ type fileGuard struct {
 // check refuses to change an existing file the model has not read, or one
 // that changed on disk since.
 func (g fileGuard) check(tg target, current string) *Result {
-	if err := g.tracker.Check(tg.Abs, tg.Rel, []byte(current)); err != nil {
+	if err := g.tracker.Check(tg.Abs, tg.Rel, current); err != nil {
 		r := Failure("%v", err)
 		return &r
 	}
@@ -53,19 +53,23 @@ func (g fileGuard) notify(tgs ...target) *Result {
 // new state as seen, and returns the Result with its diff; describe words
 // the model's message from the diff's line counts.
 func (g fileGuard) commit(tg target, before, after string, describe func(added, removed int) string) Result {
+	if len(after) > MaxFileBytes {
+		r, _ := tooLargeFailure(tg.Rel, &tooLargeError{size: int64(len(after)), max: MaxFileBytes})
+		return r
+	}
 	if g.dry {
 		return Result{OK: true, Diff: unifiedDiff(tg.Rel, before, after)}
 	}
 	if fail := g.notify(tg); fail != nil {
 		return *fail
 	}
-	if err := g.write(tg, []byte(after), newFileMode); err != nil {
+	if err := g.writeText(tg, after, newFileMode); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) {
 			return fileFailure(tg.Rel, err)
 		}
 		return Failure("cannot write %s: %v", tg.Rel, bareError(err))
 	}
-	g.tracker.Record(tg.Abs, []byte(after))
+	g.tracker.RecordText(tg.Abs, after)
 	diff := unifiedDiff(tg.Rel, before, after)
 	added, removed := diffStat(diff)
 	return Result{
@@ -78,7 +82,8 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 }
 
 // readExisting returns the current content of a file a tool is about to
-// change; existed is false when it does not exist yet.
+// change; existed is false when it does not exist yet. A file larger than
+// MaxFileBytes is refused from its size, before it is read.
 func (g fileGuard) readExisting(tg target) (content string, existed bool, fail *Result) {
 	fi, err := g.ws.stat(tg)
 	if errors.Is(err, os.ErrNotExist) {
@@ -92,12 +97,19 @@ func (g fileGuard) readExisting(tg target) (content string, existed bool, fail *
 		r := Failure("%s is not a regular file", tg.Rel)
 		return "", false, &r
 	}
-	data, err := g.read(tg)
+	if err == nil && fi.Size() > MaxFileBytes {
+		err = &tooLargeError{size: fi.Size(), max: MaxFileBytes}
+	} else if err == nil {
+		content, err = g.read(tg)
+	}
+	if r, big := tooLargeFailure(tg.Rel, err); big {
+		return "", false, &r
+	}
 	if err != nil {
 		r := fileFailure(tg.Rel, err)
 		return "", false, &r
 	}
-	return string(data), true, nil
+	return content, true, nil
 }
 
 // refuseBinary refuses to edit a file holding NUL bytes: matching text in

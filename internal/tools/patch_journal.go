@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/lockfile"
 	"github.com/coder-agent/coder/internal/regfile"
 )
 
@@ -31,9 +32,14 @@ type journalRecord struct {
 	Steps     []journalStep `json:"steps"`
 }
 
-// openJournal is one patch's journal file.
+// openJournal is one patch's journal file, and the lock beside it
+// (patch-X.lock) that says its patch is live: held from before the journal
+// is written until after it is removed, and released by the kernel if the
+// process dies. Recovery leaves a journal whose lock is held alone — it is
+// another running coder's patch, not a crashed one.
 type openJournal struct {
 	path string
+	lock *lockfile.Lock
 	rec  journalRecord
 }
 
@@ -57,8 +63,17 @@ func (j patchJournal) begin(workspace string, changes []*fileChange) (*openJourn
 	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return nil, err
 	}
-	oj.path = filepath.Join(j.dir, "patch-"+randomSuffix()+".json")
-	return oj, oj.write()
+	name := filepath.Join(j.dir, "patch-"+randomSuffix())
+	lock, err := lockfile.TryLock(name + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	oj.path, oj.lock = name+".json", lock
+	if err := oj.write(); err != nil {
+		oj.done()
+		return nil, err
+	}
+	return oj, nil
 }
 
 // commit marks the patch committed: from here recovery finishes it.
@@ -76,6 +91,7 @@ func (oj *openJournal) done() {
 			_ = dir.Close()
 		}
 	}
+	oj.lock.Unlock()
 }
 
 func (oj *openJournal) write() error {
@@ -92,7 +108,9 @@ func (oj *openJournal) write() error {
 // RecoverPatches finishes or undoes the patches a crash cut short in ws,
 // from the journals in dir: a committed patch has its remaining staged
 // files renamed into place and its deletions done; an uncommitted one has
-// its temporaries removed. It returns a line per patch recovered.
+// its temporaries removed. A patch whose lock a live process holds is not
+// cut short: it is left to that process. It returns a line per patch
+// recovered.
 func RecoverPatches(ws *Workspace, dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -104,10 +122,18 @@ func RecoverPatches(ws *Workspace, dir string) ([]string, error) {
 	var notes []string
 	var errs []error
 	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "patch-") && strings.HasSuffix(e.Name(), ".lock") {
+			removeStaleLock(dir, e.Name())
+			continue
+		}
 		if !strings.HasPrefix(e.Name(), "patch-") || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
+		lock := strings.TrimSuffix(path, ".json") + ".lock"
+		if live, err := lockfile.Held(lock); live || err != nil {
+			continue // another coder is applying it (or we cannot tell: leave it)
+		}
 		note, err := recoverOne(ws, path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("recovering %s: %w", path, err))
@@ -117,8 +143,22 @@ func RecoverPatches(ws *Workspace, dir string) ([]string, error) {
 			notes = append(notes, note)
 		}
 		_ = os.Remove(path)
+		_ = os.Remove(lock)
 	}
 	return notes, errors.Join(errs...)
+}
+
+// removeStaleLock removes a patch's lock left without its journal by a
+// process that died before writing it.
+func removeStaleLock(dir, name string) {
+	lock := filepath.Join(dir, name)
+	journal := strings.TrimSuffix(lock, ".lock") + ".json"
+	if _, err := os.Lstat(journal); err == nil {
+		return
+	}
+	if live, err := lockfile.Held(lock); !live && err == nil {
+		_ = os.Remove(lock)
+	}
 }
 
 func recoverOne(ws *Workspace, path string) (string, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 )
@@ -171,7 +172,9 @@ func parsePatch(text string) ([]patchOp, error) {
 }
 
 // heredocStart matches the first line of `apply_patch <<'EOF'`.
-var heredocStart = regexp.MustCompile(`^\s*(?:apply_patch|applypatch)?\s*<<-?\s*['"]?(\w+)['"]?\s*$`)
+var heredocStart = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:apply_patch|applypatch)?\s*<<-?\s*['"]?(\w+)['"]?\s*$`)
+})
 
 // unwrapPatch splits text into lines (CRLF tolerated), without the blank
 // lines around it and without a heredoc or Markdown fence wrapper. first is
@@ -193,7 +196,7 @@ func unwrapPatch(text string) ([]string, int) {
 			break
 		}
 		first := strings.TrimSpace(lines[lo])
-		if m := heredocStart.FindStringSubmatch(first); m != nil {
+		if m := heredocStart().FindStringSubmatch(first); m != nil {
 			lo++
 			if hi > lo && strings.TrimSpace(lines[hi-1]) == m[1] {
 				hi--
@@ -339,14 +342,14 @@ func (p *patchParser) parseHunks(op *patchOp) error {
 }
 
 // unifiedRange matches a unified diff hunk header a model wrote after @@.
-var unifiedRange = regexp.MustCompile(`^-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@(.*)$`)
+var unifiedRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@(.*)$`) })
 
 // parseAnchor is the anchor text of an @@ line: "@@ func main()" gives
 // "func main()"; line numbers of a unified diff header are dropped, since
 // a model's line numbers are rarely right.
 func parseAnchor(l string) string {
 	a := strings.TrimSpace(strings.TrimPrefix(l, "@@"))
-	if m := unifiedRange.FindStringSubmatch(a); m != nil {
+	if m := unifiedRange().FindStringSubmatch(a); m != nil {
 		a = m[1]
 	}
 	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(a), "@@"))

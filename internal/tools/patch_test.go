@@ -343,7 +343,12 @@ func TestPatchRecoveryAfterACrash(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// While the patch is live, a second coder's start leaves it.
+			if notes, err := RecoverPatches(ws, journal); err != nil || len(notes) != 0 {
+				t.Fatalf("a live patch was recovered: %q %v", notes, err)
+			}
 			// The process dies here; the next start recovers.
+			j.lock.Abandon()
 			notes, err := RecoverPatches(ws, journal)
 			if err != nil || len(notes) != 1 {
 				t.Fatalf("notes %q, err %v", notes, err)

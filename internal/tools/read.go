@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -41,8 +42,9 @@ type readTool struct {
 }
 
 // trackHashMax bounds the files read hashes whole for the edit guards;
-// larger ones are tracked by modification time and size.
-const trackHashMax = 64 << 20
+// larger ones (which the file tools do not change) are tracked by
+// modification time and size.
+const trackHashMax = MaxFileBytes
 
 type readArgs struct {
 	Path   string `json:"path"`
@@ -176,7 +178,7 @@ func readLines(ctx context.Context, r *bufio.Reader, rel string, offset, limit i
 		limit = readDefaultLimit
 	}
 	var out strings.Builder
-	n, shown, capped := 0, 0, false
+	n, shown, capped, counted := 0, 0, false, true
 	for {
 		line, err := readLine(r, (readMaxLineChars+1)*utf8.UTFMax)
 		if err != nil && line == nil {
@@ -186,7 +188,8 @@ func readLines(ctx context.Context, r *bufio.Reader, rel string, offset, limit i
 		if n >= offset {
 			if shown == limit || out.Len() >= readMaxBytes {
 				capped = out.Len() >= readMaxBytes && shown < limit
-				n += countRest(ctx, r, line)
+				rest, all := countRest(ctx, r, line)
+				n, counted = n+rest, all
 				break
 			}
 			writeNumbered(&out, n, line)
@@ -205,16 +208,21 @@ func readLines(ctx context.Context, r *bufio.Reader, rel string, offset, limit i
 		return Failure("offset %d is past the end of %s (%s)", offset, rel, plural(n, "line")), nil
 	}
 	last := offset + shown - 1
-	summary := fmt.Sprintf("lines %d-%d of %d", offset, last, n)
-	if shown == n {
+	// A count is stated as exact only when every line was counted.
+	total := strconv.Itoa(n)
+	if !counted {
+		total = fmt.Sprintf("at least %d (not counted past the first %d MiB)", n, countRestMax>>20)
+	}
+	summary := fmt.Sprintf("lines %d-%d of %s", offset, last, total)
+	if shown == n && counted {
 		summary = plural(n, "line")
 	}
-	if last < n {
+	if last < n || !counted {
 		reason := ""
 		if capped {
 			reason = fmt.Sprintf(" (output capped at %d KiB)", readMaxBytes>>10)
 		}
-		fmt.Fprintf(&out, "\n[showing lines %d-%d of %d%s; use offset=%d to read on]", offset, last, n, reason, last+1)
+		fmt.Fprintf(&out, "\n[showing lines %d-%d of %s%s; use offset=%d to read on]", offset, last, total, reason, last+1)
 	}
 	return Result{OK: true, Content: out.String(), Summary: summary}, nil
 }
@@ -251,14 +259,18 @@ func readLine(r *bufio.Reader, keep int) ([]byte, error) {
 	}
 }
 
-// countRest counts the lines left after current (already read), capped so a
-// huge file does not stall the call.
-func countRest(ctx context.Context, r *bufio.Reader, current []byte) int {
-	const maxScan = 64 << 20
-	n, scanned := 0, 0
+// countRestMax bounds what countRest scans, so a huge file does not stall
+// the call.
+const countRestMax = 64 << 20
+
+// countRest counts the lines left after current (already read); all is
+// false when it stopped before the end (the scan limit, or a cancelled
+// call), so n is only a lower bound.
+func countRest(ctx context.Context, r *bufio.Reader, current []byte) (n int, all bool) {
+	scanned := 0
 	endsNL := bytes.HasSuffix(current, []byte("\n"))
 	buf := make([]byte, 64<<10)
-	for scanned < maxScan && ctx.Err() == nil {
+	for scanned < countRestMax && ctx.Err() == nil {
 		k, err := r.Read(buf)
 		if k > 0 {
 			n += bytes.Count(buf[:k], []byte("\n"))
@@ -266,13 +278,14 @@ func countRest(ctx context.Context, r *bufio.Reader, current []byte) int {
 			scanned += k
 		}
 		if err != nil {
+			all = errors.Is(err, io.EOF)
 			break
 		}
 	}
 	if !endsNL && scanned > 0 {
 		n++
 	}
-	return n
+	return n, all
 }
 
 // fileFailure turns an error opening or reading rel into a Failure.

@@ -34,6 +34,7 @@ type Tasks struct {
 type task struct {
 	id, command string
 	started     time.Time
+	ended       time.Time // zero while it runs; guarded by Tasks.mu
 	proc        Proc
 	out         *taskOutput
 	finish      sync.Once // Proc.Finish, once the task has ended and is read
@@ -43,8 +44,18 @@ type task struct {
 type TaskInfo struct {
 	ID, Command string
 	Started     time.Time
+	// Ended is when it ended; zero while it runs.
+	Ended time.Time
 	// ExitCode is -1 while the task runs.
 	ExitCode int
+}
+
+// RunTime is how long the task ran, or has run so far.
+func (i TaskInfo) RunTime(now time.Time) time.Duration {
+	if i.Ended.IsZero() {
+		return now.Sub(i.Started)
+	}
+	return i.Ended.Sub(i.Started)
 }
 
 // NewTasks returns an empty task list.
@@ -70,7 +81,14 @@ func (ts *Tasks) add(command string, proc Proc, out *taskOutput) string {
 	defer ts.mu.Unlock()
 	ts.seq++
 	id := fmt.Sprintf("task-%d", ts.seq)
-	ts.tasks[id] = &task{id: id, command: command, started: time.Now(), proc: proc, out: out}
+	t := &task{id: id, command: command, started: time.Now(), proc: proc, out: out}
+	ts.tasks[id] = t
+	go func() {
+		<-proc.Done()
+		ts.mu.Lock()
+		t.ended = time.Now()
+		ts.mu.Unlock()
+	}()
 	return id
 }
 
@@ -87,7 +105,7 @@ func (ts *Tasks) List() []TaskInfo {
 	defer ts.mu.Unlock()
 	var out []TaskInfo
 	for _, t := range ts.tasks {
-		out = append(out, TaskInfo{ID: t.id, Command: t.command, Started: t.started, ExitCode: t.proc.ExitCode()})
+		out = append(out, TaskInfo{ID: t.id, Command: t.command, Started: t.started, Ended: t.ended, ExitCode: t.proc.ExitCode()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
 	return out

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTaskOutputKeepsTheLastMegabyte writes far more than a task keeps, in
@@ -31,5 +32,18 @@ func TestTaskOutputKeepsTheLastMegabyte(t *testing.T) {
 	_, _ = o.Write([]byte("after\n"))
 	if got, dropped := o.take(); got != "after\n" || dropped != 0 {
 		t.Fatalf("after a read: %q, %d dropped", got, dropped)
+	}
+}
+
+// A task's run time stops when it ends; a running one's goes on.
+func TestTaskRunTime(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ended := TaskInfo{Started: t0, Ended: t0.Add(3 * time.Second)}
+	running := TaskInfo{Started: t0}
+	if got := ended.RunTime(t0.Add(time.Hour)); got != 3*time.Second {
+		t.Fatalf("ended task ran %v", got)
+	}
+	if got := running.RunTime(t0.Add(time.Minute)); got != time.Minute {
+		t.Fatalf("running task ran %v", got)
 	}
 }

@@ -50,6 +50,11 @@ func (t *ReadTracker) Record(abs string, data []byte) {
 	t.record(abs, t.stamp(abs, maphash.Bytes(t.seed, data), true))
 }
 
+// RecordText is Record of a file's text (write, edit: no copy of it).
+func (t *ReadTracker) RecordText(abs, text string) {
+	t.record(abs, t.stamp(abs, maphash.String(t.seed, text), true))
+}
+
 // recordHash is Record for a content hashed while it was streamed.
 func (t *ReadTracker) recordHash(abs string, h *maphash.Hash, hashed bool) {
 	t.record(abs, t.stamp(abs, h.Sum64(), hashed))
@@ -77,20 +82,20 @@ func (t *ReadTracker) Forget(abs string) {
 }
 
 // Check tells whether the model may change the file at abs whose current
-// content is data; rel names it in the message. An empty file that was
+// content is text; rel names it in the message. An empty file that was
 // never read may be changed: there is nothing in it to lose.
-func (t *ReadTracker) Check(abs, rel string, data []byte) error {
+func (t *ReadTracker) Check(abs, rel string, text string) error {
 	t.mu.Lock()
 	st, ok := t.seen[abs]
 	t.mu.Unlock()
 	switch {
-	case !ok && len(data) == 0:
+	case !ok && len(text) == 0:
 		return nil
 	case !ok:
 		return fmt.Errorf("read %s before editing it (use the read tool)", rel)
-	case st.hashed && st.hash == maphash.Bytes(t.seed, data):
+	case st.hashed && st.hash == maphash.String(t.seed, text):
 		return nil
-	case !st.hashed && st.size == int64(len(data)) && sameModTime(abs, st.modTime):
+	case !st.hashed && st.size == int64(len(text)) && sameModTime(abs, st.modTime):
 		return nil
 	}
 	return fmt.Errorf("%s changed on disk since you read it; read it again before editing", rel)

@@ -113,7 +113,7 @@ func TestReadTrackerConcurrent(t *testing.T) {
 			data := []byte(fmt.Sprint(i))
 			for range 100 {
 				tr.Record(abs, data)
-				_ = tr.Check(abs, "x", data)
+				_ = tr.Check(abs, "x", string(data))
 				tr.Forget(abs)
 			}
 		}()

@@ -46,13 +46,28 @@ func SessionDiff(ctx context.Context, store Loader, sessionID, workspace string)
 // diff holds the unified diffs, git style, paths relative to workspace.
 // Directories are left out: their files speak for them.
 func Diff(ctx context.Context, workspace string, entries []session.UndoEntry) (summary, diff string, err error) {
+	items, diff, err := changes(ctx, workspace, entries)
+	if err != nil {
+		return "", "", err
+	}
+	return summarize(items), diff, nil
+}
+
+// Changes lists what changed in each path since entries were captured, one
+// item per changed path as Diff's summary names them ("M a.go (+3 -1)",
+// "A new.txt", "D old.txt"), in path order.
+func Changes(ctx context.Context, workspace string, entries []session.UndoEntry) ([]string, error) {
+	items, _, err := changes(ctx, workspace, entries)
+	return items, err
+}
+
+func changes(ctx context.Context, workspace string, entries []session.UndoEntry) (items []string, diff string, err error) {
 	entries = slices.Clone(entries)
 	slices.SortFunc(entries, func(a, b session.UndoEntry) int { return strings.Compare(a.Path, b.Path) })
-	var items []string
 	var out strings.Builder
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
-			return "", "", err
+			return nil, "", err
 		}
 		if e.Mode.IsDir() && e.Skipped == "" {
 			continue
@@ -67,7 +82,7 @@ func Diff(ctx context.Context, workspace string, entries []session.UndoEntry) (s
 			out.WriteString(body)
 		}
 	}
-	return summarize(items), out.String(), nil
+	return items, out.String(), nil
 }
 
 func summarize(items []string) string {

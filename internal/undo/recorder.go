@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/coder-agent/coder/internal/session"
@@ -32,6 +35,10 @@ type Recorder struct {
 	session string
 	turn    *Turn
 	next    int // the next turn number of this session
+	// pending are the paths captured during the call running now, whose
+	// state is recorded when it ends. Calls that change files run one at
+	// a time.
+	pending []string
 }
 
 // NewRecorder records into store for the workspace.
@@ -64,6 +71,9 @@ func (r *Recorder) BeginTurn(ctx context.Context, sessionID string) error {
 func (r *Recorder) Capture(abs string) error {
 	r.mu.Lock()
 	t := r.turn
+	if t != nil {
+		r.pending = append(r.pending, filepath.Clean(abs))
+	}
 	r.mu.Unlock()
 	if t == nil {
 		return nil
@@ -71,28 +81,53 @@ func (r *Recorder) Capture(abs string) error {
 	return t.Capture(abs)
 }
 
-// AroundBash marks the workspace before a bash call; the returned function,
-// called after it, captures what the command changed. notice is non-empty
-// when changes could not be captured.
-func (r *Recorder) AroundBash(ctx context.Context) (after func(context.Context) (notice string, err error), err error) {
+// AroundCall brackets one tool call. Before it, the paths earlier calls
+// changed are checked: one no longer as coder left it was changed by
+// something else in between, and /undo will leave it (left.go). For bash,
+// the workspace is marked too. The returned function, called after the
+// call, captures what a command changed and records the state the call
+// left each changed path in. notice is non-empty when bash changes could
+// not be captured.
+func (r *Recorder) AroundCall(ctx context.Context, bash bool) (after func(context.Context) (notice string, err error), err error) {
 	r.mu.Lock()
 	t := r.turn
+	r.pending = nil
 	r.mu.Unlock()
 	if t == nil {
 		return func(context.Context) (string, error) { return "", nil }, nil
 	}
+	if err := t.checkOutside(); err != nil {
+		return nil, err
+	}
+	settle := func(changed []string) error {
+		r.mu.Lock()
+		paths := append(r.pending, changed...)
+		r.pending = nil
+		r.mu.Unlock()
+		return t.settle(paths)
+	}
+	if !bash {
+		return func(context.Context) (string, error) { return "", settle(nil) }, nil
+	}
 	m, err := r.scanner.Before(ctx)
 	if errors.Is(err, ErrTooManyFiles) {
 		return func(context.Context) (string, error) {
-			return "bash changes are not captured for /undo: the workspace has too many files", nil
+			return "bash changes are not captured for /undo: the workspace has too many files", settle(nil)
 		}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context) (string, error) {
-		_, notCaptured, err := r.scanner.After(ctx, m, t)
-		if err != nil || len(notCaptured) == 0 {
+		changed, notCaptured, err := r.scanner.After(ctx, m, t)
+		if err != nil {
+			return "", err
+		}
+		abs := make([]string, len(changed))
+		for i, rel := range changed {
+			abs[i] = filepath.Join(r.workspace, strings.TrimSuffix(rel, "/"))
+		}
+		if err := settle(abs); err != nil || len(notCaptured) == 0 {
 			return "", err
 		}
 		return fmt.Sprintf("not captured for /undo (too large): %v", notCaptured), nil
@@ -111,28 +146,68 @@ func (r *Recorder) EndTurn(ctx context.Context) error {
 	return r.store.PruneUndo(ctx, id, KeepTurns)
 }
 
+// Undone is what UndoLatest did: the paths restored, those it could not
+// restore and why, and those it left because they changed outside
+// coder's calls (relative to the workspace, directories with a trailing
+// slash).
+type Undone struct {
+	Restored, Problems, Left []string
+}
+
 // UndoLatest restores the newest turn that changed files and drops its
-// snapshot, so a second call walks further back.
-func UndoLatest(ctx context.Context, store Store, sessionID, workspace string) (restored, problems []string, err error) {
+// snapshot, so a second call walks further back. It reverts only what
+// coder's calls changed: a path changed since by something else (the
+// person's editor) is left as it is, and named.
+func UndoLatest(ctx context.Context, store Store, sessionID, workspace string) (Undone, error) {
 	turns, err := store.UndoTurns(ctx, sessionID)
 	if err != nil {
-		return nil, nil, err
+		return Undone{}, err
 	}
 	for _, turn := range turns {
 		entries, err := store.LoadUndo(ctx, sessionID, turn)
 		if err != nil {
-			return nil, nil, err
+			return Undone{}, err
 		}
 		if len(entries) == 0 {
 			continue
 		}
-		restored, problems, err = Restore(ctx, entries, workspace)
+		keep, left := leaveOutside(entries, workspace)
+		var u Undone
+		u.Restored, u.Problems, err = Restore(ctx, keep, workspace)
+		u.Left = left
 		if err != nil {
-			return restored, problems, err
+			return u, err
 		}
-		return restored, problems, store.DropUndo(ctx, sessionID, turn)
+		return u, store.DropUndo(ctx, sessionID, turn)
 	}
-	return nil, nil, nil
+	return Undone{}, nil
+}
+
+// leaveOutside splits entries into those to restore and the paths
+// changed outside coder's calls, which stay as they are — with the
+// directories the turn created around them, which are not empty.
+func leaveOutside(entries []session.UndoEntry, workspace string) (keep []session.UndoEntry, left []string) {
+	var leftAbs []string
+	for _, e := range entries {
+		if changedOutside(e) {
+			leftAbs = append(leftAbs, e.Path)
+			rel, err := filepath.Rel(workspace, e.Path)
+			if err != nil {
+				rel = e.Path
+			}
+			if e.Mode.IsDir() {
+				rel += "/"
+			}
+			left = append(left, rel)
+		}
+	}
+	for _, e := range entries {
+		holds := slices.ContainsFunc(leftAbs, func(p string) bool { return p == e.Path || within(e.Path, p) && !e.Existed })
+		if !holds {
+			keep = append(keep, e)
+		}
+	}
+	return keep, left
 }
 
 var _ Store = (*session.Store)(nil)

@@ -22,9 +22,11 @@ import (
 // recorded as not captured and the edit goes ahead.
 const MaxCaptureSize = 10 << 20
 
-// Saver stores undo entries; *session.Store is one.
+// Saver stores undo entries, and the state coder's calls left their paths
+// in (left.go); *session.Store is one.
 type Saver interface {
 	SaveUndo(ctx context.Context, sessionID string, turn int, e session.UndoEntry) error
+	SetUndoAfter(ctx context.Context, sessionID string, turn int, path, after string) error
 }
 
 // Loader reads undo entries back; *session.Store is one.
@@ -42,13 +44,16 @@ type Turn struct {
 
 	mu   sync.Mutex // held through a capture, so one path is saved once
 	seen map[string]bool
+	// after is the state coder's last call left each changed path in
+	// (left.go).
+	after map[string]afterState
 }
 
 // NewTurn starts recording turn of a session. workspace bounds the parent
 // directories a capture records as created by the turn.
 func NewTurn(store Saver, sessionID string, turn int, workspace string) *Turn {
 	return &Turn{store: store, sessionID: sessionID, turn: turn,
-		workspace: filepath.Clean(workspace), seen: map[string]bool{}}
+		workspace: filepath.Clean(workspace), seen: map[string]bool{}, after: map[string]afterState{}}
 }
 
 // Capture saves the current state of abs the first time the turn sees it;

@@ -44,19 +44,10 @@ type reasoningOption struct {
 	Values []*string `json:"values"`
 }
 
-// providers are the endpoints coder has presets for or recognises by host
-// (internal/llm/catalog/lookup.go), not all of models.dev's.
-var providers = []string{
-	"anthropic", "openai", "deepseek", "openrouter", "alibaba", "alibaba-cn", "moonshotai",
-	"moonshotai-cn", "zhipuai", "zai", "google", "mistral", "xai", "groq", "cerebras", "vercel",
-}
-
-// passBackNone are endpoints that reject reasoning fields in assistant
-// messages with a 400, whatever the model ("property 'reasoning_content'
-// is unsupported"): Groq (github.com/janhq/jan/issues/8136,
-// github.com/karthink/gptel/issues/774) and Cerebras
-// (github.com/musistudio/llms/pull/64 strips it for Cerebras).
-var passBackNone = map[string]bool{"groq": true, "cerebras": true}
+// providers are the endpoints coder knows by preset or host (the catalog's
+// endpoint table), not all of models.dev's. What each endpoint rejects is
+// that table's business, not the data's.
+var providers = catalog.Endpoints()
 
 // convert turns api.json into the catalog's lines: provider lines ("@id
 // {json}") then model lines ("provider model {json}"), sorted, skipping
@@ -68,11 +59,7 @@ func convert(api map[string]apiProvider) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("models.dev has no provider %q", pid)
 		}
-		info := catalog.Provider{Name: p.Name, API: p.API}
-		if passBackNone[pid] {
-			info.PassBack = catalog.PassBackNone
-		}
-		b, _ := json.Marshal(info)
+		b, _ := json.Marshal(catalog.Provider{Name: p.Name, API: p.API})
 		head = append(head, "@"+pid+" "+string(b))
 		for id, m := range p.Models {
 			if strings.ContainsAny(id, " \n") || !slices.Contains(m.Modalities.Output, "text") {

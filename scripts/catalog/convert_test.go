@@ -49,7 +49,7 @@ func TestConvertAppliesTheRules(t *testing.T) {
 		got[k] = "{" + v
 	}
 	want := map[string]string{
-		"@groq":                             `{"name":"Groq","passback":"none"}`,
+		"@groq":                             `{"name":"Groq"}`,
 		"@deepseek":                         `{"name":"DeepSeek","api":"https://api.deepseek.com"}`,
 		"anthropic claude-3-haiku-20240307": `{"context":200000,"output":4096,"reasoning":"none","cost":{"input":0.25,"output":1.25,"cache_read":0.03,"cache_write":0.3}}`,
 		"anthropic claude-opus-4-7":         `{"context":1000000,"output":128000,"reasoning":"adaptive","efforts":["low","high","max"],"cost":{"input":0,"output":0}}`,

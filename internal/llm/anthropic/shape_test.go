@@ -20,6 +20,8 @@ func TestRequestShapedByCatalog(t *testing.T) {
 		effort   string // output_config.effort, "" for none
 	}{
 		{"Claude 3 Haiku: default capped at its 4096", Config{Model: "claude-3-haiku-20240307"}, 4096, "", ""},
+		{"an alias takes its snapshot's limit: claude-3-opus-latest is claude-3-opus-20240229's 4096", Config{Model: "claude-3-opus-latest"}, 4096, "", ""},
+		{"an alias takes its snapshot's rules: claude-3-7-sonnet-latest thinks with a budget", Config{Model: "claude-3-7-sonnet-latest", Effort: "low"}, 32_000, `{"type":"enabled","budget_tokens":4096}`, ""},
 		{"Claude 3 Haiku does not think: a budget is not sent", Config{Model: "claude-3-haiku-20240307", ThinkingBudget: 2048}, 4096, "", ""},
 		{"Claude Sonnet 4.5 takes a budget", Config{Model: "claude-sonnet-4-5", ThinkingBudget: 10_000}, 32_000, `{"type":"enabled","budget_tokens":10000}`, ""},
 		{"Claude Sonnet 4.5: an effort becomes a budget", Config{Model: "claude-sonnet-4-5", Effort: "high"}, 32_000, `{"type":"enabled","budget_tokens":20000}`, ""},

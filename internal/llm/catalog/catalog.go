@@ -39,14 +39,6 @@ const (
 	MaxCompletionTokens = "max_completion_tokens"
 )
 
-// Pass-back rules: what must go back with an assistant message.
-const (
-	PassBackEcho = ""     // send back whatever reasoning came, in the field it came in
-	PassBackNone = "none" // send back none: the endpoint rejects reasoning in input
-	// Otherwise the field that must carry it: "reasoning_content",
-	// "reasoning_details", or "required" (whatever came, and it matters).
-)
-
 // Model is what the catalog knows about one model.
 type Model struct {
 	ID       string `json:"-"`
@@ -60,7 +52,11 @@ type Model struct {
 	Reasoning string   `json:"reasoning"`
 	Efforts   []string `json:"efforts,omitempty"`
 	// Budget: the model also accepts a thinking token budget.
-	Budget    bool   `json:"budget,omitempty"`
+	Budget bool `json:"budget,omitempty"`
+	// PassBack is what must go back with an assistant message: "" is
+	// whatever came, in the field it came in; else the field that must
+	// carry it ("reasoning_content", "reasoning_details"), or "required"
+	// (whatever came, and it matters). See also the endpoint table.
 	PassBack  string `json:"passback,omitempty"`
 	Responses bool   `json:"responses,omitempty"`
 	Cost      Cost   `json:"cost"`
@@ -80,9 +76,6 @@ type Provider struct {
 	Name string `json:"name"`
 	// API is the vendor's OpenAI-compatible base URL, when it has one.
 	API string `json:"api,omitempty"`
-	// PassBack "none": the endpoint rejects reasoning fields in input,
-	// whatever the model.
-	PassBack string `json:"passback,omitempty"`
 }
 
 // TokenParam is the Chat Completions parameter for the output limit.

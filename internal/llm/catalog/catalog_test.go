@@ -79,7 +79,7 @@ func TestProviderFor(t *testing.T) {
 			t.Errorf("ProviderFor(%q, %q) = %q, want %q", tt.preset, tt.url, got, tt.want)
 		}
 	}
-	if p, ok := ProviderInfo("groq"); !ok || p.PassBack != PassBackNone || p.Name != "Groq" {
+	if p, ok := ProviderInfo("groq"); !ok || p.Name != "Groq" {
 		t.Errorf("groq = %+v", p)
 	}
 }

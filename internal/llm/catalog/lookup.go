@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -10,9 +9,10 @@ import (
 // Lookup finds what the catalog knows about model when served by the
 // catalog provider (see ProviderFor). It tries the provider's own entry,
 // then the model's vendor's (from a "vendor/model" id or the model's
-// name), each with the id as given, without a date suffix, without an
-// OpenRouter ":variant", and lower-cased. Nothing else is guessed: an
-// unknown model gets the callers' safe defaults, not a relative's limits.
+// name): each with the id as given, without a date suffix, without an
+// OpenRouter ":variant", and lower-cased, then as an alias ("-latest" or
+// undated, alias.go). Nothing else is guessed: an unknown model gets the
+// callers' safe defaults, not a relative's limits.
 func Lookup(provider, model string) (Model, bool) {
 	ix := load()
 	model = strings.TrimSpace(model)
@@ -21,6 +21,9 @@ func Lookup(provider, model string) (Model, bool) {
 			if m, ok := ix.find(p.provider, id); ok {
 				return m, true
 			}
+		}
+		if m, ok := ix.alias(p.provider, p.model); ok {
+			return m, true
 		}
 	}
 	return Model{}, false
@@ -119,35 +122,4 @@ func variants(model string) []string {
 		add(strings.ToLower(v))
 	}
 	return out
-}
-
-// presetProviders maps coder's provider presets (config) to catalog
-// providers.
-var presetProviders = map[string]string{
-	"anthropic": "anthropic", "openai": "openai", "deepseek": "deepseek", "openrouter": "openrouter",
-	"dashscope": "alibaba-cn", "moonshot": "moonshotai-cn", "zhipu": "zhipuai",
-}
-
-// hostProviders maps API hosts to catalog providers, for endpoints
-// configured by URL.
-var hostProviders = map[string]string{
-	"api.anthropic.com": "anthropic", "api.openai.com": "openai", "api.deepseek.com": "deepseek",
-	"openrouter.ai": "openrouter", "dashscope.aliyuncs.com": "alibaba-cn",
-	"dashscope-intl.aliyuncs.com": "alibaba", "api.moonshot.cn": "moonshotai-cn",
-	"api.moonshot.ai": "moonshotai", "open.bigmodel.cn": "zhipuai", "api.z.ai": "zai",
-	"generativelanguage.googleapis.com": "google", "api.mistral.ai": "mistral", "api.x.ai": "xai",
-	"api.groq.com": "groq", "api.cerebras.ai": "cerebras", "ai-gateway.vercel.sh": "vercel",
-}
-
-// ProviderFor names the catalog provider of a configured endpoint: by the
-// preset it matched, else by its host; "" when unknown.
-func ProviderFor(preset, baseURL string) string {
-	if p := presetProviders[preset]; p != "" {
-		return p
-	}
-	u, err := url.Parse(strings.TrimSpace(baseURL))
-	if err != nil {
-		return ""
-	}
-	return hostProviders[strings.ToLower(u.Hostname())]
 }

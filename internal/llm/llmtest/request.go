@@ -51,8 +51,10 @@ type Msg struct {
 	// Signature is the thinking signature sent back (Anthropic).
 	Signature string
 	// ReasoningItems are the reasoning items sent back with an assistant
-	// turn, as JSON (Responses API).
+	// turn, as JSON, and Phases the phase of each of its messages, ""
+	// when one has none (Responses API).
 	ReasoningItems []string
+	Phases         []string
 	ToolCalls      []ToolCall
 	// ToolCallID and IsError are set on "tool" messages; IsError is only
 	// expressible on the Anthropic wire.
@@ -256,6 +258,7 @@ func responsesMsgs(items []json.RawMessage) []Msg {
 			Name      string          `json:"name"`
 			Arguments string          `json:"arguments"`
 			Output    string          `json:"output"`
+			Phase     string          `json:"phase"`
 			Summary   []struct {
 				Text string `json:"text"`
 			} `json:"summary"`
@@ -275,7 +278,9 @@ func responsesMsgs(items []json.RawMessage) []Msg {
 			flush()
 			out = append(out, Msg{Role: "tool", ToolCallID: it.CallID, Text: it.Output})
 		case it.Role == "assistant":
-			assistant().Text += textOf(it.Content, "")
+			a := assistant()
+			a.Text += textOf(it.Content, "")
+			a.Phases = append(a.Phases, it.Phase)
 		default:
 			flush()
 			out = append(out, Msg{Role: it.Role, Text: textOf(it.Content, "")})

@@ -72,18 +72,25 @@ func (b *rsBuilder) reasoningItem(st *Step, step, out, n int) {
 	b.add("response.output_item.done", obj{"output_index", out, "item", item}, false)
 }
 
+// messageItem streams the step's text as a message with a phase, as
+// gpt-5.x models send it: "commentary" before tool calls, else
+// "final_answer".
 func (b *rsBuilder) messageItem(st *Step, step, out, n int) {
 	id := fmt.Sprintf("msg_llmtest_%d", step)
+	phase := "final_answer"
+	if len(st.ToolCalls) > 0 {
+		phase = "commentary"
+	}
 	text := func(s string) obj { return obj{"type", "output_text", "annotations", []any{}, "text", s} }
 	b.add("response.output_item.added", obj{"output_index", out, "item",
-		obj{"id", id, "type", "message", "status", "in_progress", "content", []any{}, "role", "assistant"}}, false)
+		obj{"id", id, "type", "message", "status", "in_progress", "content", []any{}, "phase", phase, "role", "assistant"}}, false)
 	b.add("response.content_part.added", obj{"item_id", id, "output_index", out, "content_index", 0, "part", text("")}, false)
 	for _, p := range split(st.Text, n) {
 		b.add("response.output_text.delta", obj{"item_id", id, "output_index", out, "content_index", 0, "delta", p}, false)
 	}
 	b.add("response.output_text.done", obj{"item_id", id, "output_index", out, "content_index", 0, "text", st.Text}, false)
 	b.add("response.content_part.done", obj{"item_id", id, "output_index", out, "content_index", 0, "part", text(st.Text)}, false)
-	item := obj{"id", id, "type", "message", "status", "completed", "content", []any{text(st.Text)}, "role", "assistant"}
+	item := obj{"id", id, "type", "message", "status", "completed", "content", []any{text(st.Text)}, "phase", phase, "role", "assistant"}
 	b.output = append(b.output, item)
 	b.add("response.output_item.done", obj{"output_index", out, "item", item}, false)
 }

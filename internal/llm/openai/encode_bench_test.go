@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/llm/catalog"
 )
 
 // benchHistory is a resumed session's history, as coder-bench's resume
@@ -41,7 +42,7 @@ func BenchmarkEncode(b *testing.B) {
 		for b.Loop() {
 			msgs := make([]message, len(h))
 			for i := range h {
-				msgs[i] = convert(&h[i], passBack{})
+				msgs[i] = convert(&h[i], catalog.RulesFor("", "m"))
 			}
 			if _, err := llm.MarshalBody(struct {
 				Model    string    `json:"model"`

@@ -2,11 +2,11 @@ package openai
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm"
+	"github.com/coder-agent/coder/internal/llm/catalog"
 )
 
 // The request body of POST /chat/completions. The messages are not in
@@ -76,19 +76,14 @@ type functionDef struct {
 // the request's fields, then "messages", the system prompt and each
 // history message's encoding, made once per message (p.history).
 func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
-	body := chatRequest{
-		Model:         req.Model,
-		Tools:         tools(req.Tools),
-		Stream:        true,
-		StreamOptions: &streamOptions{IncludeUsage: true},
-	}
+	body := chatRequest{Model: req.Model, Tools: tools(req.Tools), Stream: true}
 	if body.Model == "" {
 		body.Model = p.cfg.Model
 	}
 	sh := p.shapeFor(body.Model)
 	sh.apply(&body, req.MaxTokens, p.cfg)
-	msgs, err := p.history.Make(fmt.Sprint(sh.passBack), req.Messages, func(e *llm.Encoder, m *chat.Message) ([]byte, error) {
-		return e.Encode(convert(m, sh.passBack))
+	msgs, err := p.history.Make(sh.historyKey(), req.Messages, func(e *llm.Encoder, m *chat.Message) ([]byte, error) {
+		return e.Encode(convert(m, sh.rules))
 	})
 	if err != nil {
 		return nil, err
@@ -114,17 +109,17 @@ func (p *Provider) encode(req llm.Request) (*llm.Body, error) {
 }
 
 // convert is the wire message for one history message.
-func convert(m *chat.Message, pb passBack) message {
+func convert(m *chat.Message, r catalog.Rules) message {
 	switch m.Role {
 	case chat.RoleAssistant:
-		return assistant(m, pb)
+		return assistant(m, r)
 	case chat.RoleTool:
 		return message{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID}
 	}
 	return message{Role: string(m.Role), Content: &m.Content}
 }
 
-func assistant(m *chat.Message, pb passBack) message {
+func assistant(m *chat.Message, r catalog.Rules) message {
 	out := message{Role: "assistant"}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
 		out.Content = &m.Content
@@ -135,24 +130,26 @@ func assistant(m *chat.Message, pb passBack) message {
 			args = "{}" // some servers parse the history's arguments
 		}
 		tc := toolCall{ID: c.ID, Type: "function", Function: functionCall{Name: c.Name, Arguments: args}}
-		if !pb.none && c.Extra != "" {
+		if c.Extra != "" && r.Allows(chat.ReasoningExtraContent) {
 			tc.ExtraContent = json.RawMessage(c.Extra)
 		}
 		out.ToolCalls = append(out.ToolCalls, tc)
 	}
-	if !pb.none {
-		pb.reasoning(m, &out)
-	}
+	reasoning(m, r, &out)
 	return out
 }
 
-// reasoning puts the message's reasoning blocks back where they came from.
-// reasoning_details, when present, carry the reasoning whole (OpenRouter
-// sends its text in "reasoning" too): the text field is then not repeated.
-func (pb passBack) reasoning(m *chat.Message, out *message) {
+// reasoning puts the message's reasoning blocks back where they came
+// from, those the endpoint takes (r.PassBack). reasoning_details, when
+// present, carry the reasoning whole (OpenRouter sends its text in
+// "reasoning" too): the text field is then not repeated.
+func reasoning(m *chat.Message, r catalog.Rules, out *message) {
 	var thinking []contentPart
 	var content, text strings.Builder
 	for _, b := range m.ReasoningBlocks {
+		if !r.Allows(b.Kind) {
+			continue
+		}
 		switch b.Kind {
 		case chat.ReasoningContentField:
 			content.WriteString(b.Text)
@@ -172,7 +169,7 @@ func (pb passBack) reasoning(m *chat.Message, out *message) {
 	if len(out.ReasoningDetails) == 0 {
 		out.Reasoning = text.String()
 	}
-	if len(m.ReasoningBlocks) == 0 && pb.legacyField == chat.ReasoningContentField {
+	if len(m.ReasoningBlocks) == 0 && r.Required == chat.ReasoningContentField && r.Allows(r.Required) {
 		out.ReasoningContent = m.Reasoning // stored before blocks existed
 	}
 	if len(thinking) > 0 {

@@ -1,43 +1,40 @@
 package openai
 
-import "github.com/coder-agent/coder/internal/llm/catalog"
+import (
+	"fmt"
 
-// shape is what the catalog says about the request's model: which
-// parameter limits the output and up to what, whether reasoning_effort
-// applies, and what reasoning goes back. An unknown model gets what every
-// compatible server accepts: max_tokens as configured, the configured
-// effort, reasoning echoed in the field it came in.
+	"github.com/coder-agent/coder/internal/llm/catalog"
+)
+
+// shape is what the catalog says about the request's model on this
+// endpoint: its limits and effort levels (the model's entry) and the
+// endpoint's request rules (catalog.RulesFor: stream_options, the
+// output-limit parameter, what reasoning goes back). An unknown model on
+// an unknown endpoint gets what every compatible server accepts:
+// max_tokens as configured, the configured effort, reasoning echoed in
+// the field it came in.
 type shape struct {
-	model    catalog.Model
-	known    bool
-	provider string
-	passBack passBack
-}
-
-// passBack says what reasoning an assistant message carries back.
-type passBack struct {
-	// none: the endpoint rejects reasoning fields in input (Groq, Cerebras).
-	none bool
-	// legacyField receives the text of a message stored before reasoning
-	// blocks existed, when the model requires it back.
-	legacyField string
+	model catalog.Model
+	known bool
+	rules catalog.Rules
 }
 
 func (p *Provider) shapeFor(model string) shape {
 	m, known := catalog.Lookup(p.cfg.Catalog, model)
-	sh := shape{model: m, known: known, provider: p.cfg.Catalog}
-	if info, ok := catalog.ProviderInfo(p.cfg.Catalog); ok && info.PassBack == catalog.PassBackNone {
-		sh.passBack.none = true
-	}
-	if known {
-		sh.passBack.none = sh.passBack.none || m.PassBack == catalog.PassBackNone
-		sh.passBack.legacyField = m.PassBack
-	}
-	return sh
+	return shape{model: m, known: known, rules: catalog.RulesFor(p.cfg.Catalog, model)}
 }
 
-// apply sets the output limit and the reasoning effort.
+// historyKey names the encoding of history messages under these rules:
+// a message is encoded again when the rules for what goes back change.
+func (sh shape) historyKey() string {
+	return fmt.Sprint(sh.rules.PassBack == nil, sh.rules.PassBack, sh.rules.Required)
+}
+
+// apply sets stream_options, the output limit and the reasoning effort.
 func (sh shape) apply(body *chatRequest, reqMax int, cfg Config) {
+	if sh.rules.StreamOptions {
+		body.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
 	n := reqMax
 	if n <= 0 {
 		n = cfg.MaxTokens
@@ -45,9 +42,7 @@ func (sh shape) apply(body *chatRequest, reqMax int, cfg Config) {
 	if sh.known {
 		n = sh.model.CapOutput(n)
 	}
-	// OpenAI's reasoning models reject max_tokens; max_completion_tokens
-	// works for all of OpenAI's models, and only there.
-	if sh.model.TokenParam() == catalog.MaxCompletionTokens || (!sh.known && sh.provider == "openai") {
+	if sh.rules.TokenParam == catalog.MaxCompletionTokens {
 		body.MaxCompletionTokens = n
 	} else {
 		body.MaxTokens = n

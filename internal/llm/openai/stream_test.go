@@ -182,7 +182,9 @@ func TestErrorInStream(t *testing.T) {
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	fs := serve(t, reply{body: ck(`{"content":"a"}`, ""), stall: 5 * time.Second})
-	p := New(Config{BaseURL: fs.url, Model: "m", IdleTimeout: 100 * time.Millisecond})
+	// 500 ms: a loaded machine can take longer than 100 ms between the
+	// headers and the first chunk, which is not the stall under test.
+	p := New(Config{BaseURL: fs.url, Model: "m", IdleTimeout: 500 * time.Millisecond})
 	start := time.Now()
 	_, err := collect(t, p, testReq)
 	if !llm.IsRetryable(err) || !errors.Is(err, llm.ErrStreamCut) || !strings.Contains(err.Error(), "stalled") {

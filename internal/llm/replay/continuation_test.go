@@ -211,9 +211,11 @@ func normalizeJSON(v any) any {
 }
 
 // responsesRules: nothing is stored (store: false), so the input repeats
-// the turn: each reasoning item as it came (encrypted content included,
-// its id dropped: it refers to nothing stored), the function calls, then
-// an output for each; and the encrypted content is asked for again.
+// the turn's output items in order: each reasoning item as it came, its id
+// included, status left out (an item with no reasoning inline is left
+// out: its id would refer to nothing stored); each message with its phase
+// (the API asks for it back); the function calls, then an output for
+// each; and the encrypted content is asked for again.
 func responsesRules(sent []byte, msg chat.Message, want expected) (string, string) {
 	var body struct {
 		Store   *bool            `json:"store"`
@@ -226,20 +228,7 @@ func responsesRules(sent []byte, msg chat.Message, want expected) (string, strin
 	if body.Store == nil || *body.Store {
 		return "", "store is not false"
 	}
-	var expect []any
-	for _, it := range want.details {
-		item := map[string]any{}
-		for k, v := range it {
-			if k != "id" && k != "status" {
-				item[k] = v
-			}
-		}
-		expect = append(expect, item)
-	}
-	if want.text != "" {
-		expect = append(expect, map[string]any{"type": "message", "role": "assistant",
-			"content": []any{map[string]any{"type": "output_text", "text": want.text}}})
-	}
+	expect, reasoning, phases := expectedItems(want)
 	for _, c := range msg.ToolCalls {
 		expect = append(expect, map[string]any{"type": "function_call", "call_id": c.ID, "name": c.Name, "arguments": c.Arguments})
 	}
@@ -253,11 +242,54 @@ func responsesRules(sent []byte, msg chat.Message, want expected) (string, strin
 	if !reflect.DeepEqual(normalizeJSON(got), normalizeJSON(expect)) {
 		return "", fmt.Sprintf("input after the user message\n  got  %s\n  want %s", mustJSON(got), mustJSON(expect))
 	}
-	if len(want.details) == 0 {
-		return "openai (Responses): function calls and outputs (no reasoning came)", ""
+	rule := "openai (Responses): function calls and outputs"
+	if reasoning > 0 {
+		if len(body.Include) == 0 || body.Include[0] != "reasoning.encrypted_content" {
+			return "", fmt.Sprintf("include = %v", body.Include)
+		}
+		rule += ", reasoning items with their ids and inline reasoning"
 	}
-	if len(body.Include) == 0 || body.Include[0] != "reasoning.encrypted_content" {
-		return "", fmt.Sprintf("include = %v", body.Include)
+	if phases > 0 {
+		rule += ", messages with their phase"
 	}
-	return "openai (Responses): reasoning items with encrypted content passed back, store false", ""
+	return rule + ", store false", ""
+}
+
+// expectedItems is the recorded turn's output items as they go back (see
+// responsesRules), with how many reasoning items and phased messages.
+func expectedItems(want expected) (items []any, reasoning, phases int) {
+	for _, it := range want.details {
+		switch it["type"] {
+		case "reasoning":
+			enc, _ := it["encrypted_content"].(string)
+			content, _ := it["content"].([]any)
+			if enc == "" && len(content) == 0 {
+				continue
+			}
+			item := map[string]any{}
+			for k, v := range it {
+				if k != "status" {
+					item[k] = v
+				}
+			}
+			items = append(items, item)
+			reasoning++
+		case "message":
+			text := ""
+			parts, _ := it["content"].([]any)
+			for _, p := range parts {
+				if pm, _ := p.(map[string]any); pm["type"] == "output_text" {
+					text += pm["text"].(string)
+				}
+			}
+			m := map[string]any{"type": "message", "role": "assistant",
+				"content": []any{map[string]any{"type": "output_text", "text": text}}}
+			if ph, _ := it["phase"].(string); ph != "" {
+				m["phase"] = ph
+				phases++
+			}
+			items = append(items, m)
+		}
+	}
+	return items, reasoning, phases
 }

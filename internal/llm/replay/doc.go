@@ -6,4 +6,12 @@
 // with an independent reading of the same bytes, and for every recording
 // with tool calls the continuation request is checked against that
 // provider's documented rules for sending reasoning back.
+//
+// testdata/followups adds recordings whose next request was recorded too
+// (its README.md gives their provenance): coder's next request is held to
+// the one the recording's client sent and the endpoint accepted, its
+// requests to Mistral to the fields Mistral was seen to accept, and its
+// model aliases to the snapshots the APIs said served them. The same
+// recordings replay through "-latest" aliases and through a named
+// provider.type "openai".
 package replay

@@ -22,7 +22,7 @@ type expected struct {
 	stop      string
 	// What came back-able, for the continuation checks.
 	fields   map[string]string // Chat Completions: reasoning text by field ("reasoning_content", "reasoning", "thinking_part")
-	details  []map[string]any  // Chat Completions: reasoning_details entries, assembled
+	details  []map[string]any  // Chat Completions: reasoning_details entries, assembled; Responses: reasoning and message items
 	thinking []chat.ReasoningBlock
 }
 
@@ -397,7 +397,7 @@ func readResponses(body []byte) expected {
 		case "response.output_item.done":
 			it := obj(m["item"])
 			switch {
-			case o != nil && o.kind == "reasoning":
+			case o != nil && (o.kind == "reasoning" || o.kind == "message"):
 				e.details = append(e.details, it)
 			case o != nil && o.call != nil && !o.streamed:
 				o.call.args.WriteString(sval(it["arguments"]))

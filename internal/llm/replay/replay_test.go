@@ -109,16 +109,17 @@ var catalogOf = map[string]string{
 
 // server serves each recording at /r/<n>/…: the first request gets the
 // recording, later ones (the continuation) a short text answer; every
-// request body is kept.
+// request body is kept, and the path of the first.
 type server struct {
 	*httptest.Server
 	mu     sync.Mutex
 	recs   []recording
 	bodies map[int][]string
+	paths  map[int]string
 }
 
 func newServer(t *testing.T, recs []recording) *server {
-	s := &server{recs: recs, bodies: map[int][]string{}}
+	s := &server{recs: recs, bodies: map[int][]string{}, paths: map[int]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	t.Cleanup(s.Close)
 	return s
@@ -134,6 +135,9 @@ func (s *server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.bodies[n] = append(s.bodies[n], string(body))
 	first := len(s.bodies[n]) == 1
+	if first {
+		s.paths[n] = r.URL.Path
+	}
 	s.mu.Unlock()
 	rec := s.recs[n]
 	if !first {
@@ -158,6 +162,13 @@ func (s *server) handle(w http.ResponseWriter, r *http.Request) {
 		_ = rc.Flush()
 		b = b[k:]
 	}
+}
+
+// path is the path recording n was first asked for at.
+func (s *server) path(n int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paths[n]
 }
 
 func shortAnswer(protocol string) string {

@@ -14,6 +14,22 @@ func (p *Provider) ListModels(ctx context.Context) ([]llm.ModelInfo, error) {
 	return openai.New(p.cfg).ListModels(ctx)
 }
 
+// ForWire is the provider for an OpenAI-style endpoint of wire type typ
+// ("openai" or "openai-responses"); named says the person named the type
+// rather than leaving it to be inferred. "openai-responses" is the
+// Responses API. "openai" named is Chat Completions, as asked, whatever
+// the model. Otherwise OpenAI's own endpoint chooses per model (Auto) and
+// any other speaks Chat Completions.
+func ForWire(cfg Config, typ string, named bool) llm.Provider {
+	switch {
+	case typ == "openai-responses":
+		return New(cfg)
+	case cfg.Catalog == "openai" && !named:
+		return Auto(cfg)
+	}
+	return openai.New(cfg)
+}
+
 // auto serves each call through the Responses API when the catalog marks
 // the call's model Responses-first, through Chat Completions otherwise, so
 // switching models (/model) switches the wire too.

@@ -45,6 +45,8 @@ type (
 		Type    string `json:"type"`
 		Role    string `json:"role"`
 		Content []part `json:"content"`
+		// Phase is an assistant message's, as it came.
+		Phase string `json:"phase,omitempty"`
 	}
 	part struct {
 		Type string `json:"type"`
@@ -122,17 +124,14 @@ func encodeItems(e *llm.Encoder, m *chat.Message) ([][]byte, error) {
 	return out, nil
 }
 
-// items turns one history message into input items: an assistant message
-// becomes its reasoning items (as they came, less their ids: nothing is
-// stored to refer to), its text, then its function calls.
+// items turns one history message into input items. An assistant message
+// becomes its output items in the order they came (outputItems), then its
+// function calls.
 func items(m *chat.Message) []any {
 	var out []any
 	switch m.Role {
 	case chat.RoleAssistant:
-		out = append(out, reasoningItems(m)...)
-		if m.Content != "" {
-			out = append(out, message{Type: "message", Role: "assistant", Content: []part{{Type: "output_text", Text: m.Content}}})
-		}
+		out = outputItems(m)
 		for _, c := range m.ToolCalls {
 			args := c.Arguments
 			if strings.TrimSpace(args) == "" {
@@ -150,21 +149,89 @@ func items(m *chat.Message) []any {
 	return out
 }
 
-func reasoningItems(m *chat.Message) []any {
+// outputItems are an assistant message's reasoning items and messages in
+// the order they came. Each message keeps its phase ("commentary",
+// "final_answer"): the API reference asks for it back, as dropping it
+// degrades the model, and OpenAI's own recorded clients send it. When the
+// messages' text no longer adds up to the message's (stored before they
+// were kept, or changed since), the text goes as one message with the
+// last phase seen.
+func outputItems(m *chat.Message) []any {
+	var msgs []message
+	joined := ""
+	for _, b := range m.ReasoningBlocks {
+		if b.Kind == chat.ReasoningResponsesMessage {
+			msg := messageItem(b.Raw)
+			msgs = append(msgs, msg)
+			joined += msg.Content[0].Text
+		}
+	}
+	whole := len(msgs) > 0 && joined == m.Content
 	var out []any
 	for _, b := range m.ReasoningBlocks {
-		if b.Kind != chat.ReasoningResponsesItem || b.Raw == "" {
-			continue
+		switch {
+		case b.Kind == chat.ReasoningResponsesItem:
+			if it := reasoningItem(b.Raw); it != nil {
+				out = append(out, it)
+			}
+		case b.Kind == chat.ReasoningResponsesMessage && whole:
+			out = append(out, msgs[0])
+			msgs = msgs[1:]
 		}
-		var item map[string]json.RawMessage
-		if json.Unmarshal([]byte(b.Raw), &item) != nil {
-			continue
+	}
+	if !whole && m.Content != "" {
+		msg := message{Type: "message", Role: "assistant", Content: []part{{Type: "output_text", Text: m.Content}}}
+		if len(msgs) > 0 {
+			msg.Phase = msgs[len(msgs)-1].Phase
 		}
-		delete(item, "id") // with store: false an id refers to nothing
-		delete(item, "status")
-		out = append(out, item)
+		out = append(out, msg)
 	}
 	return out
+}
+
+// messageItem rebuilds a stored message item as input: its text parts
+// joined, its phase.
+func messageItem(raw chat.RawJSON) message {
+	var it struct {
+		Phase   string `json:"phase"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	_ = json.Unmarshal([]byte(raw), &it)
+	var text strings.Builder
+	for _, c := range it.Content {
+		if c.Type == "output_text" {
+			text.WriteString(c.Text)
+		}
+	}
+	return message{Type: "message", Role: "assistant", Phase: it.Phase, Content: []part{{Type: "output_text", Text: text.String()}}}
+}
+
+// reasoningItem is a stored reasoning item as input: as it came, its id
+// included, less its status (output only). Nothing is stored at the
+// endpoint (store: false), but the item carries its reasoning inline; the
+// id goes with it as the recorded clients send it (DeepSeek accepted it,
+// pydantic-ai's cassettes) and as Azure's project endpoints require
+// (dotnet/extensions#7628). An item holding no reasoning inline (no
+// encrypted_content, no content) is not sent: its id would refer to
+// nothing stored ("Item with id 'rs_…' not found. Items are not persisted
+// when store is set to false", openai/openai-agents-js#546).
+func reasoningItem(raw chat.RawJSON) map[string]json.RawMessage {
+	var item map[string]json.RawMessage
+	if raw == "" || json.Unmarshal([]byte(raw), &item) != nil {
+		return nil
+	}
+	var enc string
+	var content []json.RawMessage
+	_ = json.Unmarshal(item["encrypted_content"], &enc)
+	_ = json.Unmarshal(item["content"], &content)
+	if enc == "" && len(content) == 0 {
+		return nil
+	}
+	delete(item, "status")
+	return item
 }
 
 func tools(in []chat.ToolSpec) []tool {

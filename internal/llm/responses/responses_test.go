@@ -33,14 +33,15 @@ func stream(t *testing.T, p llm.Provider, req llm.Request) (*llm.Accumulator, er
 
 var bashTool = []chat.ToolSpec{{Name: "bash", Description: "Run a command.", Parameters: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)}}
 
-// TestToolLoopPassesReasoningBack runs two model calls: reasoning and a
-// function call, then the answer; the second request must carry the
-// reasoning item (its encrypted content, not its id), the call and its
-// output, with nothing stored at OpenAI.
+// TestToolLoopPassesReasoningBack runs two model calls: reasoning, a
+// comment and a function call, then the answer; the second request must
+// carry the reasoning item (its encrypted content and its id, not its
+// status), the comment with its phase, the call and its output, with
+// nothing stored at OpenAI.
 func TestToolLoopPassesReasoningBack(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
-		{Reasoning: "**Listing**\n\nI should list the files.", ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"ls"}`)},
+		{Reasoning: "**Listing**\n\nI should list the files.", Text: "Listing.", ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"ls"}`)},
 			Usage: chat.Usage{InputTokens: 100, OutputTokens: 20, CacheReadTokens: 30}},
 		{Text: "Two files.", Check: func(r llmtest.Request) error {
 			var body struct {
@@ -59,8 +60,12 @@ func TestToolLoopPassesReasoningBack(t *testing.T) {
 				return fmt.Errorf("input %+v", msgs)
 			}
 			item := msgs[1].ReasoningItems[0]
-			if !strings.Contains(item, `"encrypted_content":"`+llmtest.FakeEncrypted(0)+`"`) || strings.Contains(item, `"id"`) {
+			if !strings.Contains(item, `"encrypted_content":"`+llmtest.FakeEncrypted(0)+`"`) ||
+				!strings.Contains(item, `"id":"rs_llmtest_0"`) || strings.Contains(item, `"status"`) {
 				return fmt.Errorf("reasoning item sent back %s", item)
+			}
+			if msgs[1].Text != "Listing." || !reflect.DeepEqual(msgs[1].Phases, []string{"commentary"}) {
+				return fmt.Errorf("comment sent back %q phases %q", msgs[1].Text, msgs[1].Phases)
 			}
 			return nil
 		}},
@@ -72,7 +77,7 @@ func TestToolLoopPassesReasoningBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := a.Message()
-	if m.Reasoning != "**Listing**\n\nI should list the files." || len(m.ReasoningBlocks) != 1 ||
+	if m.Reasoning != "**Listing**\n\nI should list the files." || len(m.ReasoningBlocks) != 2 ||
 		!strings.Contains(string(m.ReasoningBlocks[0].Raw), llmtest.FakeEncrypted(0)) {
 		t.Fatalf("reasoning %q blocks %+v", m.Reasoning, m.ReasoningBlocks)
 	}
@@ -162,6 +167,39 @@ func TestRequestShapedByCatalog(t *testing.T) {
 		_ = json.Unmarshal(body["max_output_tokens"], &max)
 		if string(body["reasoning"]) != tt.reasoning || max != tt.max || (tt.reasoning == "") != (body["include"] == nil) {
 			t.Errorf("%s: reasoning %s include %s max %v; want %s %v", cfg.Model, body["reasoning"], body["include"], max, tt.reasoning, tt.max)
+		}
+	}
+}
+
+// TestForWireHonoursANamedType: a person who names "openai" for
+// api.openai.com gets Chat Completions for gpt-5 and o3 as asked; left
+// unnamed, those go to the Responses API; "openai-responses" is the
+// Responses API anywhere.
+func TestForWireHonoursANamedType(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Scenario{Repeat: true, Steps: []llmtest.Step{llmtest.Text("ok")}})
+	tests := []struct {
+		typ     string
+		named   bool
+		catalog string
+		want    string
+	}{
+		{"openai", true, "openai", "/v1/chat/completions"},
+		{"openai", false, "openai", "/v1/responses"},
+		{"openai-responses", true, "openai", "/v1/responses"},
+		{"openai-responses", true, "deepseek", "/v1/responses"},
+		{"openai", false, "openrouter", "/v1/chat/completions"},
+	}
+	for _, tt := range tests {
+		for _, model := range []string{"gpt-5", "o3-2025-04-16"} {
+			p := ForWire(Config{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Model: model, Catalog: tt.catalog}, tt.typ, tt.named)
+			if a, err := stream(t, p, llm.Request{RunID: "r"}); err != nil || a.Message().Content != "ok" {
+				t.Fatalf("%+v %s: %v", tt, model, err)
+			}
+			r := srv.Requests()
+			if got := r[len(r)-1].Path; got != tt.want {
+				t.Errorf("%s (named %v) on %s, %s: %s, want %s", tt.typ, tt.named, tt.catalog, model, got, tt.want)
+			}
 		}
 	}
 }

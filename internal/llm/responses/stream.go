@@ -53,7 +53,7 @@ type response struct {
 type output struct {
 	kind     string // "reasoning", "function_call", "message", …
 	call     int    // function_call: its ToolIndex
-	block    int    // reasoning: its reasoning block
+	block    int    // reasoning, message: its reasoning block
 	summary  int    // reasoning: the summary part being streamed, -1 before any
 	streamed bool   // function_call: arguments came as deltas
 	ended    bool
@@ -126,7 +126,7 @@ func (d *decoder) itemAdded(e *event) {
 		o.call = d.calls
 		d.calls++
 		d.send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: o.call, ToolCallID: it.CallID, ToolName: it.Name})
-	case "reasoning":
+	case "reasoning", "message":
 		o.block = d.blocks
 		d.blocks++
 	}
@@ -150,8 +150,8 @@ func (d *decoder) reasoning(e *event) {
 }
 
 // itemDone finishes an item: a reasoning item is kept verbatim (its
-// encrypted content is final only here), a call gets its arguments if
-// none streamed, and ends.
+// encrypted content is final only here), so is a message (its phase goes
+// back with it), a call gets its arguments if none streamed, and ends.
 func (d *decoder) itemDone(e *event) {
 	o := d.outputs[e.OutputIndex]
 	var it item
@@ -161,10 +161,14 @@ func (d *decoder) itemDone(e *event) {
 		o = d.outputs[e.OutputIndex]
 	}
 	switch o.kind {
-	case "reasoning":
+	case "reasoning", "message":
+		kind := chat.ReasoningResponsesItem
+		if o.kind == "message" {
+			kind = chat.ReasoningResponsesMessage
+		}
 		var b bytes.Buffer
 		if json.Compact(&b, e.Item) == nil {
-			d.send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: o.block, BlockKind: chat.ReasoningResponsesItem, Raw: b.String()})
+			d.send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: o.block, BlockKind: kind, Raw: b.String()})
 		}
 	case "function_call":
 		if !o.streamed && it.Arguments != "" {

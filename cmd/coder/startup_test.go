@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// heavyInit are packages whose initialisation builds large tables (SQLite's
+// C runtime, Markdown, JSON Schema, HTTP, the REPL) and that a sandbox
+// helper or `coder --version` never uses. earlyInit are more that only
+// --version skips: the helper's package imports path/filepath and regexp,
+// which Go initialises after these (it orders ready packages by path).
+var (
+	heavyInit = []string{"modernc.org/sqlite", "modernc.org/libc", "github.com/yuin/goldmark/parser",
+		"github.com/google/jsonschema-go/jsonschema", "net/http", "github.com/coder-agent/coder/internal/repl"}
+	earlyInit = []string{"modernc.org/mathutil", "golang.org/x/net/html", "encoding/gob"}
+)
+
+func buildCoder(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds coder")
+	}
+	bin := filepath.Join(t.TempDir(), "coder")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// initTrace runs bin with args under GODEBUG=inittrace=1 and returns its
+// stdout and the packages initialised, in order.
+func initTrace(t *testing.T, bin string, args ...string) (string, []string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", bin, args, err, stderr.String())
+	}
+	var pkgs []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
+			pkgs = append(pkgs, f[1])
+		}
+	}
+	return string(out), pkgs
+}
+
+// TestStartupSkipsProductInit: `coder --version` and a copy of coder
+// re-executed as the sandbox helper finish before the product's heavy
+// packages initialise; the same binary on the full path (flags parsed by
+// app) initialises them, so the trace does see them when they run.
+func TestStartupSkipsProductInit(t *testing.T) {
+	bin := buildCoder(t)
+	full, fullPkgs := initTrace(t, bin, "--model", "m", "--version")
+	for _, p := range append(heavyInit, earlyInit...) {
+		if !contains(fullPkgs, p) {
+			t.Fatalf("control: %s is not initialised on the full path (%d packages are)", p, len(fullPkgs))
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		out     string
+		skipped []string
+	}{
+		{"version", []string{"--version"}, full, append(heavyInit, earlyInit...)},
+		{"sandbox helper", []string{"__sandbox-exec", `{"mode":"contain"}`, "--", "true"}, "", heavyInit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, pkgs := initTrace(t, bin, tc.args...)
+			if out != tc.out {
+				t.Errorf("output %q, want %q", out, tc.out)
+			}
+			for _, p := range tc.skipped {
+				if contains(pkgs, p) {
+					t.Errorf("%s was initialised (%d packages of %d)", p, len(pkgs), len(fullPkgs))
+				}
+			}
+			t.Logf("%d packages initialised of %d", len(pkgs), len(fullPkgs))
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,132 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/coder-agent/coder/internal/hooks"
+	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/tools"
+)
+
+// Hooks are the person's own programs (their config, or a project they
+// trusted), so they run as the person: outside the sandbox, with the
+// person's environment, in the workspace. What keeps a model from writing
+// a hook for itself is trust in the files that hold them, not where they
+// run. Two things still hold wherever a hook runs: coder does not hand it
+// its provider key, and a hook ends, with everything it started, at its
+// timeout, when the hook itself ends, or when coder dies.
+//
+// The second rests on sandbox's containment at LevelNone: a re-executed
+// coder, a child subreaper, supervises the hook's shell, so whatever the
+// hook double-forks or moves to a session of its own (setsid) is
+// reparented to it and killed. The limit, stated in the README: the hook
+// runs as the person, unconfined, so it can kill its supervisor first, or
+// have a service that is not its child (systemd --user, at, a D-Bus
+// activated program) start something; neither is an accident a hook makes.
+
+// hookLauncher runs hooks outside the sandbox (hooks.Launcher).
+type hookLauncher struct {
+	workspace string
+	env       []string
+}
+
+// newHookLauncher runs hooks in workspace with environ less the variables
+// that hold one of creds (the provider key, provider header values).
+func newHookLauncher(workspace string, environ, creds []string) *hookLauncher {
+	return &hookLauncher{workspace: workspace, env: hookEnv(environ, workspace, creds)}
+}
+
+// hookEnv is a hook's environment: environ without the variables holding
+// a credential of coder's (by value, whatever the variable's name: the key
+// may come from OPENAI_API_KEY, CODER_API_KEY or api_key_env), with the
+// workspace as CODER_PROJECT_DIR and as Claude Code's CLAUDE_PROJECT_DIR
+// so its hook scripts find the project. The person's other variables,
+// their own tokens included, are theirs and pass.
+func hookEnv(environ []string, workspace string, creds []string) []string {
+	out := make([]string, 0, len(environ)+2)
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if name == "CODER_PROJECT_DIR" || name == "CLAUDE_PROJECT_DIR" || holdsCredential(value, creds) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "CODER_PROJECT_DIR="+workspace, "CLAUDE_PROJECT_DIR="+workspace)
+}
+
+// holdsCredential: value is one of creds, or holds one long enough not to
+// turn up by chance (a header value "Bearer KEY").
+func holdsCredential(value string, creds []string) bool {
+	for _, c := range creds {
+		if c != "" && (value == c || len(c) >= 8 && strings.Contains(value, c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// RunHook implements hooks.Launcher.
+func (h *hookLauncher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	// LevelNone: no confinement, only the containment described above.
+	cmd, err := sandbox.Command(context.Background(), sandbox.Profile{Workspace: h.workspace, Level: sandbox.LevelNone},
+		[]string{"/bin/sh", "-c", command})
+	if err != nil {
+		return -1, err
+	}
+	// Set on the Cmd, past the sandbox's own environment, which drops
+	// every secret-named variable so a confined command cannot read them:
+	// a hook is the person's, and their GITHUB_TOKEN is theirs to use. The
+	// supervisor passes its environment on to the hook.
+	cmd.Env = h.env
+	return runHookProcess(ctx, cmd, stdin, stdout, stderr)
+}
+
+// RunHook implements hooks.Launcher for a hook that asked for the sandbox
+// (hooks.sandbox): the build-mode sandbox of the model's commands, with the
+// session's temp dir, under the same guard of the protected paths.
+func (l *launcher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	ws := l.loaded.Config.Runtime.WorkspaceRoot
+	p, err := l.profile(&tools.Call{}, hookEnv(os.Environ(), ws, nil))
+	if err != nil {
+		return -1, err
+	}
+	scanned, err := l.acquire()
+	if err != nil {
+		return -1, err
+	}
+	p.Scanned = scanned
+	defer func() { _, _ = l.release() }()
+	cmd, err := sandbox.Command(context.Background(), p, []string{"/bin/sh", "-c", command})
+	if err != nil {
+		return -1, err
+	}
+	return runHookProcess(ctx, cmd, stdin, stdout, stderr)
+}
+
+// runHookProcess starts a contained hook and waits for it. Not tied to
+// ctx when started: when ctx ends (the hook's timeout, a cancelled turn)
+// Stop ends the hook and everything it started, then it returns.
+func runHookProcess(ctx context.Context, cmd *exec.Cmd, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	proc, err := sandbox.Start(cmd)
+	if err != nil {
+		return -1, err
+	}
+	select {
+	case <-proc.Done():
+	case <-ctx.Done():
+		proc.Stop()
+	}
+	return proc.ExitCode(), nil
+}
+
+var (
+	_ hooks.Launcher = (*hookLauncher)(nil)
+	_ hooks.Launcher = (*launcher)(nil)
+)

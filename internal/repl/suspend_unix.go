@@ -1,0 +1,51 @@
+//go:build unix
+
+package repl
+
+import (
+	"os"
+	"syscall"
+	"time"
+)
+
+// contSignal is the signal a stopped process is continued with.
+var contSignal os.Signal = syscall.SIGCONT
+
+// suspend is Ctrl+Z: as a shell's job is stopped, with the terminal as
+// the shell expects it (the live region erased, cooked mode, no bracketed
+// paste), then taken back and redrawn when the shell continues it (fg).
+// Where nothing stops the process (a shell without job control) it says
+// so and goes on.
+func (r *REPL) suspend() {
+	r.scr.Suspend()
+	r.term.restore()
+	stopped := false
+	// The whole process group stops, as the terminal's own Ctrl+Z would
+	// stop it; SIGCONT is noted (signal.Notify in Run) when it goes on.
+	if syscall.Kill(0, syscall.SIGTSTP) == nil {
+		select {
+		case <-r.cont:
+			stopped = true
+		case <-time.After(300 * time.Millisecond):
+			select {
+			case <-r.cont:
+				stopped = true
+			default:
+			}
+		}
+	}
+	r.resume()
+	if !stopped {
+		r.o.Renderer.Println(r.o.Style.Yellow("Ctrl+Z: coder was not stopped (the shell that started it has no job control)"))
+	}
+}
+
+// resume takes the terminal back after the process was stopped and
+// continued (Ctrl+Z then fg, or a SIGSTOP from elsewhere): raw mode
+// again, and the live region drawn afresh where the cursor is.
+func (r *REPL) resume() {
+	if err := r.term.raw(); err != nil {
+		r.o.Renderer.Println(r.o.Style.Red("error: cannot use the terminal: " + err.Error()))
+	}
+	r.scr.Resume()
+}
