@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder-agent/coder/internal/control"
@@ -32,6 +33,16 @@ import (
 const (
 	heartbeat   = 2 * time.Second
 	beatsMargin = 3 * heartbeat
+)
+
+// One process may keep several journals at once (an editor's threads over
+// ACP, coder mcp serve's turns: a session each, with a guard each), so a
+// journal is named by the process and a sequence number, and those this
+// process still keeps are known here: another of its sessions starting in
+// the same workspace must not take them for a dead coder's.
+var (
+	journalSeq   atomic.Uint64
+	liveJournals sync.Map // a journal's file name → struct{}
 )
 
 type journal struct {
@@ -79,9 +90,11 @@ func writeJournal(dir string, g *Guard, workspace string) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("sandbox journal: %w", err)
 	}
-	j := &journal{path: filepath.Join(dir, journalPrefix(workspace)+strconv.Itoa(os.Getpid())+".json"),
-		workspace: workspace, stop: make(chan struct{}), done: make(chan struct{})}
+	name := journalPrefix(workspace) + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(journalSeq.Add(1), 10) + ".json"
+	j := &journal{path: filepath.Join(dir, name), workspace: workspace, stop: make(chan struct{}), done: make(chan struct{})}
+	liveJournals.Store(name, struct{}{})
 	if err := j.write(g); err != nil {
+		liveJournals.Delete(name)
 		return nil, err
 	}
 	go j.beat()
@@ -150,6 +163,8 @@ func (j *journal) remove() {
 	close(j.stop)
 	<-j.done
 	_ = os.Remove(j.path)
+	// Known as live until gone, so no other session recovers it meanwhile.
+	liveJournals.Delete(filepath.Base(j.path))
 	_ = os.Remove(filepath.Dir(j.path)) // when it was the last: nothing left behind
 }
 
@@ -214,7 +229,11 @@ func recoverJournal(p, workspace string) ([]string, error) {
 		_ = os.Remove(p)
 		return nil, fmt.Errorf("sandbox journal %s is unreadable; removed", p)
 	}
-	if f.PID != os.Getpid() && procStart(f.PID) == f.ProcStart && processAlive(f.PID) {
+	if f.PID == os.Getpid() {
+		if _, live := liveJournals.Load(filepath.Base(p)); live {
+			return nil, nil // another session of this process keeps it
+		}
+	} else if procStart(f.PID) == f.ProcStart && processAlive(f.PID) {
 		return nil, nil // its coder still runs
 	}
 	level, _ := ParseLevel(f.Level)

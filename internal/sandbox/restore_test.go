@@ -183,8 +183,7 @@ func TestJournalRestoresAfterACoderThatDied(t *testing.T) {
 	// Killed: the journal stays, its heartbeat stops.
 	j := g.journal
 	g.journal = nil
-	close(j.stop)
-	<-j.done
+	dies(j)
 	g.Close()
 	if err := os.WriteFile(cfg, []byte("[core]\n\tfsmonitor = evil\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -224,8 +223,7 @@ func TestJournalRestoresAfterACoderThatDied(t *testing.T) {
 	}
 	j = g.journal
 	g.journal = nil
-	close(j.stop)
-	<-j.done
+	dies(j)
 	g.Close()
 	long := time.Now().Add(-time.Minute)
 	if err := os.Chtimes(j.path, long, long); err != nil { // it died a minute ago
@@ -303,5 +301,56 @@ func TestGuardLeavesAWorktreeAddedMeanwhile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".git/worktrees/new/commondir")); err != nil {
 		t.Fatal("the new worktree was broken")
+	}
+}
+
+// dies leaves j as a coder killed outright leaves its journal: no longer
+// refreshed, nor known as live.
+func dies(j *journal) {
+	close(j.stop)
+	<-j.done
+	liveJournals.Delete(filepath.Base(j.path))
+}
+
+// TestJournalsOfOneProcessAreKeptApart: two sessions of one process (an
+// editor's threads) guard one workspace at once: each keeps its own
+// journal, and the second's start does not take the first's for a dead
+// coder's (positive control: once the first dies, it does).
+func TestJournalsOfOneProcessAreKeptApart(t *testing.T) {
+	ws, dir := t.TempDir(), t.TempDir()
+	gitRepo(t, ws)
+	p := Profile{Workspace: ws, Level: LevelNone}
+	a, err := WatchJournaled(p, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(ws, "pkg/.mcp.json"), "{}") // a's task planted it
+	b, err := WatchJournaled(p, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if a.journal.path == b.journal.path {
+		t.Fatalf("one journal for two guards: %s", a.journal.path)
+	}
+	if changes, err := RecoverJournals(dir, p); err != nil || len(changes) != 0 {
+		t.Fatalf("a live session's journal was recovered: %q %v", changes, err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 2 {
+		t.Fatalf("journals: %v", left)
+	}
+	j := a.journal
+	a.journal = nil
+	dies(j)
+	a.Close()
+	if err := os.Chtimes(j.path, time.Now(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := RecoverJournals(dir, p)
+	if err != nil || len(changes) != 1 || !strings.Contains(changes[0], "pkg/.mcp.json") {
+		t.Fatalf("the dead session's journal: %q %v", changes, err)
+	}
+	if _, err := os.Stat(b.journal.path); err != nil {
+		t.Fatalf("the live session's journal: %v", err)
 	}
 }
