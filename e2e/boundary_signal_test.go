@@ -161,3 +161,56 @@ func TestRestoreAfterSIGKILL(t *testing.T) {
 		})
 	}
 }
+
+// TestREPLTerminalClosedRestores: the person closes the terminal coder's
+// REPL runs in (the pane's pty goes away: SIGHUP) while a background task
+// that planted control files runs. coder ends in order: the task is
+// stopped and what it planted is gone without a next start. Positive
+// control: the planted files were there while coder ran.
+func TestREPLTerminalClosedRestores(t *testing.T) {
+	t.Parallel()
+	needLevel(t, sandbox.LevelLandlock)
+	w := signalWorld(t, sandbox.Probe().Level)
+	cfg := fileHashes(t, w.ws, []string{".git/config"})
+	m := marker()
+	t.Cleanup(func() { killMarked(m) })
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Calls(plantAndWait(m)), llmtest.Text("started it")}})
+	s := startTmux(t, srv, w.ws, w.env)
+	s.typeText("start the task")
+	s.keys("Enter")
+	deadline := time.Now().Add(60 * time.Second)
+	for !planted(w) || !strings.Contains(s.screen(), "started it") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the task never planted:\n%s", s.screen())
+		}
+		if scr := s.screen(); strings.Contains(scr, "Approve?") && !strings.Contains(scr, "started it") {
+			s.typeText("y")
+			s.keys("Enter")
+			time.Sleep(500 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if fileHashes(t, w.ws, []string{".git/config"}) == cfg && sandbox.Probe().Level < sandbox.LevelFull {
+		t.Fatal("control: the task's git config did not land below level full")
+	}
+	s.tmux("kill-server") // the terminal closes
+	deadline = time.Now().Add(60 * time.Second)
+	for planted(w) || fileHashes(t, w.ws, []string{".git/config"}) != cfg || len(markerPIDs("sleep", m)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("what the task planted outlived the closed terminal (planted %v, task %v)", planted(w), markerPIDs("sleep", m))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The restore ran in coder, in order: no journal was left for a next start.
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		j, _ := os.ReadDir(filepath.Join(w.home, ".config/coder/sandbox-journal"))
+		if len(j) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a journal was left: %v", j)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
