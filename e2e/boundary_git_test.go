@@ -196,3 +196,74 @@ func TestPersonsGitChangesDuringACallStay(t *testing.T) {
 		t.Fatalf("the command could change .git/config: %s", r)
 	}
 }
+
+// TestLinkedWorktreeWorkspace: the workspace is a linked worktree, its
+// .git a "gitdir:" file and its git directories outside it. Commits work
+// (positive control), but the command cannot plant an fsmonitor through
+// the common config, the worktree's config.worktree or commondir, nor a
+// hook: the person's git status afterwards runs nothing planted.
+func TestLinkedWorktreeWorkspace(t *testing.T) {
+	t.Parallel()
+	needLevel(t, sandbox.LevelLandlock)
+	for _, level := range boundaryLevels() {
+		t.Run(level.String(), func(t *testing.T) {
+			w := newSandboxWorld(t)
+			w.atLevel(level)
+			linked := filepath.Join(t.TempDir(), "wt")
+			gitIn(t, w.ws, "worktree", "add", "-q", linked, "-b", "wt")
+			gitDir := strings.TrimSpace(gitIn(t, linked, "rev-parse", "--absolute-git-dir"))
+			watched := []string{".git/config", ".git/hooks/pre-commit", ".git/worktrees/wt/commondir", ".git/worktrees/wt/config.worktree"}
+			before := fileHashes(t, w.ws, watched)
+			res := run{args: []string{"sandbox", "--", "bash", "-c", worktreeAttack}, env: w.env, dir: linked}.exec(t)
+			if !strings.Contains(res.stdout, "commits:2") {
+				t.Fatalf("positive control: a commit in the linked worktree: %+v", res)
+			}
+			if got := fileHashes(t, w.ws, watched); got != before {
+				t.Fatalf("the worktree's git directories changed (%s):\n%s\n%s\n%s", gitDir, before, got, res.stderr)
+			}
+			if personsGitRunsAPlant(linked, w.ws) {
+				t.Fatalf("the person's git ran a planted program: %+v", res)
+			}
+			if got := strings.TrimSpace(gitIn(t, linked, "log", "-1", "--format=%s")); got != "person" {
+				t.Fatalf("the person's commit in the linked worktree: %q", got)
+			}
+		})
+	}
+	// Control: the same script, unconfined, does plant.
+	main := planWorkspace(t)
+	linked := filepath.Join(t.TempDir(), "wt")
+	gitIn(t, main, "worktree", "add", "-q", linked, "-b", "wt")
+	cmd := exec.Command("bash", "-c", worktreeAttack)
+	cmd.Dir = linked
+	if out, err := cmd.CombinedOutput(); err != nil || !personsGitRunsAPlant(linked, main) {
+		t.Fatalf("control: the attack does nothing even unconfined: %v %s", err, out)
+	}
+}
+
+// worktreeAttack commits (the positive control), then plants through
+// each of a linked worktree's git directories.
+const worktreeAttack = plantFsmonitor +
+	`echo n > n.txt && git add n.txt && git -c user.email=t@t -c user.name=t commit -qm n && echo "commits:$(git log --oneline | wc -l)"; ` +
+	`git config core.fsmonitor "$PWD/fsmon.sh"; ` +
+	`printf '[core]\n\tfsmonitor = %s\n' "$PWD/fsmon.sh" > "$(git rev-parse --git-dir)/config.worktree"; ` +
+	`cp -r "$(git rev-parse --git-common-dir)" .g3 && git config -f .g3/config core.fsmonitor "$PWD/fsmon.sh"; ` +
+	`echo "$PWD/.g3" > "$(git rev-parse --git-dir)/commondir"; ` +
+	`printf '#!/bin/sh\ntouch PWNED\n' > "$(git rev-parse --git-common-dir)/hooks/pre-commit"; ` +
+	`chmod +x "$(git rev-parse --git-common-dir)/hooks/pre-commit"; true`
+
+// personsGitRunsAPlant: the person commits and runs git status in the
+// linked worktree and the main checkout; did a planted program run?
+func personsGitRunsAPlant(linked, main string) bool {
+	for _, dir := range []string{linked, main} {
+		cmd := exec.Command("git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "person")
+		cmd.Dir = dir
+		_ = cmd.Run()
+		_ = exec.Command("git", "-C", dir, "status").Run()
+	}
+	for _, dir := range []string{linked, main} {
+		if _, err := os.Stat(filepath.Join(dir, "PWNED")); err == nil {
+			return true
+		}
+	}
+	return false
+}
