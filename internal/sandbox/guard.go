@@ -61,7 +61,7 @@ type guardRoot struct {
 	place    control.Place
 	patterns []string
 	fd       int                // opened at Watch: the command cannot swap it
-	known    map[fileID]bool    // inodes of the control entries at Watch
+	known    map[fileID]int64   // inodes of the control entries at Watch, with their birth times
 	base     map[string]found   // control entries at Watch, by rel
 	snap     map[string]snapped // what is put back, by rel
 }
@@ -143,10 +143,10 @@ func (g *Guard) baseline(r *guardRoot) (tree, error) {
 	if err != nil {
 		return t, err
 	}
-	r.known, r.base, r.snap = map[fileID]bool{}, map[string]found{}, map[string]snapped{}
+	r.known, r.base, r.snap = map[fileID]int64{}, map[string]found{}, map[string]snapped{}
 	total := 0
 	for _, c := range t.control {
-		r.known[c.id()] = true
+		r.known[c.id()] = c.born
 		r.base[c.rel] = c
 		if !g.saves(c) {
 			continue
@@ -224,7 +224,7 @@ func (g *Guard) restoreRoot(r *guardRoot) ([]string, error) {
 	// (a new repository's config goes with its .git).
 	var moved []string
 	for _, c := range t.control {
-		if r.known[c.id()] || slices.ContainsFunc(moved, func(m string) bool { return withinRel(c.rel, m) }) {
+		if r.knows(c) || slices.ContainsFunc(moved, func(m string) bool { return withinRel(c.rel, m) }) {
 			continue
 		}
 		if b, ok := r.base[c.rel]; ok && g.level >= LevelFull && b.parent == c.parent {
@@ -391,6 +391,13 @@ func (g *Guard) later(rootfd int, rel string) bool {
 	defer unix.Close(dirfd)
 	st, err := lstatAt(dirfd, name)
 	return err == nil && time.Unix(0, st.Ctim.Nano()).After(g.until)
+}
+
+// knows reports whether c is a control entry of the baseline, wherever
+// it is now: the same inode, born when that one was.
+func (r *guardRoot) knows(c found) bool {
+	born, ok := r.known[c.id()]
+	return ok && (born == 0 || c.born == 0 || born == c.born)
 }
 
 func (g *Guard) cannot(r *guardRoot, rel string, err error) error {

@@ -45,7 +45,7 @@ func (g *Guard) accept(r *guardRoot, top, rel string) error {
 	if err != nil {
 		return err
 	}
-	r.known[f.id()], r.base[top] = true, f
+	r.known[f.id()], r.base[top] = f.born, f
 	if !g.saves(f) {
 		return g.journal.update(g)
 	}
@@ -89,7 +89,7 @@ func statRel(rootfd int, rel string) (found, error) {
 		return found{}, err
 	}
 	return found{rel: rel, typ: modeType(uint32(st.Mode)), dev: uint64(st.Dev), ino: uint64(st.Ino),
-		parent: fileID{uint64(pst.Dev), uint64(pst.Ino)}}, nil
+		born: bornAt(dirfd, name), parent: fileID{uint64(pst.Dev), uint64(pst.Ino)}}, nil
 }
 
 // snapshotOne keeps rel itself (a directory's mode), not what is below.

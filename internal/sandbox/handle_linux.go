@@ -23,3 +23,13 @@ func renameNoReplace(dirfd int, from, to string) error {
 func renameExchange(dirfd int, a, b string) error {
 	return unix.Renameat2(dirfd, a, dirfd, b, unix.RENAME_EXCHANGE)
 }
+
+// bornAt is the birth time of name in the directory fd (not followed), in
+// nanoseconds; 0 where the file system does not keep one.
+func bornAt(fd int, name string) int64 {
+	var stx unix.Statx_t
+	if unix.Statx(fd, name, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &stx) != nil || stx.Mask&unix.STATX_BTIME == 0 {
+		return 0
+	}
+	return stx.Btime.Sec*1e9 + int64(stx.Btime.Nsec)
+}

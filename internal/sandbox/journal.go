@@ -75,6 +75,7 @@ type journalEntry struct {
 	Type  fs.FileMode   `json:"type"`
 	Dev   uint64        `json:"dev"`
 	Ino   uint64        `json:"ino"`
+	Born  int64         `json:"born,omitempty"`
 	// ParentDev and ParentIno name the directory that held it.
 	ParentDev uint64 `json:"pdev"`
 	ParentIno uint64 `json:"pino"`
@@ -107,7 +108,7 @@ func (j *journal) write(g *Guard) error {
 		jr := journalRoot{Path: r.path, Place: r.place, Patterns: r.patterns, Snap: r.snap}
 		for _, rel := range sortedKeys(r.base) {
 			b := r.base[rel]
-			jr.Base = append(jr.Base, journalEntry{Rel: rel, Place: b.place, Type: b.typ, Dev: b.dev, Ino: b.ino,
+			jr.Base = append(jr.Base, journalEntry{Rel: rel, Place: b.place, Type: b.typ, Dev: b.dev, Ino: b.ino, Born: b.born,
 				ParentDev: b.parent.dev, ParentIno: b.parent.ino})
 		}
 		f.Roots = append(f.Roots, jr)
@@ -245,14 +246,14 @@ func recoverJournal(p, workspace string) ([]string, error) {
 			_ = os.Remove(p)
 			return nil, fmt.Errorf("cannot check the control files a coder that ended left in %s: %w", jr.Path, err)
 		}
-		r.known, r.base, r.snap = map[fileID]bool{}, map[string]found{}, jr.Snap
+		r.known, r.base, r.snap = map[fileID]int64{}, map[string]found{}, jr.Snap
 		if r.snap == nil {
 			r.snap = map[string]snapped{}
 		}
 		for _, e := range jr.Base {
-			fe := found{rel: e.Rel, place: e.Place, typ: e.Type, dev: e.Dev, ino: e.Ino,
+			fe := found{rel: e.Rel, place: e.Place, typ: e.Type, dev: e.Dev, ino: e.Ino, born: e.Born,
 				parent: fileID{e.ParentDev, e.ParentIno}}
-			r.known[fe.id()], r.base[e.Rel] = true, fe
+			r.known[fe.id()], r.base[e.Rel] = fe.born, fe
 		}
 		g.roots = append(g.roots, r)
 	}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -352,5 +353,54 @@ func TestJournalsOfOneProcessAreKeptApart(t *testing.T) {
 	}
 	if _, err := os.Stat(b.journal.path); err != nil {
 		t.Fatalf("the live session's journal: %v", err)
+	}
+}
+
+// TestGuardIsNotFooledByAReusedInode: a command replaces a control file
+// (its inode number is freed) and creates new control files, one of which
+// the file system gives the freed number. That one is new all the same,
+// and moved aside with the others.
+func TestGuardIsNotFooledByAReusedInode(t *testing.T) {
+	ws := t.TempDir()
+	gitRepo(t, ws)
+	mcp := filepath.Join(ws, ".mcp.json")
+	writeTestFile(t, mcp, "{}")
+	old, err := os.Stat(mcp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Watch(Profile{Workspace: ws, Level: LevelNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	const n = 20
+	for i := range n {
+		if err := os.Mkdir(filepath.Join(ws, fmt.Sprintf("p%d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTestFile(t, filepath.Join(ws, "new"), `{"mcpServers":{}}`)
+	if err := os.Rename(filepath.Join(ws, "new"), mcp); err != nil { // the old inode is freed
+		t.Fatal(err)
+	}
+	reused := ""
+	for i := range n {
+		p := filepath.Join(ws, fmt.Sprintf("p%d", i), ".mcp.json")
+		writeTestFile(t, p, `{"mcpServers":{"x":{"command":"evil"}}}`)
+		if fi, err := os.Stat(p); err == nil && os.SameFile(fi, old) {
+			reused = p
+		}
+	}
+	if reused == "" {
+		t.Skip("this file system gave no new file the freed inode number")
+	}
+	if _, err := g.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := os.Lstat(filepath.Join(ws, fmt.Sprintf("p%d", i), ".mcp.json")); err == nil {
+			t.Errorf("p%d/.mcp.json stayed (the reused inode: %s)", i, reused)
+		}
 	}
 }

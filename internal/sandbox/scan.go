@@ -36,7 +36,11 @@ type found struct {
 	place    control.Place // the place of the directory holding it
 	typ      fs.FileMode   // type bits: fs.ModeDir, fs.ModeSymlink, 0 for a regular file, …
 	dev, ino uint64
-	parent   fileID // the directory holding it
+	// born is the inode's birth time (0: unknown), so an inode number
+	// freed during a call and given to a new file is not taken for the
+	// old one.
+	born   int64
+	parent fileID // the directory holding it
 }
 
 func (f found) id() fileID { return fileID{f.dev, f.ino} }
@@ -356,7 +360,8 @@ func statAt(fd int, name, rel string, place control.Place) (found, bool) {
 	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return found{}, false
 	}
-	return found{rel: rel, place: place, typ: modeType(uint32(st.Mode)), dev: uint64(st.Dev), ino: uint64(st.Ino)}, true
+	return found{rel: rel, place: place, typ: modeType(uint32(st.Mode)), dev: uint64(st.Dev), ino: uint64(st.Ino),
+		born: bornAt(fd, name)}, true
 }
 
 func modeType(m uint32) fs.FileMode {
