@@ -122,7 +122,7 @@ func checkACPTerminal(t *testing.T, tr acpTranscript, srv *llmtest.Server, dir, 
 	if !strings.Contains(first, `"exit_code":3`) || !strings.Contains(first, "err-line") {
 		t.Fatalf("the first call's result: %s", first)
 	}
-	if sandbox.Probe().Level >= sandbox.LevelLandlock && !strings.Contains(first, "put them back") {
+	if sandbox.Probe().Level >= sandbox.LevelLandlock && !strings.Contains(first, "undid what changed there") {
 		t.Fatalf("the model was not told the protected file was put back: %s", first)
 	}
 	if second == "" || strings.Contains(second, `"exit_code":0`) {

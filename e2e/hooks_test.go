@@ -18,8 +18,9 @@ import (
 // Hooks through the built binary: real hook scripts, run as the person's
 // own programs, configured as a Claude Code user would.
 
-// hookWorld is a git workspace, a directory of hook scripts and the
-// person's config dir.
+// hookWorld is a git workspace, a directory of hook scripts (in the
+// person's home, as ~/.claude/hooks: a sandboxed command sees no other
+// directory of /tmp) and the person's config dir.
 type hookWorld struct {
 	ws, scripts string
 	env         map[string]string
@@ -27,7 +28,12 @@ type hookWorld struct {
 
 func newHookWorld(t *testing.T) *hookWorld {
 	t.Helper()
-	return &hookWorld{ws: planWorkspace(t), scripts: t.TempDir(), env: baseEnv(t)}
+	env := baseEnv(t)
+	scripts := filepath.Join(env["HOME"], "hooks")
+	if err := os.MkdirAll(scripts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &hookWorld{ws: planWorkspace(t), scripts: scripts, env: env}
 }
 
 // script writes an executable hook script and returns its path.

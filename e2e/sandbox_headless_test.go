@@ -254,7 +254,7 @@ func TestHeadlessSandboxFallbacks(t *testing.T) {
 	if treeHash(t, w.outside) != before || fileHashes(t, w.ws, []string{".git/config"}) != cfg {
 		t.Fatalf("landlock fallback let a change through: %s", r)
 	}
-	if !strings.Contains(r, "put them back") || !strings.Contains(res.stderr, "Landlock only") {
+	if !strings.Contains(r, "restored .git/config (changed while a command ran") || !strings.Contains(res.stderr, "Landlock only") {
 		t.Fatalf("the fallback was not stated: %s\nstderr: %s", r, res.stderr)
 	}
 	// With no OS sandbox the protected paths are still put back (doctor
@@ -265,7 +265,7 @@ func TestHeadlessSandboxFallbacks(t *testing.T) {
 	if !strings.Contains(res.stderr, "without an OS sandbox") || !strings.Contains(r, "ran") {
 		t.Fatalf("no sandbox must be stated: %s", res.stderr)
 	}
-	if fileHashes(t, w.ws, []string{".git/config"}) != cfg || !strings.Contains(r, "put them back") {
+	if fileHashes(t, w.ws, []string{".git/config"}) != cfg || !strings.Contains(r, "restored .git/config (changed while a command ran") {
 		t.Fatalf("with no OS sandbox a changed control file stayed changed: %s", r)
 	}
 }
@@ -298,7 +298,7 @@ func TestHeadlessTaskToldWhatWasPutBack(t *testing.T) {
 			}},
 	)
 	r := results(t, srv, 1)[0]
-	if !strings.Contains(r, `"status":"exited"`) || !strings.Contains(r, "put them back") {
+	if !strings.Contains(r, `"status":"exited"`) || !strings.Contains(r, "restored .git/config (changed while a command ran") {
 		t.Fatalf("bash_kill: %s", r)
 	}
 	if fileHashes(t, w.ws, []string{".git/config"}) != cfg {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/config"
@@ -35,6 +36,8 @@ type IO struct {
 
 // Run runs coder with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, args []string, stdio IO, env func(string) (string, bool)) int {
+	ctx, stop := signal.NotifyContext(ctx, endSignals...)
+	defer stop()
 	// A no-op unless a session started telemetry.
 	defer closeTelemetry(stdio.Err)
 	if code, ok := runSubcommand(ctx, args, stdio, env); ok { // coder sandbox, coder doctor

@@ -162,6 +162,8 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	custom, cmdErrs := customcmd.Discover(ws.Root, b.loaded.UserDir)
 	warnings = append(warnings, cmdErrs...)
 	launch, tasks := newLauncher(b.loaded, redactor.Values()), tools.NewTasks()
+	launch.notify = func(text string) { sink.Emit(event.Notice{Text: text}) }
+	warnings = append(warnings, launch.recoverJournals()...)
 	var runCommands tools.Launcher = launch
 	if b.terminals != nil {
 		runCommands = &terminalLauncher{launcher: launch, open: b.terminals, outputLimit: cfg.Safety.OutputLimitBytes}

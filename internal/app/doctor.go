@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/sandbox"
@@ -59,7 +60,11 @@ func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sand
 		} else {
 			fmt.Fprintf(w, "    %s (the workspace)\n", p.Workspace)
 		}
-		fmt.Fprintln(w, "    $TMPDIR (a private temp dir per session; /tmp itself is read-only)")
+		tmp := "/tmp itself is read-only"
+		if r.Level == sandbox.LevelFull {
+			tmp = "/tmp itself is private, empty and read-only"
+		}
+		fmt.Fprintf(w, "    $TMPDIR (a private temp dir per session; %s)\n", tmp)
 		present, missing := split(p.WritableRoots)
 		for _, d := range present {
 			fmt.Fprintf(w, "    %s\n", d)
@@ -68,13 +73,7 @@ func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sand
 			fmt.Fprintf(w, "    (absent, so not writable: %s)\n", strings.Join(missing, ", "))
 		}
 	}
-	if !p.ReadOnly { // the guard holds at every level, "none" too
-		how := "bound read-only"
-		if r.Level < sandbox.LevelFull {
-			how = "restored after each call if a command changes them"
-		}
-		fmt.Fprintf(w, "  may not change (%s): %s\n", how, strings.Join(p.Protected, ", "))
-	}
+	describeControl(w, p, r)
 	present, missing := split(p.DenyRead)
 	switch {
 	case r.Level < sandbox.LevelFull:
@@ -87,9 +86,84 @@ func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sand
 	if skipped := p.Unenforced(); len(skipped) > 0 && r.Level == sandbox.LevelFull {
 		fmt.Fprintf(w, "  may read, though in sandbox.deny_read (they hold the workspace or a writable path): %s\n", strings.Join(skipped, ", "))
 	}
+	describeSockets(w, p, r)
 	fmt.Fprintf(w, "  network: %s\n", networkText(p, r))
 	fmt.Fprintln(w, "  processes: nothing a command starts outlives it")
 	fmt.Fprintln(w, "\nwiden it in .coder/config.json or ~/.config/coder/config.json: sandbox.writable_roots, sandbox.deny_read, sandbox.network (\"on\"), sandbox.mode (\"off\")")
+}
+
+// describeControl says which control files commands may not change, and
+// which of the workspace's files they may not read, found by the same scan
+// every call makes.
+func describeControl(w io.Writer, p sandbox.Profile, r sandbox.Report) {
+	cov, err := p.Coverage()
+	if err != nil {
+		fmt.Fprintf(w, "  control files: cannot look for them: %v\n", err)
+		return
+	}
+	rel := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, a := range list {
+			if x, err := filepath.Rel(p.Workspace, a); err == nil && !strings.HasPrefix(x, "..") {
+				a = x
+			}
+			out[i] = a
+		}
+		return out
+	}
+	if !p.ReadOnly { // the guard holds at every level, "none" too
+		all := append(append(rel(cov.Pinned), rel(cov.ReadOnly)...), rel(cov.Unbound)...)
+		slices.Sort(all)
+		how := "bound read-only; a .git directory bound onto itself, so it stays writable but cannot be replaced"
+		if r.Level < sandbox.LevelFull {
+			how = "put back after each call if they changed while it ran"
+		}
+		fmt.Fprintf(w, "  may not change (%s): %d control files found in %d directories: %s\n", how, len(all), cov.Dirs, shortList(all, 24))
+		fmt.Fprintln(w, "    (one that appears during a call — a new .mcp.json, .git/commondir, a nested repository — is moved aside after it)")
+	}
+	if len(cov.Masked) > 0 {
+		if r.Level < sandbox.LevelFull {
+			fmt.Fprintf(w, "  may read, though named by sandbox.deny_read's patterns (masking needs the mount namespace): %s\n", shortList(rel(cov.Masked), 12))
+		} else {
+			fmt.Fprintf(w, "  may not read (empty and read-only; sandbox.deny_read's patterns): %s\n", shortList(rel(cov.Masked), 12))
+		}
+	}
+}
+
+// describeSockets says which services listening outside commands cannot
+// reach, and which variables pointing at them are not passed in.
+func describeSockets(w io.Writer, p sandbox.Profile, r sandbox.Report) {
+	var set []string
+	for _, name := range sandbox.IPCVariables() {
+		if _, ok := os.LookupEnv(name); ok {
+			set = append(set, "$"+name)
+		}
+	}
+	env := "none is set here"
+	if len(set) > 0 {
+		env = strings.Join(set, ", ")
+	}
+	fmt.Fprintf(w, "  sockets: variables naming a terminal multiplexer, display, session bus or agent not passed in (%s)\n", env)
+	switch {
+	case r.Level < sandbox.LevelFull:
+		fmt.Fprintln(w, "    named sockets of services outside stay reachable (tmux, screen, X11, the session bus): that needs the mount namespace")
+	default:
+		fmt.Fprintln(w, "    /tmp is private and empty (tmux, X11, ICE and other sockets there out of reach); abstract sockets cut by the network namespace")
+		if places := p.SocketPlaces(); len(places) > 0 {
+			fmt.Fprintf(w, "    masked: %s\n", strings.Join(places, ", "))
+		}
+	}
+}
+
+// shortList joins list, at most n entries, saying how many more there are.
+func shortList(list []string, n int) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	if len(list) <= n {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s, … and %d more", strings.Join(list[:n], ", "), len(list)-n)
 }
 
 func networkText(p sandbox.Profile, r sandbox.Report) string {

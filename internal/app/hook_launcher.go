@@ -95,9 +95,11 @@ func (l *launcher) RunHook(ctx context.Context, command string, stdin []byte, st
 	if err != nil {
 		return -1, err
 	}
-	if err := l.acquire(); err != nil {
+	scanned, err := l.acquire()
+	if err != nil {
 		return -1, err
 	}
+	p.Scanned = scanned
 	defer func() { _, _ = l.release() }()
 	cmd, err := sandbox.Command(context.Background(), p, []string{"/bin/sh", "-c", command})
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -98,15 +97,16 @@ func sandboxProfile(l *config.Loaded, mode, tempDir string) sandbox.Profile {
 	writable, denyRead := l.SandboxPaths()
 	// coder's own user configuration may hold an API key.
 	denyRead = append(denyRead, filepath.Join(l.UserDir, "config.json"))
-	gitRW, gitProtected := sandbox.GitWorktree(ws)
+	gitDirs := sandbox.GitWorktree(ws)
 	p := sandbox.Profile{
-		Workspace:     ws,
-		ReadOnly:      mode == "plan",
-		WritableRoots: append(writable, gitRW...),
-		TempDir:       tempDir,
-		Protected:     append(slices.Clone(sandbox.DefaultProtected), gitProtected...),
-		DenyRead:      denyRead,
-		Network:       cfg.Network == "on",
+		Workspace:        ws,
+		ReadOnly:         mode == "plan",
+		WritableRoots:    append(writable, gitDirs...),
+		GitDirs:          gitDirs,
+		TempDir:          tempDir,
+		DenyRead:         denyRead,
+		DenyReadPatterns: l.SandboxPatterns(),
+		Network:          cfg.Network == "on",
 	}
 	if cfg.Mode == "off" {
 		p.Level = sandbox.LevelNone
@@ -140,10 +140,20 @@ func runSandbox(ctx context.Context, args []string, stdio IO, env func(string) (
 	if w := effectiveReport(p).Warning(); w != "" {
 		fmt.Fprintln(stdio.Err, "coder "+w)
 	}
-	guard, err := sandbox.Watch(p)
+	journals := journalDir(subj.loaded)
+	recovered, err := sandbox.RecoverJournals(journals, p)
+	for _, c := range recovered {
+		fmt.Fprintln(stdio.Err, "coder sandbox: after a coder that ended early: "+c)
+	}
+	if err != nil {
+		fmt.Fprintln(stdio.Err, "coder sandbox: "+err.Error())
+	}
+	guard, err := sandbox.WatchJournaled(p, journals)
 	if err != nil {
 		return fail(err)
 	}
+	defer guard.Close()
+	p.Scanned = guard.Coverage()
 	cmd, err := sandbox.Command(ctx, p, argv)
 	if err != nil {
 		return fail(err)
@@ -168,6 +178,13 @@ func runSandbox(ctx context.Context, args []string, stdio IO, env func(string) (
 		fmt.Fprintln(stdio.Err, "coder sandbox: the sandbox refused this ("+d.Kind+" "+d.Path+"); coder doctor shows what it allows")
 	}
 	return code
+}
+
+// journalDir is where the sandbox keeps the baseline of the control
+// files while commands run (sandbox.WatchJournaled): coder's user
+// directory, which no command may write.
+func journalDir(l *config.Loaded) string {
+	return filepath.Join(l.UserDir, "sandbox-journal")
 }
 
 // effectiveReport is the probe report as commands with profile p see it:

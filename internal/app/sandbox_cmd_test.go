@@ -48,8 +48,9 @@ func TestSandboxProfileFollowsConfigAndMode(t *testing.T) {
 	if !slices.Contains(p.DenyRead, filepath.Join(dir, "user", "config.json")) {
 		t.Errorf("coder's user config is readable: %q", p.DenyRead)
 	}
-	if !slices.Equal(p.Protected[:len(sandbox.DefaultProtected)], sandbox.DefaultProtected) {
-		t.Errorf("protected: %q", p.Protected)
+	if p.Protected != nil || p.GitDirs != nil || !slices.Contains(p.DenyReadPatterns, ".env") ||
+		!slices.Contains(p.DenyReadPatterns, "!.env.example") {
+		t.Errorf("protected %q, git dirs %q, patterns %q", p.Protected, p.GitDirs, p.DenyReadPatterns)
 	}
 	if p := sandboxProfile(l, "plan", ""); !p.ReadOnly {
 		t.Errorf("plan profile: %+v", p)

@@ -49,23 +49,21 @@ func (t *terminalLauncher) Launch(ctx context.Context, c *tools.Call, argv, env 
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := terminalCommand(p, argv)
-	if err != nil {
-		return nil, err
-	}
-	cmd.OutputLimit = t.outputLimit
 	outside := c.Unsandboxed
 	if !outside {
-		if err := t.acquire(); err != nil {
+		scanned, err := t.acquire()
+		if err != nil {
 			return nil, err
 		}
+		// The terminal's coder mounts what the baseline's scan found.
+		p.Scanned = scanned
 	}
-	term, err := t.open(ctx, cmd)
+	term, err := t.openTerminal(ctx, p, argv)
 	if err != nil {
 		if !outside {
 			_, _ = t.release()
 		}
-		return nil, fmt.Errorf("the editor's terminal: %w", err)
+		return nil, err
 	}
 	tools.ShowTerminal(ctx, term.ID())
 	waitCtx, stopWaiting := context.WithCancel(context.Background())
@@ -73,6 +71,20 @@ func (t *terminalLauncher) Launch(ctx context.Context, c *tools.Call, argv, env 
 		stdout: stdout, stderr: stderr, exit: -1, done: make(chan struct{}), stopWaiting: stopWaiting}
 	go proc.run(waitCtx)
 	return proc, nil
+}
+
+// openTerminal starts argv in sandbox p in a terminal of the editor's.
+func (t *terminalLauncher) openTerminal(ctx context.Context, p sandbox.Profile, argv []string) (*acp.Terminal, error) {
+	cmd, err := terminalCommand(p, argv)
+	if err != nil {
+		return nil, err
+	}
+	cmd.OutputLimit = t.outputLimit
+	term, err := t.open(ctx, cmd)
+	if err != nil {
+		return nil, fmt.Errorf("the editor's terminal: %w", err)
+	}
+	return term, nil
 }
 
 // terminalCommand is the terminal command that runs argv in sandbox p.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Sandbox configures the OS sandbox around the commands coder runs for the
@@ -22,7 +24,11 @@ type Sandbox struct {
 	// skipped); a relative path is relative to the workspace.
 	WritableRoots []string `json:"writable_roots"`
 	// DenyRead are files and directories commands cannot read (credentials,
-	// and the sockets of services that would run commands for them).
+	// and the sockets of services that would run commands for them). An
+	// entry that does not start with "/", "~" or "$" is a pattern for
+	// files inside the workspace (.env, *.pem): without a slash it matches
+	// a name at any depth, with one the path from the workspace root ("**"
+	// allowed); a leading "!" excepts what it matches.
 	DenyRead []string `json:"deny_read"`
 }
 
@@ -44,7 +50,11 @@ func defaultSandbox() Sandbox {
 			// Sockets of services outside the sandbox that act for their
 			// caller: the session bus (systemd-run --user), ssh and gpg
 			// agents, Docker.
-			"$XDG_RUNTIME_DIR", "$SSH_AUTH_SOCK", "/run/docker.sock", "/var/run/docker.sock"},
+			"$XDG_RUNTIME_DIR", "$SSH_AUTH_SOCK", "/run/docker.sock", "/var/run/docker.sock",
+			// Secrets inside the workspace, at any depth (not the
+			// committed examples, nor public keys).
+			".env", ".env.*", "!.env.example", "!.env.sample", "*.pem", "*.key",
+			"id_rsa*", "id_ed25519*", "id_ecdsa*", "!id_*.pub"},
 	}
 }
 
@@ -67,6 +77,11 @@ func validateSandbox(ps *problems, s Sandbox) {
 	}
 	check("sandbox.writable_roots", s.WritableRoots)
 	check("sandbox.deny_read", s.DenyRead)
+	for i, p := range s.DenyRead {
+		if isWorkspacePattern(p) && !doublestar.ValidatePattern(strings.TrimPrefix(p, "!")) {
+			ps.add(fmt.Sprintf("sandbox.deny_read[%d]", i), "is not a valid pattern: %q", p)
+		}
+	}
 	for i, p := range s.WritableRoots {
 		if filepath.Clean(p) == "/" {
 			ps.add(fmt.Sprintf("sandbox.writable_roots[%d]", i), `"/" would make everything writable; set sandbox.mode to "off" instead`)
@@ -76,11 +91,36 @@ func validateSandbox(ps *problems, s Sandbox) {
 
 // SandboxPaths returns the writable roots and deny-read paths as absolute
 // paths, "~/" and "$VAR" expanded with this load's environment; entries
-// naming an unset variable are left out.
+// naming an unset variable are left out, and so are the deny-read
+// patterns for files inside the workspace (SandboxPatterns).
 func (l *Loaded) SandboxPaths() (writable, denyRead []string) {
 	ws := l.Config.Runtime.WorkspaceRoot
-	return expandSandboxPaths(l.Config.Sandbox.WritableRoots, ws, l.env),
-		expandSandboxPaths(l.Config.Sandbox.DenyRead, ws, l.env)
+	var paths []string
+	for _, p := range l.Config.Sandbox.DenyRead {
+		if !isWorkspacePattern(p) {
+			paths = append(paths, p)
+		}
+	}
+	return expandSandboxPaths(l.Config.Sandbox.WritableRoots, ws, l.env), expandSandboxPaths(paths, ws, l.env)
+}
+
+// SandboxPatterns returns the deny-read entries that name files inside the
+// workspace (".env", "*.pem", "!.env.example", "config/secrets/*"), in
+// order: the last one that matches a file decides.
+func (l *Loaded) SandboxPatterns() []string {
+	var out []string
+	for _, p := range l.Config.Sandbox.DenyRead {
+		if isWorkspacePattern(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// isWorkspacePattern: a deny-read entry that is neither absolute, nor
+// from the home directory, nor from a variable.
+func isWorkspacePattern(p string) bool {
+	return p != "" && !filepath.IsAbs(p) && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$")
 }
 
 func expandSandboxPaths(list []string, dir string, env EnvFunc) []string {

@@ -26,6 +26,8 @@ func TestSandboxValidation(t *testing.T) {
 		{"variable inside", func(s *Sandbox) { s.DenyRead = []string{"/x/$HOME"} }, "sandbox.deny_read[0]", "one variable, at the start"},
 		{"two variables", func(s *Sandbox) { s.DenyRead = []string{"$A/$B"} }, "sandbox.deny_read[0]", "one variable"},
 		{"braced variable", func(s *Sandbox) { s.DenyRead = []string{"${HOME}/.secret"} }, "", ""},
+		{"workspace pattern", func(s *Sandbox) { s.DenyRead = []string{"*.pem", "!ok.pem", "conf/**/*.key"} }, "", ""},
+		{"bad pattern", func(s *Sandbox) { s.DenyRead = []string{"[.env"} }, "sandbox.deny_read[0]", "not a valid pattern"},
 	}
 	for _, tt := range tests {
 		c := Defaults()
@@ -72,9 +74,12 @@ func TestSandboxPathsExpand(t *testing.T) {
 	f.env["XDG_RUNTIME_DIR"] = "/run/user/1000"
 	f.env["SSH_AUTH_SOCK"] = "/tmp/ssh-x/agent.1"
 	f.writeProject(`{"sandbox": {"writable_roots": ["~/.cache", "$GOCACHE", "$GOMODCACHE", "$UNSET/x", "build", "${GOCACHE}/sub", "~/.cache"],
-		"deny_read": ["~/.ssh", "$XDG_RUNTIME_DIR", "$SSH_AUTH_SOCK", "/run/docker.sock"]}}`)
+		"deny_read": ["~/.ssh", "$XDG_RUNTIME_DIR", "$SSH_AUTH_SOCK", "/run/docker.sock", ".env", "!.env.example", "config/**/*.key"]}}`)
 	l := f.mustLoad()
 	rw, deny := l.SandboxPaths()
+	if got := l.SandboxPatterns(); !slices.Equal(got, []string{".env", "!.env.example", "config/**/*.key"}) {
+		t.Errorf("patterns = %q", got)
+	}
 	wantRW := []string{"/home/u/.cache", "/var/cache/go", filepath.Join(f.cwd, "build"), "/var/cache/go/sub"}
 	if !slices.Equal(rw, wantRW) {
 		t.Errorf("writable = %q, want %q", rw, wantRW)

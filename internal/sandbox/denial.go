@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/coder-agent/coder/internal/control"
 )
 
 // Denial says why a failed command looks stopped by the sandbox.
@@ -21,6 +23,7 @@ type Denial struct {
 // into, as libc, Go, Python and Node print them (compared in lower case).
 var (
 	readOnlyErrors = []string{"read-only file system", "erofs"}
+	missingErrors  = []string{"no such file or directory", "enoent"}
 	deniedErrors   = []string{"permission denied", "operation not permitted", "eacces", "eperm"}
 	networkErrors  = []string{"network is unreachable", "could not resolve host", "temporary failure in name resolution",
 		"name or service not known", "no address associated with hostname", "failed to resolve", "getaddrinfo",
@@ -60,6 +63,12 @@ func Explain(p Profile, exitCode int, stderr string) (Denial, bool) {
 				"Work offline, or tell the person the command needs the network."}, true
 		}
 		erofs := containsAny(low, readOnlyErrors)
+		if containsAny(low, missingErrors) {
+			if d, ok := p.hiddenTmp(linePath(line, p.Workspace)); ok {
+				return d, true
+			}
+			continue
+		}
 		if !erofs && !containsAny(low, deniedErrors) {
 			continue
 		}
@@ -89,12 +98,15 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 		}
 	}
 	if !p.ReadOnly {
+		rel, err := filepath.Rel(p.Workspace, path)
+		isControl := err == nil && control.Is(filepath.ToSlash(rel))
 		for _, pr := range p.protected() {
-			if within(path, pr) {
-				return Denial{Kind: "write", Path: path, Message: "This looks like coder's sandbox: " + path +
-					" is kept read-only (git configuration and hooks, coder's settings and .mcp.json cannot be " +
-					"changed by commands). Ask the person to make that change."}, true
-			}
+			isControl = isControl || within(path, pr)
+		}
+		if isControl {
+			return Denial{Kind: "write", Path: path, Message: "This looks like coder's sandbox: " + path +
+				" is kept read-only (git's configuration, hooks and pointers, coder's, Claude's and MCP settings " +
+				"cannot be changed by commands, at any depth). Ask the person to make that change."}, true
 		}
 	}
 	for _, w := range p.writable() {
@@ -109,6 +121,23 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 	return Denial{Kind: "write", Path: path, Message: msg +
 		" Work inside the writable places; do not try to get around the sandbox " +
 		"(a person can widen it with sandbox.writable_roots)."}, true
+}
+
+// hiddenTmp explains a path under /tmp that is missing because /tmp is
+// private at LevelFull, when the command needed it outside the places
+// bound back.
+func (p Profile) hiddenTmp(path string) (Denial, bool) {
+	if path == "" || !within(path, "/tmp") || p.level() < LevelFull {
+		return Denial{}, false
+	}
+	for _, k := range append(p.writable(), p.Workspace) {
+		if within(path, k) {
+			return Denial{}, false
+		}
+	}
+	return Denial{Kind: "hidden", Path: path, Message: "This looks like coder's sandbox: /tmp is private to the command " +
+		"(it hides the sockets of tmux, X11 and other services), so " + path + " is not there. Use $TMPDIR (" +
+		p.TempDir + ") or the workspace."}, true
 }
 
 func (p Profile) writableText() string {

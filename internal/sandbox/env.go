@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"os"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/secrets"
@@ -10,17 +9,15 @@ import (
 // environ is the command's environment: p.Env (or this process's) without
 // secret-named variables (their values never enter the sandbox: the
 // helper, PID 1 inside, and every process there can read each other's
-// environment) or ones holding p.Secrets, with TMPDIR (and TMP, TEMP) set to the private
-// temp dir.
+// environment) or ones holding p.Secrets, without the variables that point
+// at services listening outside (IsIPCVariable: $TMUX, $DISPLAY, …), with
+// TMPDIR (and TMP, TEMP) set to the private temp dir.
 func (p Profile) environ() []string {
-	base := p.Env
-	if base == nil {
-		base = os.Environ()
-	}
+	base := p.baseEnv()
 	out := make([]string, 0, len(base)+3)
 	for _, kv := range base {
 		name, value, _ := strings.Cut(kv, "=")
-		if secrets.IsSecretName(name) || p.holdsSecret(value) {
+		if secrets.IsSecretName(name) || IsIPCVariable(name) || p.holdsSecret(value) {
 			continue
 		}
 		if p.TempDir != "" && (name == "TMPDIR" || name == "TMP" || name == "TEMP") {

@@ -5,276 +5,420 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
-	"strings"
-	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/coder-agent/coder/internal/control"
 )
 
-// maxGuarded bounds the bytes a Guard keeps: the protected paths are small
+// maxGuarded bounds the bytes a Guard keeps: the control files are small
 // (git config and hooks, coder's settings).
 const maxGuarded = 16 << 20
 
-// Guard keeps the protected paths as they were before a call, for where
-// the mounts cannot: below LevelFull, and at LevelFull for a protected path
-// that did not exist (a mount can only cover what exists, so a command
-// could create .mcp.json). Watch before the call, Restore after it.
+// Guard keeps the workspace's control entries (control.Step: .git, .coder,
+// .claude, .mcp.json at any depth; git's config, hooks and pointers in
+// every git directory) as they were when no sandboxed command ran, for
+// what the mounts cannot cover. Watch before the call, Restore after it.
+//
+// What it puts back is what a sandboxed process could have changed:
+//   - At LevelFull every control entry that exists is bound read-only (a
+//     .git directory onto itself, so it cannot be renamed or replaced):
+//     nothing in them is the command's, so nothing in them is reverted.
+//     What a mount cannot cover is a control entry that appears during
+//     the call (a new .mcp.json, .git/commondir, a nested repository):
+//     one whose inode was not there at Watch is moved aside, in place.
+//     A symlink entry (a mount would protect its target, not the link)
+//     is put back if replaced.
+//   - Below LevelFull the command may write anywhere in the workspace, so
+//     every control entry's content is kept and put back, and new ones
+//     are moved aside.
+//
+// Nothing is deleted (handle.go): what is put back takes the place of what
+// was there, which is moved aside under a fresh name, and the report says
+// "while a command ran", not "by the command": a change the person made in
+// another terminal during the call cannot be told from the command's
+// below LevelFull, or at LevelFull for a new entry, so it is kept beside.
 type Guard struct {
-	workspace string
-	roots     []string
-	snap      map[string]guardEntry
+	level Level
+	roots []*guardRoot
+	// cov is what the baseline's scans found, for the calls' mounts.
+	cov *Coverage
+	// until, when set, is the end of the window in which sandboxed
+	// processes ran (a journal left by a coder that died): anything
+	// changed later is the person's and stays.
+	until   time.Time
+	journal *journal
 }
 
-type guardEntry struct {
-	mode fs.FileMode
-	data []byte // regular files
-	link string // symlinks
+// guardRoot is one tree the guard watches: the workspace, or a git
+// directory outside it that commands may write (a linked worktree's).
+type guardRoot struct {
+	path     string
+	place    control.Place
+	patterns []string
+	fd       int                // opened at Watch: the command cannot swap it
+	known    map[fileID]int64   // inodes of the control entries at Watch, with their birth times
+	base     map[string]found   // control entries at Watch, by rel
+	snap     map[string]snapped // what is put back, by rel
 }
 
-// Watch snapshots p's protected paths (none when the workspace is
-// read-only: then nothing in it may change at all).
+// snapped is one saved path: a directory's mode, a file's content, a
+// symlink's target.
+type snapped struct {
+	Mode fs.FileMode `json:"mode"`
+	Data []byte      `json:"data,omitempty"`
+	Link string      `json:"link,omitempty"`
+	// Unread: a regular file that could not be read (larger than
+	// maxGuarded, or swapped for a FIFO meanwhile). Never equal to a
+	// saved one: as it is now, it is put back or moved aside; in a
+	// baseline, it is an error.
+	Unread error `json:"-"`
+}
+
+// Watch takes the baseline of p's control entries: none when the
+// workspace is read-only (then nothing in it may change at all).
 func Watch(p Profile) (*Guard, error) {
-	g := &Guard{workspace: p.Workspace, snap: map[string]guardEntry{}}
+	return watch(p, "")
+}
+
+// WatchJournaled is Watch that also keeps the baseline in a journal in
+// dir until Close, so that the next start can restore it if this process
+// dies first (RecoverJournals).
+func WatchJournaled(p Profile, dir string) (*Guard, error) {
+	return watch(p, dir)
+}
+
+func watch(p Profile, journalDir string) (*Guard, error) {
+	g := &Guard{level: p.level()}
 	if p.ReadOnly {
 		return g, nil
 	}
-	g.roots = p.protected()
-	total := 0
-	for _, root := range g.roots {
-		if g.unsafeAncestor(root) != "" {
-			continue
-		}
-		err := g.walk(root, func(path string, e guardEntry) error {
-			total += len(e.data)
-			if total > maxGuarded {
-				return fmt.Errorf("sandbox: protected paths hold more than %d MiB; too large to guard", maxGuarded>>20)
-			}
-			g.snap[path] = e
-			return nil
-		})
+	var trees []tree
+	for _, r := range p.scanRoots() {
+		gr, err := openGuardRoot(r.path, r.place, r.patterns)
 		if err != nil {
+			g.Close()
 			return nil, err
 		}
+		g.roots = append(g.roots, gr)
+		t, err := g.baseline(gr)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		trees = append(trees, t)
+	}
+	cov := coverageOf(trees)
+	g.cov = &cov
+	if journalDir != "" && p.journalUsable(journalDir) {
+		j, err := writeJournal(journalDir, g, p.Workspace)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		g.journal = j
 	}
 	return g, nil
 }
 
-// walk visits root and what is below it without following symlinks,
-// skipping coder's own state (which coder writes during a call).
-func (g *Guard) walk(root string, visit func(string, guardEntry) error) error {
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if g.coderState(path) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil // gone meanwhile
-		}
-		e := guardEntry{mode: fi.Mode()}
-		switch {
-		case fi.Mode().IsRegular():
-			if e.data, err = os.ReadFile(path); err != nil {
-				return err
-			}
-		case fi.Mode()&fs.ModeSymlink != 0:
-			if e.link, err = os.Readlink(path); err != nil {
-				return err
-			}
-		}
-		return visit(path, e)
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+func openGuardRoot(dir string, place control.Place, patterns []string) (*guardRoot, error) {
+	fd, err := unix.Open(dir, oPath|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	return err
+	return &guardRoot{path: dir, place: place, patterns: patterns, fd: fd}, nil
 }
 
-// coderState is coder's session store inside .coder: .coder/sessions,
-// .coder/coder.db* and the patch journal, which coder itself writes while a
-// command runs.
-func (g *Guard) coderState(path string) bool {
-	if filepath.Base(filepath.Dir(path)) != ".coder" || filepath.Dir(filepath.Dir(path)) != g.workspace {
-		return false
-	}
-	base := filepath.Base(path)
-	return base == "sessions" || base == "journal" || strings.HasPrefix(base, "coder.db")
-}
+// Coverage is what the baseline's scan found: a call's mounts can use it
+// (Profile.Scanned) rather than scan again. Nil for a read-only workspace.
+func (g *Guard) Coverage() *Coverage { return g.cov }
 
-// unsafeAncestor returns the first directory between the workspace and p
-// that is not a real directory (a symlink could point the restore
-// outside), or "".
-func (g *Guard) unsafeAncestor(p string) string {
-	rel, err := filepath.Rel(g.workspace, filepath.Dir(p))
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return ""
+// baseline scans r and keeps what Restore compares against.
+func (g *Guard) baseline(r *guardRoot) (tree, error) {
+	t, err := scanRoot(r.path, r.place, r.patterns)
+	if err != nil {
+		return t, err
 	}
-	dir := g.workspace
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		if part == "." {
+	r.known, r.base, r.snap = map[fileID]int64{}, map[string]found{}, map[string]snapped{}
+	total := 0
+	for _, c := range t.control {
+		r.known[c.id()] = c.born
+		r.base[c.rel] = c
+		if !g.saves(c) {
 			continue
 		}
-		dir = filepath.Join(dir, part)
-		fi, err := os.Lstat(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return ""
-		}
-		if err != nil || !fi.IsDir() {
-			return dir
-		}
-	}
-	return ""
-}
-
-// Accept takes path (absolute, at or below a protected path) as it is now
-// into the snapshot: coder itself changed it (an approval remembered in
-// .coder/config.json), so Restore must keep the change.
-func (g *Guard) Accept(path string) error {
-	if !slices.ContainsFunc(g.roots, func(r string) bool { return within(path, r) }) || g.unsafeAncestor(path) != "" {
-		return nil
-	}
-	for p := range g.snap {
-		if within(p, path) {
-			delete(g.snap, p)
+		err := snapshot(r.fd, c.rel, func(rel string, s snapped) error {
+			if s.Unread != nil {
+				return fmt.Errorf("sandbox: cannot keep %s: %w", rel, s.Unread)
+			}
+			if total += len(s.Data); total > maxGuarded {
+				return fmt.Errorf("sandbox: control files hold more than %d MiB; too large to guard", maxGuarded>>20)
+			}
+			r.snap[rel] = s
+			return nil
+		})
+		if err != nil {
+			return t, err
 		}
 	}
-	return g.walk(path, func(p string, e guardEntry) error { g.snap[p] = e; return nil })
+	return t, nil
 }
 
-// AcceptAll takes every protected path as it is now into the snapshot: a
-// command the person let run outside the sandbox changed them.
-func (g *Guard) AcceptAll() error {
-	var errs []error
-	for _, root := range g.roots {
-		errs = append(errs, g.Accept(root))
+// saves reports whether the content of control entry c is kept: below
+// LevelFull every one's but a .git directory's (most of which commands
+// must write: it is kept by its identity), at LevelFull only a symlink's
+// (the others are bound read-only for every call).
+func (g *Guard) saves(c found) bool {
+	switch {
+	case c.typ == fs.ModeSymlink:
+		return true
+	case g.level >= LevelFull:
+		return false
 	}
-	return errors.Join(errs...)
+	return c.typ != fs.ModeDir || path.Base(c.rel) != control.GitName
 }
 
-// Restore puts the protected paths back as Watch saw them: what the call
-// created is removed, what it changed or deleted is written back. It
-// returns one line per change, relative to the workspace, for the model
-// and the person.
+// Restore puts the control entries back as Watch saw them, moves aside
+// those that appeared, and returns one line per change, relative to the
+// workspace, for the model and the person.
 func (g *Guard) Restore() ([]string, error) {
 	var changes []string
 	var errs []error
-	for _, root := range g.roots {
-		if bad := g.unsafeAncestor(root); bad != "" {
-			errs = append(errs, fmt.Errorf("cannot check %s: %s is no longer a directory", g.rel(root), g.rel(bad)))
-			continue
-		}
-		current := map[string]guardEntry{}
-		if err := g.walk(root, func(p string, e guardEntry) error { current[p] = e; return nil }); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		c, err := g.restoreRoot(root, current)
+	for _, r := range g.roots {
+		c, err := g.restoreRoot(r)
 		changes = append(changes, c...)
-		errs = append(errs, err)
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return changes, errors.Join(errs...)
 }
 
-func (g *Guard) restoreRoot(root string, current map[string]guardEntry) ([]string, error) {
+func (g *Guard) restoreRoot(r *guardRoot) ([]string, error) {
+	t, err := scanRoot(r.path, r.place, r.patterns)
+	if err != nil {
+		return nil, err
+	}
 	var changes []string
 	var errs []error
-	// Deepest first: remove what the call created or turned into another
-	// kind.
-	paths := sortedKeys(current)
-	slices.Reverse(paths)
-	for _, p := range paths {
-		old, ok := g.snap[p]
-		if ok && old.mode.Type() == current[p].mode.Type() {
-			continue
-		}
-		// Children come first, so a directory is empty by now unless it
-		// holds coder's own state, which stays (and so does the directory).
-		if err := os.Remove(p); err != nil {
-			if !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		if !ok {
-			changes = append(changes, "removed "+g.rel(p)+" (created by the command)")
+	note := func(line string, err error) {
+		if err != nil {
+			errs = append(errs, err)
+		} else if line != "" {
+			changes = append(changes, line)
 		}
 	}
-	// Parents first: what the call changed or deleted.
-	for _, p := range sortedKeys(g.snap) {
-		if !within(p, root) {
+	for _, line := range g.returnGitDirs(r, t) {
+		note(line, nil)
+	}
+	if len(changes) > 0 { // a .git came back: look again
+		if t, err = scanRoot(r.path, r.place, r.patterns); err != nil {
+			return changes, err
+		}
+	}
+	// Control entries whose inode is new: moved aside, outermost first
+	// (a new repository's config goes with its .git).
+	var moved []string
+	for _, c := range t.control {
+		if r.knows(c) || slices.ContainsFunc(moved, func(m string) bool { return withinRel(c.rel, m) }) {
 			continue
 		}
-		old, cur := g.snap[p], current[p]
-		_, existed := current[p]
-		if existed && old.mode == cur.mode && bytes.Equal(old.data, cur.data) && old.link == cur.link {
+		if b, ok := r.base[c.rel]; ok && g.level >= LevelFull && b.parent == c.parent {
+			// Bound read-only in the same directory: no command could
+			// replace it (a mount point); the person did.
 			continue
 		}
-		if err := g.put(p, old, existed && old.mode.Type() == cur.mode.Type()); err != nil {
+		if _, saved := r.snap[c.rel]; saved {
+			continue // put back below, the new one moved aside then
+		}
+		if wt, ok := worktreeOf(r.place, c.rel); ok && !r.hasBase(wt) {
+			// A worktree made meanwhile (git worktree add, here or in
+			// another checkout of the repository): only a .git file
+			// pointing at it would use it, and a new one is moved aside.
+			continue
+		}
+		if g.later(r.fd, c.rel) {
+			continue
+		}
+		if path.Base(c.rel) == ".coder" && c.typ == fs.ModeDir {
+			// coder's own state may be in it already: what else is.
+			c, err := g.moveChildrenAside(r, c.rel)
+			changes = append(changes, c...)
+			note("", err)
+			continue
+		}
+		note(g.moveAside(r, c.rel, "created while a command ran"))
+		moved = append(moved, c.rel)
+	}
+	// What was saved: compared and put back.
+	for _, rel := range sortedKeys(r.base) {
+		if _, saved := r.snap[rel]; !saved {
+			continue
+		}
+		c, err := g.restoreTree(r, rel)
+		changes = append(changes, c...)
+		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		what := "changed"
-		if !existed || old.mode.Type() != cur.mode.Type() {
-			what = "deleted or replaced"
-		}
-		changes = append(changes, "restored "+g.rel(p)+" ("+what+" by the command)")
 	}
 	return changes, errors.Join(errs...)
 }
 
-// put writes one saved entry back; sameKind: it exists as the same kind.
-func (g *Guard) put(p string, e guardEntry, sameKind bool) error {
-	switch {
-	case e.mode.IsDir():
-		if !sameKind {
-			if err := os.Mkdir(p, e.mode.Perm()); err != nil {
-				return err
+// restoreTree puts back the saved entry rel and, for a directory, what
+// was below it: what is new there is moved aside, what changed put back.
+func (g *Guard) restoreTree(r *guardRoot, top string) ([]string, error) {
+	current := map[string]snapped{}
+	_ = snapshot(r.fd, top, func(rel string, s snapped) error { current[rel] = s; return nil })
+	var changes []string
+	var errs []error
+	// New below the saved entry: moved aside, outermost first; of
+	// another kind: put back below, which moves it aside.
+	var moved []string
+	for _, rel := range sortedKeys(current) {
+		old, saved := r.snap[rel]
+		switch {
+		case slices.ContainsFunc(moved, func(m string) bool { return withinRel(rel, m) }):
+		case saved && old.Mode.Type() == current[rel].Mode.Type():
+		case saved:
+			moved = append(moved, rel)
+		case !g.later(r.fd, rel):
+			line, err := g.moveAside(r, rel, "created while a command ran")
+			if err != nil {
+				errs = append(errs, err)
+			} else if line != "" {
+				changes = append(changes, line)
 			}
+			moved = append(moved, rel)
 		}
-		return os.Chmod(p, e.mode.Perm())
-	case e.mode&fs.ModeSymlink != 0:
-		_ = os.Remove(p)
-		return os.Symlink(e.link, p)
-	case e.mode.IsRegular():
-		// A fresh file (O_EXCL follows no symlink planted at tmp), renamed
-		// over p (which replaces a symlink rather than following it).
-		tmp := p + ".coder-restore"
-		_ = os.Remove(tmp)
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, e.mode.Perm())
+	}
+	// Saved: put back where missing or different, parents first.
+	for _, rel := range sortedKeys(r.snap) {
+		if !withinRel(rel, top) {
+			continue
+		}
+		old := r.snap[rel]
+		cur, exists := current[rel]
+		if exists && same(old, cur) {
+			continue
+		}
+		if exists && g.later(r.fd, rel) {
+			continue
+		}
+		line, err := g.putBack(r, rel, old, cur, exists)
 		if err != nil {
-			return err
+			errs = append(errs, err)
+		} else if line != "" {
+			changes = append(changes, line)
 		}
-		_, werr := f.Write(e.data)
-		if err := errors.Join(werr, f.Chmod(e.mode.Perm()), f.Close()); err != nil {
-			_ = os.Remove(tmp)
-			return err
-		}
-		return os.Rename(tmp, p)
 	}
-	return nil // devices, sockets, fifos: nothing to write back
+	return changes, errors.Join(errs...)
 }
 
-func (g *Guard) rel(p string) string {
-	if r, err := filepath.Rel(g.workspace, p); err == nil {
-		return r
-	}
-	return p
+func same(a, b snapped) bool {
+	return a.Unread == nil && b.Unread == nil && a.Mode == b.Mode && bytes.Equal(a.Data, b.Data) && a.Link == b.Link
 }
 
-func sortedKeys(m map[string]guardEntry) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// putBack writes one saved entry back.
+func (g *Guard) putBack(r *guardRoot, rel string, old, cur snapped, exists bool) (string, error) {
+	dirfd, name, err := parentOf(r.fd, rel)
+	if err != nil {
+		return "", g.cannot(r, rel, err)
 	}
-	slices.Sort(keys)
-	return keys
+	defer unix.Close(dirfd)
+	sameKind := exists && old.Mode.Type() == cur.Mode.Type()
+	var aside string
+	switch {
+	case old.Mode.IsDir() && sameKind:
+		// Only its mode differs: what is below is compared on its own.
+		if err := unix.Fchmodat(dirfd, name, uint32(old.Mode.Perm()), 0); err != nil {
+			return "", g.cannot(r, rel, err)
+		}
+		return "restored the mode of " + g.rel(r, rel) + " (changed while a command ran)", nil
+	case old.Mode.IsDir():
+		aside, err = putDir(dirfd, name, old.Mode)
+	case old.Mode&fs.ModeSymlink != 0:
+		aside, err = putSymlink(dirfd, name, old.Link)
+	case old.Mode.IsRegular():
+		aside, err = putFile(dirfd, name, old.Data, old.Mode)
+	default:
+		return "", nil // devices, sockets, fifos: nothing to write back
+	}
+	if err != nil {
+		return "", g.cannot(r, rel, err)
+	}
+	what := "changed"
+	if !sameKind {
+		what = "deleted or replaced"
+	}
+	line := "restored " + g.rel(r, rel) + " (" + what + " while a command ran"
+	if aside != "" {
+		line += "; what was there is now " + g.rel(r, path.Join(path.Dir(rel), aside))
+	}
+	return line + ")", nil
+}
+
+// moveAside renames rel to a fresh name beside it.
+func (g *Guard) moveAside(r *guardRoot, rel, why string) (string, error) {
+	dirfd, name, err := parentOf(r.fd, rel)
+	if err != nil {
+		return "", g.cannot(r, rel, err)
+	}
+	defer unix.Close(dirfd)
+	aside, err := moveAside(dirfd, name)
+	if errors.Is(err, unix.ENOENT) {
+		return "", nil // gone meanwhile
+	}
+	if err != nil {
+		return "", g.cannot(r, rel, err)
+	}
+	return "moved " + g.rel(r, rel) + " aside to " + g.rel(r, path.Join(path.Dir(rel), aside)) + " (" + why + ")", nil
+}
+
+// later reports whether rel changed after the window a recovered journal
+// covers: the person's, then, and kept.
+func (g *Guard) later(rootfd int, rel string) bool {
+	if g.until.IsZero() {
+		return false
+	}
+	dirfd, name, err := parentOf(rootfd, rel)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(dirfd)
+	st, err := lstatAt(dirfd, name)
+	return err == nil && time.Unix(0, st.Ctim.Nano()).After(g.until)
+}
+
+// knows reports whether c is a control entry of the baseline, wherever
+// it is now: the same inode, born when that one was.
+func (r *guardRoot) knows(c found) bool {
+	born, ok := r.known[c.id()]
+	return ok && (born == 0 || c.born == 0 || born == c.born)
+}
+
+func (g *Guard) cannot(r *guardRoot, rel string, err error) error {
+	return fmt.Errorf("cannot check %s: %w", g.rel(r, rel), err)
+}
+
+// rel names a path for the report: relative to the workspace, or
+// absolute for a root outside it.
+func (g *Guard) rel(r *guardRoot, rel string) string {
+	if r.place == control.Tree {
+		return filepath.FromSlash(rel)
+	}
+	return filepath.Join(r.path, filepath.FromSlash(rel))
+}
+
+// Close ends the guard after its last Restore: the journal is removed and
+// the roots closed.
+func (g *Guard) Close() {
+	g.journal.remove()
+	for _, r := range g.roots {
+		unix.Close(r.fd)
+	}
+	g.roots = nil
 }

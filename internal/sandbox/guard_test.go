@@ -47,8 +47,9 @@ func TestGuardRestoresProtectedPathsWithoutNamespaces(t *testing.T) {
 }
 
 // TestGuardRemovesCreatedProtectedPaths: mounts protect only what exists;
-// a protected path the command creates is removed after the call, while
-// coder's own state written meanwhile stays.
+// a control entry the command creates is moved aside after the call (kept
+// beside, under a name nothing obeys), while coder's own state written
+// meanwhile stays.
 func TestGuardRemovesCreatedProtectedPaths(t *testing.T) {
 	for _, l := range levels(t, LevelNone) {
 		t.Run(l.String(), func(t *testing.T) {
@@ -75,7 +76,7 @@ func TestGuardRemovesCreatedProtectedPaths(t *testing.T) {
 					t.Errorf("coder's own %s was removed", rel)
 				}
 			}
-			if !strings.Contains(strings.Join(changes, "\n"), "removed .mcp.json") {
+			if !strings.Contains(strings.Join(changes, "\n"), "moved .mcp.json aside to .mcp.json"+movedMark) {
 				t.Errorf("changes: %q", changes)
 			}
 		})
@@ -88,7 +89,7 @@ func TestGuardUndoesEachKindOfChange(t *testing.T) {
 	ws := t.TempDir()
 	gitRepo(t, ws)
 	writeTestFile(t, filepath.Join(ws, ".git/hooks/sub/deep"), "deep\n")
-	p := Profile{Workspace: ws}
+	p := Profile{Workspace: ws, Level: LevelNone}
 	before := protectedHash(t, ws)
 	changes := []func() error{
 		func() error { return os.WriteFile(filepath.Join(ws, ".git/config"), []byte("evil"), 0o644) },
@@ -128,27 +129,34 @@ func TestGuardUndoesEachKindOfChange(t *testing.T) {
 }
 
 // TestGuardWritesNothingThroughASymlinkedParent: if .git itself became a
-// symlink to a directory outside, the Guard refuses rather than write
-// there.
+// symlink to a directory outside (the repository renamed beside it), the
+// Guard moves the symlink aside and puts the repository back, writing
+// nothing outside.
 func TestGuardWritesNothingThroughASymlinkedParent(t *testing.T) {
 	ws, outside := t.TempDir(), t.TempDir()
 	gitRepo(t, ws)
 	writeTestFile(t, filepath.Join(outside, "config"), "outside\n")
-	g, err := Watch(Profile{Workspace: ws})
+	before := treeHash(t, outside)
+	g, err := Watch(Profile{Workspace: ws, Level: LevelNone})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer g.Close()
 	if err := os.Rename(filepath.Join(ws, ".git"), filepath.Join(ws, "moved")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(outside, filepath.Join(ws, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Restore(); err == nil || !strings.Contains(err.Error(), "no longer a directory") {
-		t.Errorf("restore through a symlinked .git: %v", err)
+	changes, err := g.Restore()
+	if err != nil {
+		t.Fatalf("restore: %q %v", changes, err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(outside, "config")); string(b) != "outside\n" {
-		t.Errorf("the guard wrote outside: %q", b)
+	if fi, err := os.Lstat(filepath.Join(ws, ".git")); err != nil || !fi.IsDir() {
+		t.Errorf("the repository was not put back: %q", changes)
+	}
+	if treeHash(t, outside) != before {
+		t.Errorf("the guard wrote outside")
 	}
 }
 

@@ -13,15 +13,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// bindOp is one path bound onto itself, read-write or read-only.
+// bindOp is one path bound onto itself, read-write or read-only, or
+// pinned: bound only so that it is a mount point (which cannot be renamed,
+// removed or replaced), as writable as what holds it.
 type bindOp struct {
 	path string // canonical: symlinks resolved, as mountinfo shows it
 	rw   bool
+	pin  bool
 }
 
 // setupMounts builds the command's view of the filesystem inside the new
 // mount namespace, as bubblewrap's --ro-bind / / then --bind/--ro-bind do:
-//  1. stop propagation to the host;
+//  1. stop propagation to the host; with PrivateTmp, an empty tmpfs on
+//     /tmp with the paths the command needs bound back (tmp_linux.go);
 //  2. bind each writable root, then each read-only path, onto itself (new
 //     mounts whose flags can differ from their parent's);
 //  3. remount every mount read-only, except those at or below a writable
@@ -33,10 +37,15 @@ func setupMounts(s spec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
+	if s.PrivateTmp {
+		if err := privateTmp(s.Keep); err != nil {
+			return fmt.Errorf("private /tmp: %w", err)
+		}
+	}
 	ops := planBinds(s)
 	for _, op := range ops {
 		if err := unix.Mount(op.path, op.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			if op.rw {
+			if op.rw && !op.pin {
 				continue // left read-only: safe, if less useful
 			}
 			return fmt.Errorf("bind %s: %w", op.path, err)
@@ -64,18 +73,25 @@ func setupMounts(s spec) error {
 // deeper or read-only bind lands on top.
 func planBinds(s spec) []bindOp {
 	var ops []bindOp
-	add := func(paths []string, rw bool) {
+	add := func(paths []string, rw, pin bool) {
 		for _, p := range paths {
 			if r, err := filepath.EvalSymlinks(p); err == nil {
-				ops = append(ops, bindOp{path: r, rw: rw})
+				ops = append(ops, bindOp{path: r, rw: rw, pin: pin})
 			}
 		}
 	}
-	add(s.Writable, true)
-	add(s.ReadOnly, false)
+	add(s.Writable, true, false)
+	add(s.Pinned, false, true)
+	add(s.ReadOnly, false, false)
 	slices.SortStableFunc(ops, func(a, b bindOp) int {
 		if d := depth(a.path) - depth(b.path); d != 0 {
 			return d
+		}
+		if a.pin != b.pin { // a pin first: what else is bound there lands on it
+			if a.pin {
+				return -1
+			}
+			return 1
 		}
 		if a.rw == b.rw {
 			return 0
@@ -96,11 +112,11 @@ func depth(p string) int {
 }
 
 // wantWritable: a mount point is writable when the deepest bind at or
-// above it is a writable one; with none, it is read-only.
+// above it (pins aside) is a writable one; with none, it is read-only.
 func wantWritable(point string, ops []bindOp) bool {
 	rw, best := false, -1
 	for _, op := range ops {
-		if within(point, op.path) && depth(op.path) >= best {
+		if !op.pin && within(point, op.path) && depth(op.path) >= best {
 			rw, best = op.rw, depth(op.path)
 		}
 	}

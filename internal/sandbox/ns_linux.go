@@ -58,7 +58,7 @@ func probeNamespaces(abi int) error {
 	// Every step runs, masks included (over paths that exist everywhere;
 	// the probe's mount namespace is its own).
 	s := spec{Mode: modeNS, Writable: []string{tmp}, DenyRead: []string{tmp, exe},
-		Probe: true, LandlockABI: abi}
+		PrivateTmp: true, Probe: true, LandlockABI: abi}
 	if abi > 0 {
 		s.Landlock = s.Writable
 	}

@@ -74,11 +74,6 @@ func ParseLevel(s string) (Level, error) {
 	return LevelAuto, fmt.Errorf("unknown sandbox level %q (want auto, full, landlock or none)", s)
 }
 
-// DefaultProtected are the paths, relative to the workspace, that stay
-// read-only inside a writable workspace: what would let a command change
-// how git or coder behave later, outside the sandbox.
-var DefaultProtected = []string{".git/config", ".git/hooks", ".coder", ".mcp.json"}
-
 // Profile says what a sandboxed command may do. The caller fills it from
 // the configuration and the mode; paths are absolute unless noted.
 type Profile struct {
@@ -92,12 +87,23 @@ type Profile struct {
 	// TempDir is the private temp directory: writable, and TMPDIR in the
 	// command's environment. "" leaves TMPDIR alone (and not writable).
 	TempDir string
-	// Protected stay read-only inside writable roots; relative paths are
-	// relative to the workspace. nil means DefaultProtected.
+	// Protected stay read-only inside writable roots, besides the control
+	// entries a scan finds (Coverage); relative paths are relative to the
+	// workspace.
 	Protected []string
+	// GitDirs are git directories outside the workspace that commands may
+	// write (a linked worktree's own and common one, also in
+	// WritableRoots): their control entries are protected as the
+	// workspace's own .git is.
+	GitDirs []string
 	// DenyRead are files and directories the command cannot read: an empty
 	// directory or an empty file is mounted over each (LevelFull only).
 	DenyRead []string
+	// DenyReadPatterns name files inside the workspace the command cannot
+	// read (.env, *.pem): without a slash a pattern matches a name at any
+	// depth, with one the path from the workspace root ("**" allowed); a
+	// leading "!" excepts what it matches. Masked like DenyRead.
+	DenyReadPatterns []string
 	// Network lets the command reach the network; off, it has only its own
 	// loopback (LevelFull) or no TCP at all (LevelLandlock, ABI 4+).
 	Network bool
@@ -110,19 +116,18 @@ type Profile struct {
 	// variable holding one is dropped whatever its name (values shorter
 	// than 8 bytes are ignored).
 	Secrets []string
+	// Scanned is what a scan of the workspace just found (Guard.Coverage),
+	// to spare Command another; nil: Command scans.
+	Scanned *Coverage
 	// Level caps the layers used: LevelAuto uses the best Probe found;
 	// LevelLandlock or LevelNone force a fallback (sandbox.mode "off", tests).
 	Level Level
 }
 
-// protected is the resolved list of protected paths.
+// protected is the resolved list of the explicitly protected paths.
 func (p Profile) protected() []string {
-	list := p.Protected
-	if list == nil {
-		list = DefaultProtected
-	}
-	out := make([]string, 0, len(list))
-	for _, rel := range list {
+	out := make([]string, 0, len(p.Protected))
+	for _, rel := range p.Protected {
 		if filepath.IsAbs(rel) {
 			out = append(out, filepath.Clean(rel))
 		} else {
@@ -163,7 +168,15 @@ type spec struct {
 	Mode     string   `json:"mode"`
 	Writable []string `json:"rw,omitempty"`
 	ReadOnly []string `json:"ro,omitempty"`
+	// Pinned are bound onto themselves, as writable as before: a mount
+	// point cannot be renamed, removed or replaced (a repository's .git).
+	Pinned   []string `json:"pin,omitempty"`
 	DenyRead []string `json:"deny,omitempty"`
+	// PrivateTmp replaces /tmp with an empty read-only tmpfs (LevelFull),
+	// with Keep (the workspace, the temp dir, writable roots, home, where
+	// under /tmp) bound back.
+	PrivateTmp bool     `json:"ptmp,omitempty"`
+	Keep       []string `json:"keep,omitempty"`
 	// Landlock lists the paths Landlock lets the command write; ABI 0
 	// means no Landlock.
 	Landlock    []string `json:"ll,omitempty"`
@@ -185,11 +198,17 @@ func (p Profile) Unenforced() []string {
 }
 
 func (p Profile) denyRead() (enforced, skipped []string) {
+	return p.enforceable(p.DenyRead)
+}
+
+// enforceable splits paths to mask into those that can be and those that
+// hold the workspace or a writable path.
+func (p Profile) enforceable(list []string) (enforced, skipped []string) {
 	needed := append(p.writable(), p.Workspace)
 	for i := range needed {
 		needed[i] = resolved(needed[i])
 	}
-	for _, d := range p.DenyRead {
+	for _, d := range list {
 		rd := resolved(d)
 		if slices.ContainsFunc(needed, func(n string) bool { return within(n, rd) }) {
 			skipped = append(skipped, d)
@@ -200,7 +219,7 @@ func (p Profile) denyRead() (enforced, skipped []string) {
 	return enforced, skipped
 }
 
-func (p Profile) spec(level Level, abi int) spec {
+func (p Profile) spec(level Level, abi int) (spec, error) {
 	deny, _ := p.denyRead()
 	s := spec{Writable: p.writable(), DenyRead: deny, Network: p.Network}
 	if p.ReadOnly {
@@ -211,6 +230,17 @@ func (p Profile) spec(level Level, abi int) spec {
 	switch level {
 	case LevelFull:
 		s.Mode = modeNS
+		cov, err := p.coverage()
+		if err != nil {
+			return s, err
+		}
+		if !p.ReadOnly {
+			s.Pinned = cov.Pinned
+			s.ReadOnly = append(s.ReadOnly, cov.ReadOnly...)
+		}
+		more, _ := p.enforceable(append(cov.Masked, p.socketPaths()...))
+		s.DenyRead = append(s.DenyRead, more...)
+		s.Keep, s.PrivateTmp = p.keepInTmp(s)
 	case LevelLandlock:
 		s.Mode = modeContain
 	default:
@@ -220,7 +250,25 @@ func (p Profile) spec(level Level, abi int) spec {
 		s.LandlockABI = abi
 		s.Landlock = landlockWritable(s.Writable, p)
 	}
-	return s
+	return s, nil
+}
+
+// coverage is Scanned, or a scan.
+func (p Profile) coverage() (Coverage, error) {
+	if p.Scanned != nil {
+		return *p.Scanned, nil
+	}
+	return p.Coverage()
+}
+
+// level is the level p's commands run at: the best Probe found, or the
+// lower one p asks for.
+func (p Profile) level() Level {
+	l := Probe().Level
+	if p.Level != LevelAuto && p.Level < l {
+		l = p.Level
+	}
+	return l
 }
 
 // landlockWritable drops writable roots that contain a read-only
@@ -282,12 +330,10 @@ func command(ctx context.Context, p Profile, argv []string, longLived bool) (*ex
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rep := Probe()
-	level := rep.Level
-	if p.Level != LevelAuto && p.Level < level {
-		level = p.Level
+	s, err := p.spec(p.level(), Probe().LandlockABI)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	s := p.spec(level, rep.LandlockABI)
 	s.LongLived = longLived
 	cmd := exec.CommandContext(ctx, exe, helperArgs(s, argv)...)
 	cmd.Dir = p.Workspace

@@ -160,31 +160,56 @@ func TestHelperArgsRoundTrip(t *testing.T) {
 }
 
 func TestSpecFollowsProfileAndLevel(t *testing.T) {
-	p := Profile{Workspace: "/ws", TempDir: "/tmp/t", WritableRoots: []string{"/c", "relative"}, DenyRead: []string{"/h/.ssh"}}
-	s := p.spec(LevelFull, 7)
-	if s.Mode != modeNS || !slices.Equal(s.Writable, []string{"/ws", "/tmp/t", "/c"}) || s.LandlockABI != 7 {
+	ws := t.TempDir()
+	for _, f := range []string{".git/config", ".git/hooks/x", ".coder/config.json", ".mcp.json", "sub/.git/config", ".env"} {
+		writeTestFile(t, filepath.Join(ws, f), "x")
+	}
+	p := Profile{Workspace: ws, TempDir: "/tmp/t", WritableRoots: []string{"/c", "relative"}, DenyRead: []string{"/h/.ssh"},
+		DenyReadPatterns: []string{".env"}}
+	spec := func(l Level, abi int) spec {
+		t.Helper()
+		s, err := p.spec(l, abi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := spec(LevelFull, 7)
+	if s.Mode != modeNS || !slices.Equal(s.Writable, []string{ws, "/tmp/t", "/c"}) || s.LandlockABI != 7 {
 		t.Errorf("full: %+v", s)
 	}
-	if !slices.Equal(s.ReadOnly, []string{"/ws/.git/config", "/ws/.git/hooks", "/ws/.coder", "/ws/.mcp.json"}) {
-		t.Errorf("protected: %q", s.ReadOnly)
+	in := func(rel ...string) []string {
+		var out []string
+		for _, r := range rel {
+			out = append(out, filepath.Join(ws, r))
+		}
+		return out
 	}
-	if s := p.spec(LevelLandlock, 7); s.Mode != modeContain || s.LandlockABI != 7 {
+	if !slices.Equal(s.ReadOnly, in(".coder", ".git/config", ".git/hooks", ".mcp.json", "sub/.git/config")) ||
+		!slices.Equal(s.Pinned, in(".git", "sub/.git")) || !slices.Contains(s.DenyRead, filepath.Join(ws, ".env")) {
+		t.Errorf("protected: %q, pinned %q, masked %q", s.ReadOnly, s.Pinned, s.DenyRead)
+	}
+	if !s.PrivateTmp || !slices.Contains(s.Keep, resolved(ws)) {
+		t.Errorf("private /tmp: %v, keep %q", s.PrivateTmp, s.Keep)
+	}
+	if s := spec(LevelLandlock, 7); s.Mode != modeContain || s.LandlockABI != 7 || s.Pinned != nil {
 		t.Errorf("landlock: %+v", s)
 	}
-	if s := p.spec(LevelNone, 7); s.Mode != modeContain || s.LandlockABI != 0 || s.Landlock != nil {
+	if s := spec(LevelNone, 7); s.Mode != modeContain || s.LandlockABI != 0 || s.Landlock != nil {
 		t.Errorf("none: %+v", s)
 	}
-	if s := p.spec(LevelFull, 1); s.LandlockABI != 0 {
+	if s := spec(LevelFull, 1); s.LandlockABI != 0 {
 		t.Errorf("ABI 1 is not used: %+v", s)
 	}
 	p.ReadOnly = true
-	s = p.spec(LevelFull, 7)
-	if slices.Contains(s.Writable, "/ws") || !slices.Equal(s.ReadOnly, []string{"/ws"}) {
+	s = spec(LevelFull, 7)
+	if slices.Contains(s.Writable, ws) || !slices.Equal(s.ReadOnly, []string{ws}) || s.Pinned != nil ||
+		!slices.Contains(s.DenyRead, filepath.Join(ws, ".env")) {
 		t.Errorf("plan: %+v", s)
 	}
 	// Landlock can only grant: a root holding the read-only workspace is left out.
 	p.WritableRoots = []string{"/"}
-	if s := p.spec(LevelFull, 7); slices.Contains(s.Landlock, "/") || !slices.Contains(s.Writable, "/") {
+	if s := spec(LevelFull, 7); slices.Contains(s.Landlock, "/") || !slices.Contains(s.Writable, "/") {
 		t.Errorf("a root above the read-only workspace: %+v", s)
 	}
 }

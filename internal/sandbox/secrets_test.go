@@ -114,11 +114,15 @@ func TestProtectedPathsStayReadOnly(t *testing.T) {
 	}
 }
 
-// protectedHash fingerprints the protected paths of a workspace.
+// controlPaths are the control entries the tests attack.
+var controlPaths = []string{".git/config", ".git/hooks", ".coder", ".mcp.json"}
+
+// protectedHash fingerprints the control entries of a workspace (what the
+// restore moved aside, kept beside, left out).
 func protectedHash(t *testing.T, ws string) string {
 	t.Helper()
 	var b strings.Builder
-	for _, rel := range DefaultProtected {
+	for _, rel := range controlPaths {
 		b.WriteString(rel + "=" + treeHash(t, filepath.Join(ws, rel)) + "\n")
 	}
 	return b.String()
@@ -200,12 +204,12 @@ func TestGitWorktreeCommitsWork(t *testing.T) {
 		}
 	}
 	ws := filepath.Join(w.ws, "wt")
-	rw, prot := GitWorktree(ws)
+	rw := GitWorktree(ws)
 	if len(rw) != 2 {
 		t.Fatalf("worktree dirs = %q", rw)
 	}
 	p := w.profile(LevelFull)
-	p.Workspace, p.WritableRoots, p.Protected = ws, append(p.WritableRoots, rw...), append(slices.Clone(DefaultProtected), prot...)
+	p.Workspace, p.WritableRoots, p.GitDirs = ws, append(p.WritableRoots, rw...), rw
 	before := treeHash(t, filepath.Join(main, ".git/hooks")) + treeHash(t, filepath.Join(main, ".git/config"))
 	r := run(t, p, `git config core.pager evil; echo x > .git/../../../main/.git/hooks/pre-commit; echo y > g && git add g && git commit -qm sandboxed && git log --oneline | wc -l`)
 	if strings.TrimSpace(r.stdout) != "2" {
@@ -218,7 +222,7 @@ func TestGitWorktreeCommitsWork(t *testing.T) {
 	forged := filepath.Join(w.ws, "forged")
 	writeTestFile(t, filepath.Join(forged, ".git"), "gitdir: "+w.outside+"\n")
 	writeTestFile(t, filepath.Join(w.outside, "gitdir"), filepath.Join(forged, ".git")+"\n")
-	if rw, _ := GitWorktree(forged); rw != nil {
+	if rw := GitWorktree(forged); rw != nil {
 		t.Fatalf("a forged .git file granted %q", rw)
 	}
 }

@@ -203,7 +203,10 @@ func TestControlFilesNeedApproval(t *testing.T) {
 		{"edit", `{"path":".git/config","old_string":"a","new_string":"b"}`, true},
 		{"write", `{"path":".mcp.json","content":"{}"}`, true},
 		{"patch", `{"patch":"*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch"}`, true},
-		{"write", `{"path":"src/.coder/x","content":"x"}`, false},
+		// At any depth: coder started in src/ obeys src/.coder.
+		{"write", `{"path":"src/.coder/x","content":"x"}`, true},
+		{"write", `{"path":"pkg/.claude/settings.local.json","content":"{}"}`, true},
+		{"write", `{"path":"src/coder.go","content":"x"}`, false},
 		{"read", `{"path":".coder/config.json"}`, false},
 	} {
 		c := decodeCall(t, builtin(t, ws, tt.tool), tt.args)

@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"io/fs"
+	"path/filepath"
+
+	"github.com/coder-agent/coder/internal/control"
+)
+
+// Coverage is what the mounts protect in a workspace at LevelFull, from a
+// scan of the whole tree (and of the git directories outside it that
+// commands may write): listed by coder doctor, applied to every call.
+type Coverage struct {
+	// Pinned are the repositories' .git directories, bound onto
+	// themselves: still writable (git add, git commit), but a mount point
+	// cannot be renamed, removed or replaced by a "gitdir:" file.
+	Pinned []string
+	// ReadOnly are the other control entries, bound read-only: .coder,
+	// .claude, .mcp.json and .git files at any depth, and every git
+	// directory's config, hooks, commondir and config.worktree.
+	ReadOnly []string
+	// Unbound are control entries that are symlinks: a mount would
+	// protect the target, not the link, so Restore checks the link.
+	Unbound []string
+	// Masked are the files DenyReadPatterns name: empty and read-only.
+	Masked []string
+	// Dirs is how many directories the scan looked at.
+	Dirs int
+}
+
+// scanPlace is one tree to scan, what its top is, and the patterns of
+// the files to mask in it.
+type scanPlace struct {
+	path     string
+	place    control.Place
+	patterns []string
+}
+
+// scanRoots are the workspace (with the deny_read patterns) and the git
+// directories outside it that commands may write, without one inside
+// another.
+func (p Profile) scanRoots() []scanPlace {
+	out := []scanPlace{{p.Workspace, control.Tree, p.DenyReadPatterns}}
+	for _, d := range p.GitDirs {
+		d = filepath.Clean(d)
+		inside := false
+		for _, o := range p.GitDirs {
+			o = filepath.Clean(o)
+			if o != d && within(d, o) {
+				inside = true
+			}
+		}
+		if !inside && !within(d, p.Workspace) {
+			out = append(out, scanPlace{d, control.GitDir, nil})
+		}
+	}
+	return out
+}
+
+// Coverage scans p's trees for what the mounts protect.
+func (p Profile) Coverage() (Coverage, error) {
+	var trees []tree
+	for _, r := range p.scanRoots() {
+		t, err := scanRoot(r.path, r.place, r.patterns)
+		if err != nil {
+			return Coverage{}, err
+		}
+		trees = append(trees, t)
+	}
+	return coverageOf(trees), nil
+}
+
+// coverageOf sorts what scans found into what the mounts do.
+func coverageOf(trees []tree) Coverage {
+	var c Coverage
+	for _, t := range trees {
+		c.Dirs += t.dirs
+		for _, e := range t.control {
+			abs := filepath.Join(t.root, filepath.FromSlash(e.rel))
+			switch {
+			case e.typ == fs.ModeSymlink:
+				c.Unbound = append(c.Unbound, abs)
+			case e.typ == fs.ModeDir && filepath.Base(abs) == control.GitName && e.place == control.Tree:
+				c.Pinned = append(c.Pinned, abs)
+			default:
+				c.ReadOnly = append(c.ReadOnly, abs)
+			}
+		}
+		for _, e := range t.secrets {
+			c.Masked = append(c.Masked, filepath.Join(t.root, filepath.FromSlash(e.rel)))
+		}
+	}
+	return c
+}

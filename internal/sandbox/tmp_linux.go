@@ -1,0 +1,64 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// privateTmp puts an empty tmpfs on /tmp (inside the sandbox's mount
+// namespace only) and binds back, each at its own path, what the command
+// needs from the host's /tmp: keep, canonical paths below /tmp. Everything
+// else there — tmux's, screen's, X11's, editors' and databases' sockets
+// among it — is out of reach. remountAll then makes the tmpfs read-only
+// like every mount not under a writable bind.
+func privateTmp(keep []string) error {
+	type held struct {
+		path string
+		fd   int
+		dir  bool
+	}
+	var hs []held
+	defer func() {
+		for _, h := range hs {
+			unix.Close(h.fd)
+		}
+	}()
+	// Held before the tmpfs hides them, to bind them back.
+	for _, k := range keep {
+		fd, err := unix.Open(k, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // gone: nothing to bind back
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			continue
+		}
+		hs = append(hs, held{k, fd, st.Mode&unix.S_IFMT == unix.S_IFDIR})
+	}
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64k"); err != nil {
+		return err
+	}
+	for _, h := range hs {
+		if err := os.MkdirAll(filepath.Dir(h.path), 0o755); err != nil {
+			return err
+		}
+		var err error
+		if h.dir {
+			err = os.Mkdir(h.path, 0o755)
+		} else {
+			err = os.WriteFile(h.path, nil, 0o644)
+		}
+		if err != nil {
+			return err
+		}
+		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(h.fd), h.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s back: %w", h.path, err)
+		}
+	}
+	return nil
+}
