@@ -4,12 +4,17 @@ package repl
 
 import (
 	"os"
+	"os/signal"
 	"syscall"
 	"time"
 )
 
-// contSignal is the signal a stopped process is continued with.
-var contSignal os.Signal = syscall.SIGCONT
+// notifySignals sends a resize of the terminal to winch and the
+// continuing of a stopped coder (fg) to cont.
+func notifySignals(winch, cont chan<- os.Signal) {
+	signal.Notify(winch, syscall.SIGWINCH)
+	signal.Notify(cont, syscall.SIGCONT)
+}
 
 // suspend is Ctrl+Z: as a shell's job is stopped, with the terminal as
 // the shell expects it (the live region erased, cooked mode, no bracketed
