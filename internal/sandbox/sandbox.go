@@ -27,7 +27,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -289,13 +288,16 @@ func command(ctx context.Context, p Profile, argv []string, longLived bool) (*ex
 	}
 	s := p.spec(level, rep.LandlockABI)
 	s.LongLived = longLived
+	if b := currentBackend(); b.wrap != nil && level > LevelNone {
+		argv = b.wrap(level, p.Access(), argv)
+	}
 	cmd := exec.CommandContext(ctx, exe, helperArgs(s, argv)...)
 	cmd.Dir = p.Workspace
 	cmd.Env = p.environ()
 	cmd.SysProcAttr = sysProcAttr(s)
-	// SIGTERM lets the helper end the sandbox's processes itself (without
-	// namespaces a SIGKILLed helper could not); SIGKILL follows if it hangs.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	// terminate lets the helper end the sandbox's processes itself;
+	// SIGKILL follows if it hangs.
+	cmd.Cancel = func() error { return terminate(cmd.Process) }
 	cmd.WaitDelay = 3 * stopGrace
 	return cmd, nil
 }
