@@ -1,6 +1,5 @@
 package tools
 
-
 // windowsShell is the shell a Windows bash call runs under: bash when
 // there is one (Git for Windows, where its installer puts it, or a bash on
 // PATH: Git's, MSYS2's or WSL's launcher), else PowerShell (7, then the
@@ -20,4 +19,3 @@ func windowsShell(lookPath func(string) (string, error), programFiles string) []
 	}
 	return []string{"powershell.exe", "-NoProfile", "-NonInteractive", "-Command"}
 }
-
