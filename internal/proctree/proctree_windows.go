@@ -34,22 +34,30 @@ func prepare(cmd *exec.Cmd, session bool) {
 // it is attached (between CreateProcess and the assignment): that window
 // is the limit of containment here, see docs/platforms.md.
 func (t *Tree) attach() error {
+	job, err := JoinKillJob(t.cmd.Process.Pid)
+	t.sys.job = job
+	return err
+}
+
+// JoinKillJob puts process pid in a new Job Object that kills every
+// process in it when its handle closes, and returns that handle (closing
+// it, or the holder's death, ends the tree).
+func JoinKillJob(pid int) (windows.Handle, error) {
 	job, err := NewKillJob()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(t.cmd.Process.Pid))
+	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
 	if err != nil {
 		_ = windows.CloseHandle(job)
-		return fmt.Errorf("open process for its job: %w", err)
+		return 0, fmt.Errorf("open process for its job: %w", err)
 	}
 	defer windows.CloseHandle(h)
 	if err := windows.AssignProcessToJobObject(job, h); err != nil {
 		_ = windows.CloseHandle(job)
-		return fmt.Errorf("assign process to its job: %w", err)
+		return 0, fmt.Errorf("assign process to its job: %w", err)
 	}
-	t.sys.job = job
-	return nil
+	return job, nil
 }
 
 // NewKillJob creates a Job Object whose processes all die when its last

@@ -26,17 +26,8 @@ func terminate(p *os.Process) error { return p.Kill() }
 // if coder dies, Windows closes the handle and kills the helper and every
 // process below it (the helper's own job is nested in this one).
 func holdTree(cmd *exec.Cmd) (release func()) {
-	job, err := proctree.NewKillJob()
+	job, err := proctree.JoinKillJob(cmd.Process.Pid)
 	if err != nil {
-		return func() {}
-	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(cmd.Process.Pid))
-	if err == nil {
-		err = windows.AssignProcessToJobObject(job, h)
-		_ = windows.CloseHandle(h)
-	}
-	if err != nil {
-		_ = windows.CloseHandle(job)
 		return func() {}
 	}
 	return func() { _ = windows.CloseHandle(job) }
