@@ -23,8 +23,8 @@ type sysTree struct {
 // not reach it; the Job Object is attached once it has started.
 func prepare(cmd *exec.Cmd, session bool) {
 	flags := uint32(windows.CREATE_NEW_PROCESS_GROUP)
-	if session {
-		flags |= windows.DETACHED_PROCESS
+	if session { // no terminal: a console of its own that is never shown
+		flags |= windows.CREATE_NO_WINDOW
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: flags}
 }
