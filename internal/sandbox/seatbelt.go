@@ -68,8 +68,8 @@ const seatbeltNetwork = `
 //
 // Reads are allowed everywhere but the DenyRead paths. Writes are allowed
 // below the writable roots (and the workspace when writable), except below
-// a protected path, and except the directories between a writable root and
-// a protected path (renaming one would carry the protected path out of
+// a protected or deny_read path, and except the directories between a
+// writable root and such a path (renaming one would carry the protected path out of
 // reach, to be changed and moved back). Rules use require-not rather than
 // a later deny, so nothing rests on the order Seatbelt matches rules in.
 func SeatbeltProfile(a Access) (profile string, params []string) {
@@ -80,13 +80,15 @@ func SeatbeltProfile(a Access) (profile string, params []string) {
 		return fmt.Sprintf("(param %q)", name)
 	}
 
+	denied := make([]string, len(a.DenyRead)) // their parameters
 	b.WriteString("\n; reading: everything")
 	if len(a.DenyRead) == 0 {
 		b.WriteString("\n(allow file-read*)\n")
 	} else {
 		b.WriteString(" but deny_read\n(allow file-read*\n  (require-all\n    (subpath \"/\")")
 		for i, d := range a.DenyRead {
-			fmt.Fprintf(&b, "\n    (require-not (subpath %s))", param(fmt.Sprintf("DENY_READ_%d", i), resolved(d)))
+			denied[i] = param(fmt.Sprintf("DENY_READ_%d", i), resolved(d))
+			fmt.Fprintf(&b, "\n    (require-not (subpath %s))", denied[i])
 		}
 		b.WriteString("))\n")
 	}
@@ -101,11 +103,20 @@ func SeatbeltProfile(a Access) (profile string, params []string) {
 	if !a.WorkspaceWrite {
 		excepts = append(excepts, fmt.Sprintf("(require-not (subpath %s))", param("WORKSPACE", resolved(a.Workspace))))
 	}
+	// A path that may not be read may not be written, renamed or replaced
+	// either (moved elsewhere, it could be read there).
+	held := resolvedAll(roots)
 	for i, p := range a.Protected {
 		rp := resolved(p)
 		excepts = append(excepts, fmt.Sprintf("(require-not (subpath %s))", param(fmt.Sprintf("PROTECTED_%d", i), rp)))
-		for j, anc := range ancestorsWithin(rp, resolvedAll(roots)) {
+		for j, anc := range ancestorsWithin(rp, held) {
 			excepts = append(excepts, fmt.Sprintf("(require-not (literal %s))", param(fmt.Sprintf("PROTECTED_%d_PARENT_%d", i, j), anc)))
+		}
+	}
+	for i, d := range a.DenyRead {
+		excepts = append(excepts, fmt.Sprintf("(require-not (subpath %s))", denied[i]))
+		for j, anc := range ancestorsWithin(resolved(d), held) {
+			excepts = append(excepts, fmt.Sprintf("(require-not (literal %s))", param(fmt.Sprintf("DENY_READ_%d_PARENT_%d", i, j), anc)))
 		}
 	}
 	b.WriteString("\n; writing: the writable roots, but not their protected paths\n")

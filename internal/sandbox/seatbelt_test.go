@@ -30,7 +30,10 @@ func TestSeatbeltProfileGolden(t *testing.T) {
 			return p
 		}},
 		{"deny_read", func(p Profile) Profile {
-			p.DenyRead = []string{"/Users/dev/.ssh", "/Users/dev/.aws/credentials", ws + "/ignored-as-it-is-in-the-workspace"}
+			// ~ holds the workspace, so it stays readable (Unenforced);
+			// the workspace's own secrets are denied, and kept from
+			// being renamed out of reach.
+			p.DenyRead = []string{"/Users/dev/.ssh", "/Users/dev/.aws/credentials", "/Users/dev", ws + "/secrets/prod.env"}
 			return p
 		}},
 	}
