@@ -9,12 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -76,12 +74,7 @@ func runProc(bin string, args []string, dir string, env []string) (proc, error) 
 	}
 	p.code = cmd.ProcessState.ExitCode()
 	p.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		p.maxRSSBytes = ru.Maxrss * 1024 // KB on Linux
-		if runtime.GOOS == "darwin" {
-			p.maxRSSBytes = ru.Maxrss // bytes on macOS
-		}
-	}
+	p.maxRSSBytes = maxRSS(cmd.ProcessState)
 	o, _ := os.ReadFile(stdout.Name())
 	e, _ := os.ReadFile(stderr.Name())
 	p.stdout, p.stderr = string(o), string(e)

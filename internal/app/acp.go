@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/coder-agent/coder/internal/acp"
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
@@ -69,23 +67,6 @@ func protocolIO(f flags, stdio IO) (out io.Writer, wd string, done func(), err e
 		out, done = proto, func() { proto.Close() }
 	}
 	return out, wd, done, nil
-}
-
-// protocolStdout keeps the process's stdout for the protocol alone: it
-// returns a duplicate of file descriptor 1 and points 1 at stderr, so a
-// stray write (a library's print, a child that inherits it) lands in the
-// log instead of corrupting the editor's stream.
-func protocolStdout() (*os.File, error) {
-	fd, err := unix.Dup(1)
-	if err != nil {
-		return nil, fmt.Errorf("keeping stdout for the protocol: %w", err)
-	}
-	unix.CloseOnExec(fd)
-	if err := unix.Dup2(2, 1); err != nil {
-		_ = unix.Close(fd)
-		return nil, fmt.Errorf("keeping stdout for the protocol: %w", err)
-	}
-	return os.NewFile(uintptr(fd), "acp-stdout"), nil
 }
 
 func absUnder(base, p string) string {

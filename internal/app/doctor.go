@@ -170,6 +170,8 @@ func networkText(p sandbox.Profile, r sandbox.Report) string {
 	switch {
 	case p.Network:
 		return "on (sandbox.network)"
+	case r.Level == sandbox.LevelFull && r.Backend != "":
+		return "off: no network at all, loopback included (sandbox.network)"
 	case r.Level == sandbox.LevelFull:
 		return "off: only the sandbox's own loopback (sandbox.network)"
 	case r.Level == sandbox.LevelLandlock && r.LandlockABI >= 4:

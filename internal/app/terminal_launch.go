@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/coder-agent/coder/internal/acp"
 	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/tools"
@@ -194,11 +192,11 @@ func exitStatus(ex acp.TerminalExit, err error) int {
 	case ex.Code != nil:
 		return *ex.Code
 	case ex.Signal != "":
-		if n := unix.SignalNum(strings.ToUpper(ex.Signal)); n != 0 {
-			return 128 + int(n)
+		if n := signalNum(strings.ToUpper(ex.Signal)); n != 0 {
+			return 128 + n
 		}
-		if n := unix.SignalNum("SIG" + strings.ToUpper(ex.Signal)); n != 0 {
-			return 128 + int(n)
+		if n := signalNum("SIG" + strings.ToUpper(ex.Signal)); n != 0 {
+			return 128 + n
 		}
 	}
 	return -1

@@ -6,7 +6,8 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"syscall"
+
+	"github.com/coder-agent/coder/internal/proctree"
 )
 
 // Direct runs hooks as plain processes, each in a process group of its own
@@ -19,19 +20,20 @@ func (Direct) RunHook(ctx context.Context, command string, stdin []byte, stdout,
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Stdin = strings.NewReader(string(stdin))
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	tree, err := proctree.Start(cmd, false)
+	if err != nil {
 		return -1, err
 	}
+	defer tree.Release()
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-ctx.Done():
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			tree.Kill()
 		case <-done:
 		}
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(done)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

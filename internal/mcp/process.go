@@ -6,8 +6,9 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/coder-agent/coder/internal/proctree"
 )
 
 // stderrTail is how much of a server's stderr is kept for error messages.
@@ -23,6 +24,7 @@ const stopGrace = 1500 * time.Millisecond
 // EOF once every writer, grandchildren included, is gone.
 type process struct {
 	cmd    *exec.Cmd
+	tree   *proctree.Tree
 	stdin  *os.File // our write end of the server's stdin
 	stdout *os.File // our read end of the server's stdout
 	stderr *tailBuffer
@@ -50,11 +52,10 @@ func startProcess(command string, args []string, env []string, dir string, onExi
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	// A group of its own, so that stop reaches what the server spawned
 	// (npx → node, uvx → python) and Ctrl+C in the terminal does not.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Grandchildren may keep stderr open after the leader exits.
 	cmd.WaitDelay = stopGrace
 	p.cmd = cmd
-	err = cmd.Start()
+	p.tree, err = proctree.Start(cmd, false)
 	// The child holds its own copies now; ours would keep the pipes open.
 	inR.Close()
 	outW.Close()
@@ -78,13 +79,13 @@ func startProcess(command string, args []string, env []string, dir string, onExi
 // grandchild is orphaned. Safe to call more than once.
 func (p *process) stop() {
 	p.stdin.Close()
-	pgid := p.cmd.Process.Pid
 	if !p.waitExit(stopGrace) {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		p.tree.Terminate()
 		p.waitExit(stopGrace)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	p.tree.Kill()
 	<-p.exited
+	p.tree.Release()
 	p.stdout.Close()
 }
 
@@ -92,8 +93,9 @@ func (p *process) stop() {
 // graceful shutdown.
 func (p *process) kill() {
 	p.stdin.Close()
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	p.tree.Kill()
 	<-p.exited
+	p.tree.Release()
 	p.stdout.Close()
 }
 

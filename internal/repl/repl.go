@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
@@ -124,9 +123,8 @@ func (r *REPL) Run(ctx context.Context, runner Runner) int {
 	r.inbox.onChange = r.showQueue
 	r.o.Renderer.attach(r.scr, r.status, t.cols)
 	defer r.o.Renderer.attach(nil, nil, nil)
-	signal.Notify(r.winch, syscall.SIGWINCH)
+	notifySignals(r.winch, r.cont)
 	defer signal.Stop(r.winch)
-	signal.Notify(r.cont, contSignal)
 	defer signal.Stop(r.cont)
 	readCtx, stop := context.WithCancel(ctx)
 	defer stop()

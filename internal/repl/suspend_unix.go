@@ -4,12 +4,17 @@ package repl
 
 import (
 	"os"
+	"os/signal"
 	"syscall"
 	"time"
 )
 
-// contSignal is the signal a stopped process is continued with.
-var contSignal os.Signal = syscall.SIGCONT
+// notifySignals sends a resize of the terminal to winch and the
+// continuing of a stopped coder (fg) to cont.
+func notifySignals(winch, cont chan<- os.Signal) {
+	signal.Notify(winch, syscall.SIGWINCH)
+	signal.Notify(cont, syscall.SIGCONT)
+}
 
 // suspend is Ctrl+Z: as a shell's job is stopped, with the terminal as
 // the shell expects it (the live region erased, cooked mode, no bracketed
@@ -38,14 +43,4 @@ func (r *REPL) suspend() {
 	if !stopped {
 		r.o.Renderer.Println(r.o.Style.Yellow("Ctrl+Z: coder was not stopped (the shell that started it has no job control)"))
 	}
-}
-
-// resume takes the terminal back after the process was stopped and
-// continued (Ctrl+Z then fg, or a SIGSTOP from elsewhere): raw mode
-// again, and the live region drawn afresh where the cursor is.
-func (r *REPL) resume() {
-	if err := r.term.raw(); err != nil {
-		r.o.Renderer.Println(r.o.Style.Red("error: cannot use the terminal: " + err.Error()))
-	}
-	r.scr.Resume()
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 package repl
 
@@ -28,7 +28,7 @@ func enterRaw(in, out *os.File) (*terminal, error) {
 // suspend: the shell may have changed them meanwhile).
 func (t *terminal) raw() error {
 	fd := int(t.in.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (t *terminal) raw() error {
 	raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG | unix.IEXTEN
 	raw.Cflag |= unix.CS8
 	raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &raw); err != nil {
 		return err
 	}
 	t.saved = old
@@ -51,7 +51,7 @@ func (t *terminal) raw() error {
 
 func (t *terminal) restore() {
 	_, _ = t.out.WriteString("\x1b[?1004l\x1b[<u\x1b[?2004l")
-	_ = unix.IoctlSetTermios(int(t.in.Fd()), unix.TCSETS, t.saved)
+	_ = unix.IoctlSetTermios(int(t.in.Fd()), ioctlSetTermios, t.saved)
 }
 
 // size is the terminal's columns and rows, 80×24 when unknown.

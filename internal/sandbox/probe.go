@@ -30,6 +30,11 @@ type Report struct {
 	// Remembered: namespaces were not probed now, an earlier probe of
 	// this binary on this system found they work (the probe cache).
 	Remembered bool
+	// Backend names the platform's sandbox ("" on Linux: namespaces and
+	// Landlock, as the layers say).
+	Backend string
+	// Advice is what to do for a stronger sandbox, said with the warning.
+	Advice string
 }
 
 var (
@@ -48,6 +53,9 @@ func Probe() Report {
 }
 
 func probe() Report {
+	if b := currentBackend(); b.probe != nil {
+		return b.probe()
+	}
 	var r Report
 	forced, forceErr := forcedLevel()
 	abi, llWhy := landlockABI()
@@ -161,6 +169,10 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "sandbox level: %s", r.Level)
 	switch r.Level {
 	case LevelFull:
+		if r.Backend != "" {
+			b.WriteString(" (" + r.Backend + ")")
+			break
+		}
 		b.WriteString(" (namespaces")
 		if r.LandlockABI > 0 {
 			b.WriteString(" + Landlock")
@@ -192,6 +204,17 @@ func (r Report) Limit(l Level, by string) Report {
 		return r
 	}
 	r.Level, r.Forced = l, by
+	if r.Backend != "" { // another platform's layers: all off but containment
+		layers := make([]Layer, len(r.Layers))
+		for i, ly := range r.Layers {
+			if ly.Name != "process containment" {
+				ly.Active, ly.Detail = false, "off ("+by+")"
+			}
+			layers[i] = ly
+		}
+		r.Layers = layers
+		return r
+	}
 	llWhy := ""
 	if l < LevelLandlock {
 		r.LandlockABI, llWhy = 0, "off ("+by+")"
@@ -211,6 +234,9 @@ func (r Report) Warning() string {
 		}
 		return "sandbox: Landlock only (" + why + "); see coder doctor"
 	case LevelNone:
+		if why == "" && r.Advice != "" {
+			why = r.Advice
+		}
 		if why == "" {
 			why = "Landlock " + r.layerDetail("Landlock")
 		}

@@ -29,8 +29,10 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 			started <- err
 			return
 		}
+		release := holdTree(cmd)
 		started <- nil
 		p.err = cmd.Wait()
+		release()
 		if ExitCode(cmd.ProcessState) == helperFailed {
 			// The helper could not set the sandbox up (or the command
 			// exited 125): the system may have changed in a way the
@@ -74,7 +76,7 @@ func (p *Process) Stop() {
 		return
 	default:
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = terminate(p.cmd.Process)
 	t := time.NewTimer(3 * stopGrace)
 	defer t.Stop()
 	select {

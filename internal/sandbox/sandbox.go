@@ -27,7 +27,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -330,18 +329,22 @@ func command(ctx context.Context, p Profile, argv []string, longLived bool) (*ex
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	s, err := p.spec(p.level(), Probe().LandlockABI)
+	level := p.level()
+	s, err := p.spec(level, Probe().LandlockABI)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	s.LongLived = longLived
+	if b := currentBackend(); b.wrap != nil && level > LevelNone {
+		argv = b.wrap(level, p.Access(), argv)
+	}
 	cmd := exec.CommandContext(ctx, exe, helperArgs(s, argv)...)
 	cmd.Dir = p.Workspace
 	cmd.Env = p.environ()
 	cmd.SysProcAttr = sysProcAttr(s)
-	// SIGTERM lets the helper end the sandbox's processes itself (without
-	// namespaces a SIGKILLed helper could not); SIGKILL follows if it hangs.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	// terminate lets the helper end the sandbox's processes itself;
+	// SIGKILL follows if it hangs.
+	cmd.Cancel = func() error { return terminate(cmd.Process) }
 	cmd.WaitDelay = 3 * stopGrace
 	return cmd, nil
 }

@@ -3,11 +3,9 @@ package session
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -108,14 +106,3 @@ func checkpoint(t testing.TB, st *Store, s *Session) {
 }
 
 func tempDir(t testing.TB) string { return filepath.Join(t.TempDir(), ".coder") }
-
-// inodeOf is path's inode: the same after an append in place, new after a
-// rewrite renamed into place.
-func inodeOf(t *testing.T, path string) uint64 {
-	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*syscall.Stat_t).Ino
-}

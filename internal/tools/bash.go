@@ -165,11 +165,10 @@ func (t bashTool) output(ctx context.Context, stream string) *cutOutput {
 
 // argv is the shell command line for command.
 func (t bashTool) argv(command string) []string {
-	sh := t.shell
-	if sh == "" {
-		sh = "/bin/bash"
+	if t.shell == "" {
+		return append(defaultShell(), command)
 	}
-	return []string{sh, "-c", command}
+	return []string{t.shell, "-c", command}
 }
 
 // env is the command's environment: coder's, without anything holding a

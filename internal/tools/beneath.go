@@ -238,11 +238,11 @@ func randomSuffix() string {
 // openRead opens abs for reading and returns a raw file descriptor (grep's
 // fast path): beneath the root with openat2 when abs is inside the
 // workspace, falling back to the root's Open where openat2 is missing.
-func (w *Workspace) openRead(abs string) (int, error) {
+func (w *Workspace) openRead(abs string) (rawFD, error) {
 	if w.root != nil && w.contains(abs) {
 		rel, err := filepath.Rel(w.Root, abs)
 		if err != nil {
-			return -1, err
+			return noFD, err
 		}
 		fd, err := openBeneath(w.dirFd, rel)
 		if err != errNoOpenat2 {
@@ -250,15 +250,10 @@ func (w *Workspace) openRead(abs string) (int, error) {
 		}
 		f, err := w.root.Open(rel)
 		if err != nil {
-			return -1, err
+			return noFD, err
 		}
 		defer f.Close()
-		return syscall.Dup(int(f.Fd()))
+		return dupFD(f)
 	}
-	for {
-		fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			return fd, err
-		}
-	}
+	return openFD(abs)
 }

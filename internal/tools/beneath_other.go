@@ -8,4 +8,4 @@ var errNoOpenat2 = errors.New("openat2 is not available")
 
 func openDirFd(string) int { return -1 }
 
-func openBeneath(int, string) (int, error) { return -1, errNoOpenat2 }
+func openBeneath(int, string) (rawFD, error) { return noFD, errNoOpenat2 }

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"sync"
-	"syscall"
 )
 
 // grepWholeFileMax is the size up to which the built-in backend reads a file
@@ -52,7 +51,7 @@ func grepFile(path string, q *grepQuery) []grepMatch {
 		defer f.Close()
 		return grepStream(path, f, q)
 	}
-	syscall.Close(fd)
+	closeFD(fd)
 	switch {
 	case err != nil || bytes.IndexByte(data, 0) >= 0:
 		return nil
@@ -84,26 +83,23 @@ var grepBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return 
 // open descriptor: fstat, one read of size+1 bytes (a short read of a
 // regular file is its end). System calls are most of a search's time. big
 // reports a file over grepWholeFileMax, left for streaming.
-func readSmallFile(fd int, bufp *[]byte) (data []byte, big bool, err error) {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
+func readSmallFile(fd rawFD, bufp *[]byte) (data []byte, big bool, err error) {
+	size, err := fdSize(fd)
+	if err != nil {
 		return nil, false, err
 	}
-	if st.Size > grepWholeFileMax {
+	if size > grepWholeFileMax {
 		return nil, true, nil
 	}
 	buf := (*bufp)[:0]
-	if int(st.Size)+1 > cap(buf) {
-		buf = make([]byte, 0, int(st.Size)+512)
+	if int(size)+1 > cap(buf) {
+		buf = make([]byte, 0, int(size)+512)
 	}
 	for {
 		if len(buf) == cap(buf) { // the file grew while we read it
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err == syscall.EINTR {
-			continue
-		}
+		n, err := readFD(fd, buf[len(buf):cap(buf)])
 		if err != nil {
 			*bufp = buf
 			return nil, false, err

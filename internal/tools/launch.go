@@ -4,8 +4,9 @@ import (
 	"context"
 	"io"
 	"os/exec"
-	"syscall"
 	"time"
+
+	"github.com/coder-agent/coder/internal/proctree"
 )
 
 // Launcher starts the processes of bash calls. coder's launcher runs them
@@ -43,18 +44,19 @@ type Direct struct{ Dir string }
 func (d Direct) Launch(_ context.Context, _ *Call, argv, env []string, stdout, stderr io.Writer, background bool) (Proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = d.Dir, env, stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// Background processes may keep the output pipes open after the shell
 	// has exited: stop waiting for them after a while.
 	cmd.WaitDelay = bashWaitDelay
-	if err := cmd.Start(); err != nil {
+	tree, err := proctree.Start(cmd, true)
+	if err != nil {
 		return nil, err
 	}
-	p := &directProc{cmd: cmd, done: make(chan struct{})}
+	p := &directProc{cmd: cmd, tree: tree, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		if !background {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			tree.Kill()
+			tree.Release()
 		}
 		close(p.done)
 	}()
@@ -63,6 +65,7 @@ func (d Direct) Launch(_ context.Context, _ *Call, argv, env []string, stdout, s
 
 type directProc struct {
 	cmd  *exec.Cmd
+	tree *proctree.Tree
 	done chan struct{}
 }
 
@@ -80,17 +83,17 @@ func (p *directProc) ExitCode() int {
 // Stop sends the process group SIGTERM, and SIGKILL once the shell has
 // exited or the grace period is over, whichever comes first.
 func (p *directProc) Stop() {
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	p.tree.Terminate()
 	grace := time.NewTimer(bashKillGrace)
 	defer grace.Stop()
 	select {
 	case <-p.done:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		p.tree.Kill()
 	case <-grace.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		p.tree.Kill()
 		<-p.done
 	}
+	p.tree.Release()
 }
 
 func (p *directProc) Finish(string) ([]string, bool) { return nil, false }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/coder-agent/coder/internal/session"
@@ -50,7 +49,7 @@ func fingerprint(abs string) string {
 		return fmt.Sprintf("big:%d:%d:%d", fi.Size(), fi.ModTime().UnixNano(), inode(fi))
 	}
 	// No following a link swapped in since the Lstat, no hanging on a FIFO.
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(abs, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
 		return "unreadable"
 	}

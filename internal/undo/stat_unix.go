@@ -15,3 +15,7 @@ func inode(fi fs.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// openNoFollow opens without following a link swapped in since the Lstat
+// and without hanging on a FIFO.
+const openNoFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK

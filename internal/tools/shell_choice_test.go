@@ -1,0 +1,37 @@
+package tools
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+// On Windows a bash call runs under Git for Windows' bash where it is
+// installed, another bash on PATH next, and PowerShell where there is none.
+func TestWindowsShellChoice(t *testing.T) {
+	gitBash := `C:\Program Files\Git\bin\bash.exe`
+	cases := []struct {
+		name string
+		have []string
+		want []string
+	}{
+		{"git for windows", []string{gitBash, "bash", "pwsh"}, []string{gitBash, "-c"}},
+		{"bash on PATH (WSL, MSYS2)", []string{"bash", "pwsh"}, []string{"bash", "-c"}},
+		{"PowerShell 7", []string{"pwsh", "powershell"}, []string{"pwsh", "-NoProfile", "-NonInteractive", "-Command"}},
+		{"Windows PowerShell", []string{"powershell"}, []string{"powershell", "-NoProfile", "-NonInteractive", "-Command"}},
+		{"nothing found", nil, []string{"powershell.exe", "-NoProfile", "-NonInteractive", "-Command"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			look := func(name string) (string, error) {
+				if slices.Contains(c.have, name) {
+					return name, nil
+				}
+				return "", errors.New("not found")
+			}
+			if got := windowsShell(look, `C:\Program Files`); !slices.Equal(got, c.want) {
+				t.Fatalf("shell %q, want %q", got, c.want)
+			}
+		})
+	}
+}
