@@ -5,6 +5,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/coder-agent/coder/internal/llm/llmtest"
@@ -69,4 +70,45 @@ func ranCall(t *testing.T, dir string, c llmtest.ToolCall) bool {
 	}
 	_, err := os.Stat(filepath.Join(dir, "new.txt"))
 	return err == nil
+}
+
+// Switching in the REPL applies the agent's preset at once: under careful
+// (strict) a write asks and a person's "n" keeps the file from being
+// written; back in build (balanced) the same kind of write runs unasked.
+func TestCustomAgentPermissionPresetREPL(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, ".coder/config.json", presetAgents)
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("write", `{"path":"careful.txt","content":"x\n"}`)),
+		llmtest.Text("first answer"),
+		llmtest.Calls(llmtest.Call("write", `{"path":"build.txt","content":"x\n"}`)),
+		llmtest.Text("second answer"),
+	}})
+	s := startTmux(t, srv, dir, nil, "--trust")
+	s.typeText("/mode careful")
+	s.keys("Enter")
+	s.waitFor("mode: careful")
+	s.typeText("write one")
+	s.keys("Enter")
+	s.waitFor("Approve? (y/n/always)")
+	s.typeText("n")
+	s.keys("Enter")
+	s.waitFor("first answer")
+	if _, err := os.Stat(filepath.Join(dir, "careful.txt")); err == nil {
+		t.Fatal("careful.txt was written though the person said no")
+	}
+	s.typeText("/mode build")
+	s.keys("Enter")
+	s.waitFor("mode: build")
+	s.typeText("write two")
+	s.keys("Enter")
+	scr := s.waitFor("second answer")
+	if n := strings.Count(scr, "Approve?"); n != 1 {
+		t.Fatalf("%d approval prompts, want only careful's:\n%s", n, scr)
+	}
+	waitFor(t, "build.txt to be written", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "build.txt"))
+		return err == nil
+	})
 }
