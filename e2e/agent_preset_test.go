@@ -19,7 +19,7 @@ const presetAgents = `{"agents": {"definitions": [
 
 // A custom agent's permission_preset is in force when coder runs as that
 // agent: under careful (strict) a write asks, where build (the session's
-// balanced preset) writes unasked; under free (yolo) an rm runs unasked,
+// balanced preset) or an explicit --permissions balanced writes unasked; under free (yolo) an rm runs unasked,
 // where build asks. An untrusted project cannot hand itself yolo through an
 // agent: the preset is dropped and rm still asks. (A headless run answers a
 // policy ask itself, yes, so what shows is the ask in stream-json.)
@@ -35,6 +35,7 @@ func TestCustomAgentPermissionPreset(t *testing.T) {
 	}{
 		{"build writes unasked", []string{"--trust", "--mode", "build"}, write, false},
 		{"careful asks to write", []string{"--trust", "--mode", "careful"}, write, true},
+		{"--permissions wins over careful", []string{"--trust", "--mode", "careful", "--permissions", "balanced"}, write, false},
 		{"build asks to rm", []string{"--trust", "--mode", "build"}, rm, true},
 		{"free runs rm unasked", []string{"--trust", "--mode", "free"}, rm, false},
 		{"free untrusted asks to rm", []string{"--mode", "free"}, rm, true},
