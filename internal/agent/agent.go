@@ -43,7 +43,9 @@ type Agent struct {
 	Tools []string
 	// Disabled lists tools switched off even when Tools is nil.
 	Disabled []string
-	// Preset is the permission preset the agent implies ("" = keep the current one).
+	// Preset is the permission preset in force while the agent is active
+	// (strict, balanced, auto-edit or yolo); "" keeps the session's. The
+	// built-in agents have none: plan mode's rules follow its Mode.
 	Preset string
 	// MaxSteps overrides runtime.max_steps when > 0.
 	MaxSteps int
@@ -78,7 +80,6 @@ func PlanAgent() Agent {
 		Prompt: planPrompt,
 		Tools: []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.Bash, tools.BashOutput, tools.BashKill,
 			tools.Fetch, tools.TodoRead, tools.TodoWrite, tools.Question, tools.Skill, tools.ExitPlanMode},
-		Preset: string(Plan),
 	}
 }
 

@@ -138,6 +138,11 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	if err != nil {
 		return nil, setupError{err}
 	}
+	if b.loaded.FromFlag("permission.preset") {
+		// --permissions is this run's explicit choice: like /permissions,
+		// it wins over the start agent's preset until the next switch.
+		ag.Preset = ""
+	}
 	policy, err := permission.NewPolicy(permission.PolicyOptions{Permission: cfg.Permission})
 	if err != nil {
 		return nil, setupError{err}

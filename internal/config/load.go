@@ -161,6 +161,12 @@ func (l *Loaded) Source(key string) string {
 	return "default"
 }
 
+// FromFlag says whether key was set on the command line.
+func (l *Loaded) FromFlag(key string) bool {
+	o, ok := l.originOf(key)
+	return ok && o.file == "" && strings.HasPrefix(o.other, "-")
+}
+
 func (o origin) label() string {
 	switch {
 	case o.file != "":

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -305,6 +306,9 @@ func TestSourceOfKeys(t *testing.T) {
 	} {
 		if got := l.Source(key); got != want {
 			t.Errorf("Source(%q) = %q, want %q", key, got, want)
+		}
+		if l.FromFlag(key) != strings.HasPrefix(want, "flag ") {
+			t.Errorf("FromFlag(%q) = %v", key, l.FromFlag(key))
 		}
 	}
 }

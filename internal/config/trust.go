@@ -194,6 +194,23 @@ func dropWidening(raw map[string]any) []string {
 	drop("fetch", "allow_hosts", "fetch.allow_hosts")
 	dropped = append(dropped, dropLooserApproval(raw)...)
 	dropped = append(dropped, dropLooserPermission(raw)...)
+	dropped = append(dropped, dropLooserAgentPresets(raw)...)
+	return dropped
+}
+
+// dropLooserAgentPresets drops a custom agent's preset looser than the
+// default: switching to the agent puts it in force, as permission.preset.
+func dropLooserAgentPresets(raw map[string]any) []string {
+	a, _ := raw["agents"].(map[string]any)
+	defs, _ := a["definitions"].([]any)
+	var dropped []string
+	for i, d := range defs {
+		m, _ := d.(map[string]any)
+		if s, ok := m["permission_preset"].(string); ok && slices.Contains(looserPresets, s) {
+			delete(m, "permission_preset")
+			dropped = append(dropped, fmt.Sprintf("agents.definitions[%d].permission_preset (%s)", i, s))
+		}
+	}
 	return dropped
 }
 

@@ -14,6 +14,8 @@ var (
 	providerTypes     = []string{"openai", "openai-responses", "anthropic"}
 	permissionActions = []string{"allow", "ask", "deny"}
 	permissionPresets = []string{"strict", "balanced", "auto-edit", "yolo", "build", "plan"}
+	// agentPresets: an agent's mode is its mode field, so no build or plan.
+	agentPresets = []string{"strict", "balanced", "auto-edit", "yolo"}
 	// looserPresets approve more without asking than the default, balanced.
 	looserPresets    = []string{"auto-edit", "yolo"}
 	colorModes       = []string{"auto", "always", "never"}
@@ -163,7 +165,7 @@ func validateAgents(ps *problems, a Agents) {
 		}
 		seen[d.Name] = true
 		if d.PermissionPreset != "" {
-			ps.oneOf(key+".permission_preset", d.PermissionPreset, permissionPresets)
+			ps.oneOf(key+".permission_preset", d.PermissionPreset, agentPresets)
 		}
 		ps.atLeast(key+".max_steps", d.MaxSteps, 0)
 	}

@@ -63,6 +63,12 @@ func TestValidate(t *testing.T) {
 		{"agent preset", func(c *Config) {
 			c.Agents.Definitions = []AgentDefinition{{Name: "a", PermissionPreset: "x"}}
 		}, "agents.definitions[0].permission_preset", `got "x"`},
+		{"agent preset names a mode", func(c *Config) {
+			c.Agents.Definitions = []AgentDefinition{{Name: "a", PermissionPreset: "plan"}}
+		}, "agents.definitions[0].permission_preset", `got "plan"`},
+		{"agent preset yolo", func(c *Config) {
+			c.Agents.Definitions = []AgentDefinition{{Name: "a", PermissionPreset: "yolo"}}
+		}, "", ""},
 		{"color", func(c *Config) { c.UI.Color = "rainbow" }, "ui.color", `got "rainbow"`},
 		{"timezone", func(c *Config) { c.UI.Timezone = "Mars/Olympus" }, "ui.timezone", `"Mars/Olympus"`},
 		{"timezone UTC", func(c *Config) { c.UI.Timezone = "UTC" }, "", ""},

@@ -236,6 +236,13 @@ func New(o Options) (*Orchestrator, error) {
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
 	orch.tools = reg
+	// A subagent's agent names no preset: it shares its parent's policy,
+	// and with it the preset in force.
+	if o.Agent.Preset != "" {
+		if err := orch.usePreset(o.Agent); err != nil {
+			return nil, err
+		}
+	}
 	return orch, nil
 }
 
@@ -266,13 +273,30 @@ func (o *Orchestrator) Status() Status {
 func (o *Orchestrator) Session() *session.Session { return o.conv.sess }
 
 // SetAgent switches the agent (and so the mode); the next model call gets
-// its tools and prompt.
+// its tools and prompt, and the next tool call its permission preset.
+// Every switch passes here: front ends, plan exit, requested agents.
 func (o *Orchestrator) SetAgent(a agent.Agent) {
+	if err := o.usePreset(a); err != nil {
+		o.emit(event.Notice{Text: err.Error()})
+	}
 	o.agent = a
 	o.conv.setMode(a.Name)
 	o.conv.promptChanged()
 	o.emit(event.ModeChanged{Agent: a.Name, Mode: string(a.Mode)})
 	o.emitContext()
+}
+
+// usePreset puts the agent's permission preset in force, or gives the
+// session's back when it names none.
+func (o *Orchestrator) usePreset(a agent.Agent) error {
+	p, ok := o.opts.Policy.(permission.AgentPresets)
+	if !ok {
+		return nil
+	}
+	if err := p.UseAgentPreset(a.Preset); err != nil {
+		return fmt.Errorf("agent %s: %w", a.Name, err)
+	}
+	return nil
 }
 
 // SetModel switches the model for the next call.

@@ -30,7 +30,7 @@ func (e *Engine) Matrix(mode agent.Mode) string {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "Permissions: preset %s, mode %s (the last matching rule wins)\n\n", e.preset, mode)
+	fmt.Fprintf(&b, "Permissions: preset %s, mode %s (the last matching rule wins)\n\n", e.active(), mode)
 	e.toolTable(&b, rs, guard)
 	bashTable(&b, rs)
 	if mode == agent.Plan {

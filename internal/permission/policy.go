@@ -23,13 +23,16 @@ type PolicyOptions struct {
 // In plan mode the plan rules are also a floor: user rules can tighten
 // them but not loosen them, because plan mode must not change anything.
 type Engine struct {
-	mu      sync.RWMutex
-	opts    PolicyOptions
-	preset  string
-	runtime Ruleset // allow rules added by AllowExact
-	build   []compiledRule
-	plan    []compiledRule
-	guard   []compiledRule // plan rules alone
+	mu     sync.RWMutex
+	opts   PolicyOptions
+	preset string // the session's: config, --permissions or /permissions
+	// agentPreset is the active agent's preset (agents.definitions
+	// permission_preset); while set it is the one in force.
+	agentPreset string
+	runtime     Ruleset // allow rules added by AllowExact
+	build       []compiledRule
+	plan        []compiledRule
+	guard       []compiledRule // plan rules alone
 }
 
 var _ Policy = (*Engine)(nil)
@@ -51,9 +54,10 @@ func NewPolicy(opts PolicyOptions) (*Engine, error) {
 	return e, nil
 }
 
-// SetPreset switches the preset at run time (/permissions PRESET),
-// keeping the rules added by AllowExact. It returns the mode to switch to
-// when the name was "build" or "plan".
+// SetPreset switches the session's preset at run time (/permissions
+// PRESET), keeping the rules added by AllowExact. A person's explicit
+// choice wins over the active agent's preset until the next agent switch.
+// It returns the mode to switch to when the name was "build" or "plan".
 func (e *Engine) SetPreset(name string) (agent.Mode, error) {
 	preset, mode, err := ParsePreset(name)
 	if err != nil {
@@ -61,8 +65,37 @@ func (e *Engine) SetPreset(name string) (agent.Mode, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.preset = preset
+	e.preset, e.agentPreset = preset, ""
 	return mode, e.compile()
+}
+
+// AgentPresets is a policy an agent can bring its own preset to.
+type AgentPresets interface {
+	// UseAgentPreset puts an agent's preset in force in place of the
+	// session's; "" gives the session's back.
+	UseAgentPreset(name string) error
+}
+
+var _ AgentPresets = (*Engine)(nil)
+
+// UseAgentPreset implements AgentPresets. The name is a preset proper: an
+// agent's mode is its own, so "build" and "plan" are refused here.
+func (e *Engine) UseAgentPreset(name string) error {
+	preset := ""
+	if name != "" {
+		p, mode, err := ParsePreset(name)
+		if err != nil {
+			return err
+		}
+		if mode != "" {
+			return fmt.Errorf("permission preset %q names a mode; an agent's mode is set by its mode field", name)
+		}
+		preset = p
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.agentPreset = preset
+	return e.compile()
 }
 
 // Presets are the names SetPreset takes: the presets, then the modes.
@@ -70,10 +103,19 @@ func (e *Engine) Presets() []string {
 	return append(slices.Clone(Presets), string(agent.Build), string(agent.Plan))
 }
 
-// Preset is the active preset's name.
+// Preset is the name of the preset in force.
 func (e *Engine) Preset() string {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	return e.active()
+}
+
+// active is the preset in force: the agent's, else the session's. The
+// caller holds e.mu.
+func (e *Engine) active() string {
+	if e.agentPreset != "" {
+		return e.agentPreset
+	}
 	return e.preset
 }
 
@@ -99,7 +141,7 @@ func (e *Engine) rules(mode agent.Mode) Ruleset {
 	if p.Default != "" {
 		rs = append(rs, Rule{Tool: "*", Pattern: "*", Action: Action(p.Default), Source: "config permission.default"})
 	}
-	rs = append(rs, presetRules(e.preset)...)
+	rs = append(rs, presetRules(e.active())...)
 	if mode == agent.Plan {
 		rs = append(rs, planRules()...)
 	}

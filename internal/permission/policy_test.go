@@ -356,3 +356,37 @@ func TestReadOnlyExtensionToolsAreAllowed(t *testing.T) {
 		t.Fatalf("an explicit rule must win over the read-only flag: %+v", d)
 	}
 }
+
+// An agent's preset is in force while it is active and "" gives the
+// session's back; /permissions overrides it; a mode name is refused.
+func TestUseAgentPreset(t *testing.T) {
+	e := newEngine(t, config.Permission{Preset: "auto-edit"})
+	e.AllowExact("bash", "docker build .")
+	if err := e.UseAgentPreset("strict"); err != nil || e.Preset() != "strict" {
+		t.Fatalf("UseAgentPreset(strict): %v, preset %s", err, e.Preset())
+	}
+	if d := decide(e, fileCall("write", "a.go", "")); d.Action != Ask || !strings.Contains(d.Reason, "strict preset") {
+		t.Errorf("write under the agent's strict: %+v", d)
+	}
+	if d := decide(e, bashCall("docker build .", "")); d.Action != Allow {
+		t.Errorf("runtime rule lost: %+v", d)
+	}
+	if !strings.HasPrefix(e.Matrix(agent.Build), "Permissions: preset strict,") {
+		t.Errorf("the matrix does not show the agent's preset:\n%s", e.Matrix(agent.Build))
+	}
+	for _, bad := range []string{"plan", "build", "lax"} {
+		if err := e.UseAgentPreset(bad); err == nil || e.Preset() != "strict" {
+			t.Errorf("UseAgentPreset(%s) = %v, preset %s", bad, err, e.Preset())
+		}
+	}
+	if err := e.UseAgentPreset(""); err != nil || e.Preset() != "auto-edit" {
+		t.Fatalf("UseAgentPreset(\"\"): %v, preset %s", err, e.Preset())
+	}
+	if d := decide(e, bashCall("mv a b", "")); d.Action != Allow {
+		t.Errorf("auto-edit not back: %+v", d)
+	}
+	_ = e.UseAgentPreset("yolo")
+	if _, err := e.SetPreset("strict"); err != nil || e.Preset() != "strict" {
+		t.Fatalf("/permissions strict under a yolo agent: %v, preset %s", err, e.Preset())
+	}
+}
