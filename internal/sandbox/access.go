@@ -1,6 +1,10 @@
 package sandbox
 
-import "path/filepath"
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+)
 
 // Access is what a sandboxed call may touch, in one typed value that
 // every backend reads (as Codex's SandboxPolicy): whether the workspace is
@@ -36,5 +40,32 @@ func (p Profile) Access() Access {
 	}
 	a.Protected = p.protected()
 	a.DenyRead, _ = p.denyRead()
+	// The control entries and workspace secrets a scan finds at any depth
+	// are protected and denied as the Linux mounts do (Profile.spec). A
+	// scan that fails leaves nothing known to protect: the workspace is
+	// then read-only, never writable unprotected.
+	cov, err := p.coverage()
+	switch {
+	case err == nil:
+		a.Protected = append(a.Protected, cov.ReadOnly...)
+		a.Protected = append(a.Protected, cov.Unbound...)
+		a.DenyRead = append(a.DenyRead, cov.Masked...)
+	case !errors.Is(err, fs.ErrNotExist):
+		a.WorkspaceWrite = false
+	}
+	a.Protected = uniq(a.Protected)
 	return a
+}
+
+// uniq keeps the first of each path, in order.
+func uniq(paths []string) []string {
+	seen := make(map[string]bool, len(paths))
+	out := paths[:0]
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }

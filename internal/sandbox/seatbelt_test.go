@@ -16,7 +16,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 func TestSeatbeltProfileGolden(t *testing.T) {
 	ws := "/Users/dev/proj"
 	tmp := "/private/var/folders/xy/coder-tmp"
-	base := Profile{Workspace: ws, TempDir: tmp}
+	// What a scan of the workspace found (Guard.Coverage): its control
+	// entries, read-only, and a secret it masks.
+	scanned := &Coverage{ReadOnly: []string{ws + "/.git/config", ws + "/.git/hooks", ws + "/.coder", ws + "/.mcp.json"}}
+	base := Profile{Workspace: ws, TempDir: tmp, Scanned: scanned}
 	cases := []struct {
 		name string
 		p    func(Profile) Profile
@@ -123,5 +126,35 @@ func checkBalanced(t *testing.T, profile string) {
 	}
 	if depth != 0 || inString {
 		t.Fatalf("profile does not close its forms (depth %d, in string %v)", depth, inString)
+	}
+}
+
+// A backend that reads Access (Seatbelt) protects what a scan of the real
+// workspace finds at any depth, as the Linux mounts do; without the scan
+// a nested control file would be writable on macOS.
+func TestAccessProtectsWhatTheScanFinds(t *testing.T) {
+	ws := t.TempDir()
+	for _, f := range []string{".git/config", "pkg/.coder/config.json", "web/.mcp.json", "src/main.go", ".env"} {
+		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := Profile{Workspace: ws, DenyReadPatterns: []string{".env"}}.Access()
+	if !a.WorkspaceWrite {
+		t.Fatal("the workspace is not writable in build mode")
+	}
+	for _, want := range []string{".git/config", "pkg/.coder", "web/.mcp.json"} {
+		if !slices.Contains(a.Protected, filepath.Join(ws, want)) {
+			t.Errorf("%s is not protected: %v", want, a.Protected)
+		}
+	}
+	if slices.Contains(a.Protected, filepath.Join(ws, "src/main.go")) {
+		t.Errorf("an ordinary file is protected: %v", a.Protected)
+	}
+	if !slices.Contains(a.DenyRead, filepath.Join(ws, ".env")) {
+		t.Errorf(".env is readable: %v", a.DenyRead)
 	}
 }
