@@ -97,6 +97,10 @@ func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sand
 // every call makes.
 func describeControl(w io.Writer, p sandbox.Profile, r sandbox.Report) {
 	cov, err := p.Coverage()
+	if errors.Is(err, sandbox.ErrNoGuard) {
+		fmt.Fprintf(w, "  control files: %v\n", err)
+		return
+	}
 	if err != nil {
 		fmt.Fprintf(w, "  control files: cannot look for them: %v\n", err)
 		return
