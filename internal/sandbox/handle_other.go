@@ -4,6 +4,10 @@ package sandbox
 
 import "golang.org/x/sys/unix"
 
+// mountsBindControl: no mounts here; the guard keeps the control files'
+// content whatever the level (guard.go's watch).
+const mountsBindControl = false
+
 // oPath: no O_PATH here; directories are opened for reading.
 const oPath = unix.O_RDONLY
 
