@@ -1,6 +1,11 @@
 package sandbox
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/coder-agent/coder/internal/control"
+)
 
 // Access is what a sandboxed call may touch, in one typed value that
 // every backend reads (as Codex's SandboxPolicy): whether the workspace is
@@ -35,6 +40,38 @@ func (p Profile) Access() Access {
 		}
 	}
 	a.Protected = p.protected()
+	if a.WorkspaceWrite {
+		a.Protected = appendNew(a.Protected, p.controlPaths()...)
+	}
 	a.DenyRead, _ = p.denyRead()
 	return a
+}
+
+// controlPaths are the control entries a backend without Linux's mounts
+// must deny writes to itself (Seatbelt): the workspace's own, which may not
+// exist yet (a new .mcp.json), and those the guard's scan found at any
+// depth (Scanned). A symlink entry is left to the guard: a path rule would
+// protect its target.
+func (p Profile) controlPaths() []string {
+	var out []string
+	for _, n := range control.Names {
+		out = append(out, filepath.Join(p.Workspace, n))
+	}
+	for _, e := range control.GitEntries {
+		out = append(out, filepath.Join(p.Workspace, control.GitName, e))
+	}
+	if p.Scanned != nil {
+		out = append(out, p.Scanned.ReadOnly...)
+	}
+	return out
+}
+
+// appendNew appends to list those of more it does not hold yet.
+func appendNew(list []string, more ...string) []string {
+	for _, m := range more {
+		if !slices.Contains(list, m) {
+			list = append(list, m)
+		}
+	}
+	return list
 }
