@@ -29,6 +29,13 @@ func TestSeatbeltProfileGolden(t *testing.T) {
 			p.Protected = []string{".git/config", ".git/hooks", "/Users/dev/.npm/_cacache/index-v5"}
 			return p
 		}},
+		{"scanned", func(p Profile) Profile {
+			// What the guard's scan found deeper down is denied too; a
+			// nested repository's .git stays writable (git commit there).
+			p.Scanned = &Coverage{Pinned: []string{ws + "/sub/.git"},
+				ReadOnly: []string{ws + "/sub/.git/config", ws + "/sub/.git/hooks", ws + "/tools/.mcp.json"}}
+			return p
+		}},
 		{"deny_read", func(p Profile) Profile {
 			// ~ holds the workspace, so it stays readable (Unenforced);
 			// the workspace's own secrets are denied, and kept from
