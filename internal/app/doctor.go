@@ -97,6 +97,10 @@ func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sand
 // every call makes.
 func describeControl(w io.Writer, p sandbox.Profile, r sandbox.Report) {
 	cov, err := p.Coverage()
+	if errors.Is(err, sandbox.ErrNoGuard) {
+		fmt.Fprintf(w, "  control files: %v\n", err)
+		return
+	}
 	if err != nil {
 		fmt.Fprintf(w, "  control files: cannot look for them: %v\n", err)
 		return
@@ -115,7 +119,7 @@ func describeControl(w io.Writer, p sandbox.Profile, r sandbox.Report) {
 		all := append(append(rel(cov.Pinned), rel(cov.ReadOnly)...), rel(cov.Unbound)...)
 		slices.Sort(all)
 		how := "bound read-only; a .git directory bound onto itself, so it stays writable but cannot be replaced"
-		if r.Level < sandbox.LevelFull {
+		if r.Level < sandbox.LevelFull || r.Backend != "" { // no mounts but Linux's
 			how = "put back after each call if they changed while it ran"
 		}
 		fmt.Fprintf(w, "  may not change (%s): %d control files found in %d directories: %s\n", how, len(all), cov.Dirs, shortList(all, 24))

@@ -6,8 +6,9 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/coder-agent/coder/internal/proctree"
 )
 
 // Process is a started language server: Read reads its stdout, Write
@@ -29,19 +30,20 @@ type Starter interface {
 	Start(argv, env []string, dir string, stderr io.Writer) (Process, error)
 }
 
-// Direct starts servers without a sandbox, each in a session of its own.
+// Direct starts servers without a sandbox, each as a process tree of its
+// own (a session on Unix, a Job Object on Windows).
 type Direct struct{}
 
 // Start implements Starter.
 func (Direct) Start(argv, env []string, dir string, stderr io.Writer) (Process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stderr = dir, env, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return StartPiped(cmd, func(c *exec.Cmd) (Waiter, error) {
-		if err := c.Start(); err != nil {
+		tree, err := proctree.Start(c, true)
+		if err != nil {
 			return nil, err
 		}
-		return &groupWaiter{cmd: c, done: make(chan struct{})}, nil
+		return &treeWaiter{cmd: c, tree: tree, done: make(chan struct{})}, nil
 	})
 }
 
@@ -112,29 +114,46 @@ func (p *piped) Stop() {
 	<-p.done
 }
 
-// groupWaiter is a command started in a session of its own: Stop sends its
-// process group SIGTERM, then SIGKILL after a grace period; what is left of
-// the group when it has ended is killed.
-type groupWaiter struct {
-	cmd  *exec.Cmd
-	done chan struct{}
+// treeWaiter is a command started as a process tree of its own: Stop asks
+// the tree to end, then kills it after a grace period; what is left of the
+// tree when the command has ended is killed.
+type treeWaiter struct {
+	cmd   *exec.Cmd
+	tree  *proctree.Tree
+	done  chan struct{}
+	mu    sync.Mutex
+	ended bool // the tree is killed and released: no signal may reach it
 }
 
-func (g *groupWaiter) Wait() error {
+func (g *treeWaiter) Wait() error {
 	err := g.cmd.Wait()
-	_ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+	g.mu.Lock()
+	g.tree.Kill()
+	g.tree.Release()
+	g.ended = true
+	g.mu.Unlock()
 	close(g.done)
 	return err
 }
 
-func (g *groupWaiter) Stop() {
-	_ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGTERM)
+// signal runs f on the tree unless Wait has already released it (on
+// Windows its Job Object handle is closed then).
+func (g *treeWaiter) signal(f func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.ended {
+		f()
+	}
+}
+
+func (g *treeWaiter) Stop() {
+	g.signal(g.tree.Terminate)
 	t := time.NewTimer(stopGrace)
 	defer t.Stop()
 	select {
 	case <-g.done:
 	case <-t.C:
-		_ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+		g.signal(g.tree.Kill)
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
+
+	"github.com/coder-agent/coder/internal/control"
 )
 
 // Access is what a sandboxed call may touch, in one typed value that
@@ -40,32 +43,42 @@ func (p Profile) Access() Access {
 	}
 	a.Protected = p.protected()
 	a.DenyRead, _ = p.denyRead()
-	// The control entries and workspace secrets a scan finds at any depth
-	// are protected and denied as the Linux mounts do (Profile.spec). A
-	// scan that fails leaves nothing known to protect: the workspace is
-	// then read-only, never writable unprotected.
+	// What a scan finds at any depth is protected and denied as the Linux
+	// mounts do (Profile.spec). A scan that fails leaves nothing known to
+	// protect: the workspace is then read-only, never writable unprotected.
 	cov, err := p.coverage()
-	switch {
-	case err == nil:
-		a.Protected = append(a.Protected, cov.ReadOnly...)
-		a.Protected = append(a.Protected, cov.Unbound...)
-		a.DenyRead = append(a.DenyRead, cov.Masked...)
-	case !errors.Is(err, fs.ErrNotExist):
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		a.WorkspaceWrite = false
 	}
-	a.Protected = uniq(a.Protected)
+	if a.WorkspaceWrite {
+		a.Protected = appendNew(a.Protected, p.controlPaths(cov)...)
+	}
+	a.DenyRead = appendNew(a.DenyRead, cov.Masked...)
 	return a
 }
 
-// uniq keeps the first of each path, in order.
-func uniq(paths []string) []string {
-	seen := make(map[string]bool, len(paths))
-	out := paths[:0]
-	for _, p := range paths {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
+// controlPaths are the control entries a backend without Linux's mounts
+// must deny writes to itself (Seatbelt): the workspace's own, which may not
+// exist yet (a new .mcp.json), and those the guard's scan found at any
+// depth (cov). A symlink entry is left to the guard: a path rule would
+// protect its target.
+func (p Profile) controlPaths(cov Coverage) []string {
+	var out []string
+	for _, n := range control.Names {
+		out = append(out, filepath.Join(p.Workspace, n))
+	}
+	for _, e := range control.GitEntries {
+		out = append(out, filepath.Join(p.Workspace, control.GitName, e))
+	}
+	return append(out, cov.ReadOnly...)
+}
+
+// appendNew appends to list those of more it does not hold yet.
+func appendNew(list []string, more ...string) []string {
+	for _, m := range more {
+		if !slices.Contains(list, m) {
+			list = append(list, m)
 		}
 	}
-	return out
+	return list
 }

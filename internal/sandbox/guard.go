@@ -1,3 +1,5 @@
+//go:build unix
+
 package sandbox
 
 import (
@@ -94,6 +96,13 @@ func WatchJournaled(p Profile, dir string) (*Guard, error) {
 
 func watch(p Profile, journalDir string) (*Guard, error) {
 	g := &Guard{level: p.level()}
+	if !mountsBindControl && g.level >= LevelFull {
+		// No mounts (macOS): Seatbelt denies writes to the control
+		// entries by path, which a hard link made inside a writable root
+		// gets past, so their content is kept and put back as at the
+		// Linux fallbacks.
+		g.level = LevelLandlock
+	}
 	if p.ReadOnly {
 		return g, nil
 	}

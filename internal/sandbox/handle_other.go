@@ -1,8 +1,12 @@
-//go:build !linux
+//go:build unix && !linux
 
 package sandbox
 
 import "golang.org/x/sys/unix"
+
+// mountsBindControl: no mounts here; the guard keeps the control files'
+// content whatever the level (guard.go's watch).
+const mountsBindControl = false
 
 // oPath: no O_PATH here; directories are opened for reading.
 const oPath = unix.O_RDONLY
@@ -10,8 +14,9 @@ const oPath = unix.O_RDONLY
 // openat2Beneath: no openat2 here; openBeneath walks one name at a time.
 func openat2Beneath(int, string, int) (int, error) { return -1, unix.ENOSYS }
 
-// renameNoReplace without renameat2: checked, then renamed. Without an OS
-// sandbox (the only level here) a command could do anything anyway.
+// renameNoReplace without renameat2: checked, then renamed. A command
+// still running (a background task) could create to in between, and the
+// rename would replace it: that moment is this fallback's limit (macOS).
 func renameNoReplace(dirfd int, from, to string) error {
 	if _, err := lstatAt(dirfd, to); err == nil {
 		return unix.EEXIST

@@ -1,3 +1,5 @@
+//go:build unix
+
 package sandbox
 
 import (
@@ -168,11 +170,6 @@ func (j *journal) remove() {
 	liveJournals.Delete(filepath.Base(j.path))
 	_ = os.Remove(filepath.Dir(j.path)) // when it was the last: nothing left behind
 }
-
-// ErrJournalWritable: the journal directory lies where commands may write
-// (coder's user directory inside the workspace, say): a journal there could
-// be forged, so none is kept or read.
-var ErrJournalWritable = errors.New("coder's sandbox journal would be in a directory commands may write; none is kept, so a coder that dies mid-call leaves its commands' changes to control files")
 
 // journalUsable reports whether dir is out of the commands' reach.
 func (p Profile) journalUsable(dir string) bool {

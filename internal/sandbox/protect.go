@@ -1,3 +1,5 @@
+//go:build unix
+
 package sandbox
 
 import (
@@ -6,27 +8,6 @@ import (
 
 	"github.com/coder-agent/coder/internal/control"
 )
-
-// Coverage is what the mounts protect in a workspace at LevelFull, from a
-// scan of the whole tree (and of the git directories outside it that
-// commands may write): listed by coder doctor, applied to every call.
-type Coverage struct {
-	// Pinned are the repositories' .git directories, bound onto
-	// themselves: still writable (git add, git commit), but a mount point
-	// cannot be renamed, removed or replaced by a "gitdir:" file.
-	Pinned []string
-	// ReadOnly are the other control entries, bound read-only: .coder,
-	// .claude, .mcp.json and .git files at any depth, and every git
-	// directory's config, hooks, commondir and config.worktree.
-	ReadOnly []string
-	// Unbound are control entries that are symlinks: a mount would
-	// protect the target, not the link, so Restore checks the link.
-	Unbound []string
-	// Masked are the files DenyReadPatterns name: empty and read-only.
-	Masked []string
-	// Dirs is how many directories the scan looked at.
-	Dirs int
-}
 
 // scanPlace is one tree to scan, what its top is, and the patterns of
 // the files to mask in it.

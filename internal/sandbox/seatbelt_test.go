@@ -16,10 +16,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 func TestSeatbeltProfileGolden(t *testing.T) {
 	ws := "/Users/dev/proj"
 	tmp := "/private/var/folders/xy/coder-tmp"
-	// What a scan of the workspace found (Guard.Coverage): its control
-	// entries, read-only, and a secret it masks.
-	scanned := &Coverage{ReadOnly: []string{ws + "/.git/config", ws + "/.git/hooks", ws + "/.coder", ws + "/.mcp.json"}}
-	base := Profile{Workspace: ws, TempDir: tmp, Scanned: scanned}
+	// A scan that found nothing (the path is not on this system): the
+	// workspace's own control entries are denied all the same.
+	base := Profile{Workspace: ws, TempDir: tmp, Scanned: &Coverage{}}
 	cases := []struct {
 		name string
 		p    func(Profile) Profile
@@ -30,6 +29,13 @@ func TestSeatbeltProfileGolden(t *testing.T) {
 		{"writable_roots", func(p Profile) Profile {
 			p.WritableRoots = []string{"/Users/dev/.cache/go-build", "/Users/dev/.npm", "relative/ignored"}
 			p.Protected = []string{".git/config", ".git/hooks", "/Users/dev/.npm/_cacache/index-v5"}
+			return p
+		}},
+		{"scanned", func(p Profile) Profile {
+			// What the guard's scan found deeper down is denied too; a
+			// nested repository's .git stays writable (git commit there).
+			p.Scanned = &Coverage{Pinned: []string{ws + "/sub/.git"},
+				ReadOnly: []string{ws + "/sub/.git/config", ws + "/sub/.git/hooks", ws + "/tools/.mcp.json"}}
 			return p
 		}},
 		{"deny_read", func(p Profile) Profile {
