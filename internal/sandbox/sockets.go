@@ -97,7 +97,8 @@ func (p Profile) baseEnv() []string {
 
 // keepInTmp is what the private /tmp binds back (under /tmp: the
 // workspace, the paths the command may write or must not, the home
-// directory); private is false when one of them is /tmp itself.
+// directory, PATH's directories); private is false when one of the
+// first is /tmp itself.
 func (p Profile) keepInTmp(s spec) (keep []string, private bool) {
 	tmp := resolved("/tmp")
 	var cands []string
@@ -110,6 +111,18 @@ func (p Profile) keepInTmp(s spec) (keep []string, private bool) {
 	for _, kv := range p.baseEnv() {
 		if v, ok := strings.CutPrefix(kv, "HOME="); ok && filepath.IsAbs(v) {
 			cands = append(cands, v)
+		}
+	}
+	// The programs on PATH stay runnable: a directory of it below /tmp
+	// (a tool installed there, a CI's bin) is bound back. /tmp itself on
+	// PATH is not: it would give up the private /tmp.
+	for _, kv := range p.baseEnv() {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			for _, d := range filepath.SplitList(v) {
+				if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) && resolved(d) != tmp {
+					cands = append(cands, d)
+				}
+			}
 		}
 	}
 	for _, c := range cands {

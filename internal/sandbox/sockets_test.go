@@ -96,3 +96,31 @@ func TestSocketPathsFollowTheEnvironment(t *testing.T) {
 		t.Errorf("masked more than the sockets: %q", got)
 	}
 }
+
+// TestProgramsOnPathUnderTmpStayRunnable: the private /tmp binds back a
+// PATH directory below /tmp (a language server or a CI's tool installed
+// there), read-only, while the rest of /tmp stays out of reach (the
+// control beside it: a file next to that directory is not seen).
+func TestProgramsOnPathUnderTmpStayRunnable(t *testing.T) {
+	needFull(t)
+	dir, err := os.MkdirTemp("/tmp", "onpath")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "bin")
+	writeTestFile(t, filepath.Join(bin, "hello-tool"), "#!/bin/sh\necho tool-ran\n")
+	if err := os.Chmod(filepath.Join(bin, "hello-tool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(dir, "beside"), "not for the sandbox\n")
+	w := newWorld(t)
+	p := w.profile(LevelFull)
+	p.Env = append(slices.DeleteFunc(slices.Clone(p.Env), func(kv string) bool { return strings.HasPrefix(kv, "PATH=") }),
+		"PATH="+bin+":/usr/bin:/bin")
+	r := run(t, p, `hello-tool; cat `+filepath.Join(dir, "beside")+` 2>&1 | head -c 40; echo; touch `+filepath.Join(bin, "new")+` 2>/dev/null && echo wrote || echo read-only`)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || lines[0] != "tool-ran" || strings.Contains(lines[1], "not for the sandbox") || lines[2] != "read-only" {
+		t.Fatalf("%+v", r)
+	}
+}
