@@ -31,9 +31,6 @@ type Hooks struct {
 // HookEvents are hooks by event name, Claude Code's "hooks" object.
 type HookEvents map[string][]HookGroup
 
-// hookSettings are the keys of a "hooks" object that are no event.
-var hookSettings = map[string]bool{"sandbox": true, "import_claude_user": true}
-
 // UnmarshalJSON reads the settings and, under every other key, an event's
 // groups (the checker has vetted the shape).
 func (h *Hooks) UnmarshalJSON(b []byte) error {

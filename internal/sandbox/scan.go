@@ -315,7 +315,7 @@ func compilePatterns(list []string) []pattern {
 			c.exact = c.glob
 		case meta == len(c.glob)-1 && c.glob[meta] == '*':
 			c.prefix = c.glob[:meta]
-		case meta == 0 && c.glob[0] == '*' && strings.IndexAny(c.glob[1:], `*?[\`) < 0:
+		case meta == 0 && c.glob[0] == '*' && !strings.ContainsAny(c.glob[1:], `*?[\`):
 			c.suffix = c.glob[1:]
 		default:
 			c.wildcard = true

@@ -105,7 +105,7 @@ func TestSpansOfATurn(t *testing.T) {
 	// arguments nor the output.
 	for _, s := range spans {
 		for _, kv := range s.Attributes() {
-			v := kv.Value.Emit()
+			v := kv.Value.String()
 			if strings.Contains(v, "SECRET") || strings.Contains(v, "ANSWER") || strings.Contains(v, "TOOL OUTPUT") || strings.Contains(v, "ssh") {
 				t.Fatalf("content exported without log_content: %s=%s", kv.Key, v)
 			}
@@ -121,7 +121,7 @@ func TestContentOnlyWithLogContent(t *testing.T) {
 	var all strings.Builder
 	for _, s := range h.spans.Ended() {
 		for _, kv := range s.Attributes() {
-			all.WriteString(kv.Value.Emit() + "\n")
+			all.WriteString(kv.Value.String() + "\n")
 		}
 	}
 	for _, want := range []string{"fix the SECRET bug", "THE ANSWER", "TOOL OUTPUT", "cat ~/.ssh/id"} {
@@ -196,7 +196,7 @@ func names(spans []sdktrace.ReadOnlySpan) []string {
 func attr(s sdktrace.ReadOnlySpan, k string) string {
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == k {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
@@ -205,7 +205,7 @@ func attr(s sdktrace.ReadOnlySpan, k string) string {
 func key(set attribute.Set) string {
 	var parts []string
 	for _, kv := range set.ToSlice() {
-		parts = append(parts, string(kv.Key)+"="+kv.Value.Emit())
+		parts = append(parts, string(kv.Key)+"="+kv.Value.String())
 	}
 	return "{" + strings.Join(parts, ",") + "}"
 }
