@@ -5,15 +5,12 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
+
+	"github.com/coder-agent/coder/internal/edit"
 )
 
 //go:embed description/edit.md
 var editDescription string
-
-// editMaxLinesListed bounds the line numbers an ambiguity failure lists.
-const editMaxLinesListed = 10
 
 type editTool struct {
 	ws *Workspace
@@ -96,70 +93,17 @@ func (t editTool) edit(tg target, before string, a editArgs) Result {
 			return fmt.Sprintf("filled %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
 		})
 	}
-	out, merr := editText(before, a.OldString, a.NewString, a.ReplaceAll)
+	out, merr := edit.Replace(before, a.OldString, a.NewString, a.ReplaceAll)
 	if merr != nil {
-		return editFailure(tg.Rel, merr)
+		return Failure("%s", merr.Explain(tg.Rel))
 	}
-	if out.text == before {
-		if out.bomAsked {
+	if out.Text == before {
+		if out.BOMAsked {
 			return Failure("the edit changes nothing in %s: a BOM is added or removed only at the start of the file, with old_string the file's first text", tg.Rel)
 		}
 		return Failure("the edit changes nothing in %s: the matched text already reads like new_string", tg.Rel)
 	}
-	return t.g.commit(tg, before, out.text, func(added, removed int) string {
-		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural(out.count, "replacement"), added, removed, out.note())
+	return t.g.commit(tg, before, out.Text, func(added, removed int) string {
+		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural(out.Count, "replacement"), added, removed, out.Note())
 	})
-}
-
-// note tells the model which tolerance a match needed.
-func (m match) note() string {
-	if !m.rung.tolerant {
-		return ""
-	}
-	s := "; matched after " + m.rung.name
-	if m.reindented {
-		s += "; new_string was re-indented to the file's indentation"
-	}
-	return s
-}
-
-// editFailure explains a matchError to the model.
-func editFailure(rel string, e *matchError) Result {
-	switch {
-	case e.notAtEnd:
-		return Failure("new_string is old_string with a line break added, which adds the final newline %s lacks only where old_string ends the file, but it matches line %d; make old_string the last lines of the file, or include the next line to insert a blank line",
-			rel, e.lines[0])
-	case e.unfaithful != "":
-		return Failure("old_string matches line %d of %s %s, but nothing was changed: %s; copy old_string and the unchanged lines of new_string exactly from the file",
-			e.lines[0], rel, e.rung.after(), e.unfaithful)
-	case e.replaceAll && e.count > 0:
-		return Failure("old_string has no exact match in %s, and replace_all matches exactly only; after %s it matches %s (lines %s): copy the exact text from the file, or drop replace_all to edit one unique place",
-			rel, e.rung.name, plural(e.count, "place"), e.lineList())
-	case e.count > 1 && e.rung.tolerant:
-		return Failure("old_string matches %d places in %s (lines %s) after %s; include more surrounding lines to make it unique",
-			e.count, rel, e.lineList(), e.rung.name)
-	case e.count > 1:
-		return Failure("old_string matches %d places in %s (lines %s); include more surrounding lines to make it unique, or set replace_all to change every occurrence",
-			e.count, rel, e.lineList())
-	}
-	why := " (not even after ignoring line endings, whitespace, indentation and Unicode punctuation)"
-	if e.replaceAll {
-		why = " (replace_all matches exactly)"
-	}
-	if e.closest == "" {
-		return Failure("old_string not found in %s%s; read the file again and copy the text exactly", rel, why)
-	}
-	return Failure("old_string not found in %s%s. The most similar part of the file, %sCopy old_string from there exactly (without the line-number prefix) and try again.", rel, why, e.closest)
-}
-
-// lineList is the candidates' line numbers, "…" when there are more.
-func (e *matchError) lineList() string {
-	parts := make([]string, len(e.lines))
-	for i, l := range e.lines {
-		parts[i] = strconv.Itoa(l)
-	}
-	if e.count > len(e.lines) {
-		parts = append(parts, "…")
-	}
-	return strings.Join(parts, ", ")
 }

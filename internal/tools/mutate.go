@@ -6,11 +6,9 @@ import (
 	"os"
 	"strings"
 	"syscall"
-)
 
-// utf8BOM starts some files (often from Windows editors); models never
-// write it, so the tools keep it aside and put it back.
-const utf8BOM = "\uFEFF"
+	"github.com/coder-agent/coder/internal/edit"
+)
 
 // fileGuard is what the mutating tools (write, edit, patch) share: the
 // session's read tracker and the undo hook.
@@ -58,7 +56,7 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 		return r
 	}
 	if g.dry {
-		return Result{OK: true, Diff: unifiedDiff(tg.Rel, before, after)}
+		return Result{OK: true, Diff: edit.DiffFile(tg.Rel, before, after).Text}
 	}
 	if fail := g.notify(tg); fail != nil {
 		return *fail
@@ -70,13 +68,12 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 		return Failure("cannot write %s: %v", tg.Rel, bareError(err))
 	}
 	g.tracker.RecordText(tg.Abs, after)
-	diff := unifiedDiff(tg.Rel, before, after)
-	added, removed := diffStat(diff)
+	d := edit.DiffFile(tg.Rel, before, after)
 	return Result{
 		OK:      true,
-		Content: describe(added, removed),
-		Summary: fmt.Sprintf("+%d -%d", added, removed),
-		Diff:    diff,
+		Content: describe(d.Added, d.Removed),
+		Summary: fmt.Sprintf("+%d -%d", d.Added, d.Removed),
+		Diff:    d.Text,
 		Changed: []string{tg.Rel},
 	}
 }
@@ -120,14 +117,6 @@ func refuseBinary(rel, content, tool string) *Result {
 	}
 	r := Failure("%s looks like a binary file (it holds NUL bytes); %s changes text files only", rel, tool)
 	return &r
-}
-
-// splitBOM separates a leading UTF-8 BOM from the text.
-func splitBOM(s string) (bom, body string) {
-	if strings.HasPrefix(s, utf8BOM) {
-		return utf8BOM, s[len(utf8BOM):]
-	}
-	return "", s
 }
 
 // previewOf runs a mutating tool's call with the guard dry: the diff it

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/edit"
 )
 
 //go:embed description/patch.md
@@ -25,7 +27,7 @@ type patchTool struct {
 
 type patchArgs struct {
 	Patch string `json:"patch"`
-	ops   []patchOp
+	ops   []edit.FileOp
 }
 
 func (patchTool) Name() string        { return Patch }
@@ -44,12 +46,12 @@ func (t patchTool) Prepare(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if a.ops, err = parsePatch(a.Patch); err != nil {
+	if a.ops, err = edit.ParsePatch(a.Patch); err != nil {
 		return fmt.Errorf("patch: %v", err)
 	}
 	var names []string
 	for i, op := range a.ops {
-		for _, p := range []string{op.path, op.moveTo} {
+		for _, p := range []string{op.Path, op.MoveTo} {
 			if p == "" {
 				continue
 			}
@@ -59,19 +61,19 @@ func (t patchTool) Prepare(c *Call) error {
 		}
 		switch {
 		case i < 3:
-			names = append(names, op.path)
+			names = append(names, op.Path)
 		case i == 3:
 			names = append(names, fmt.Sprintf("+%d more", len(a.ops)-3))
 		}
 	}
 	c.Summary = strings.Join(names, ", ")
 	if len(a.ops) > 0 {
-		c.Subject = a.ops[0].path
+		c.Subject = a.ops[0].Path
 	}
 	switch {
-	case len(a.ops) == 1 && a.ops[0].kind == patchDelete:
+	case len(a.ops) == 1 && a.ops[0].Kind == edit.DeleteFile:
 		c.Kind = KindDelete
-	case len(a.ops) == 1 && a.ops[0].moveTo != "":
+	case len(a.ops) == 1 && a.ops[0].MoveTo != "":
 		c.Kind = KindMove
 	}
 	return nil
@@ -95,7 +97,7 @@ func (t patchTool) run(c *Call) Result {
 
 // fileChange is one file of a patch, checked and computed in memory.
 type fileChange struct {
-	kind   patchKind
+	kind   edit.OpKind
 	src    target
 	dst    target // the Move to target; src otherwise
 	before string
@@ -110,24 +112,24 @@ func (c *fileChange) moved() bool { return c.dst.Abs != c.src.Abs }
 
 // plan checks every operation and computes every new content before
 // anything is written: a patch that fails anywhere changes nothing.
-func (t patchTool) plan(ops []patchOp, outsideApproved bool) ([]*fileChange, *Result) {
+func (t patchTool) plan(ops []edit.FileOp, outsideApproved bool) ([]*fileChange, *Result) {
 	var changes []*fileChange
 	byPath := map[string]*fileChange{}
 	for _, op := range ops {
 		fail := func(format string, a ...any) *Result {
-			r := Failure("patch: %s File %s: %s", op.kind, op.path, fmt.Sprintf(format, a...))
+			r := Failure("patch: %s File %s: %s", op.Kind, op.Path, fmt.Sprintf(format, a...))
 			return &r
 		}
-		src, bad := t.ws.resolveArg(op.path, outsideApproved)
+		src, bad := t.ws.resolveArg(op.Path, outsideApproved)
 		if bad != nil {
 			return nil, fail("%s", failureText(*bad))
 		}
 		if prev := byPath[src.Abs]; prev != nil {
 			// A second Update of the same file goes on from the first.
-			if op.kind != patchUpdate || op.moveTo != "" || prev.kind != patchUpdate || prev.moved() {
+			if op.Kind != edit.UpdateFile || op.MoveTo != "" || prev.kind != edit.UpdateFile || prev.moved() {
 				return nil, fail("the file already appears earlier in this patch")
 			}
-			after, notes, err := applyHunks(prev.after, op.hunks)
+			after, notes, err := op.Apply(prev.after)
 			if err != nil {
 				return nil, fail("%v", err)
 			}
@@ -145,23 +147,23 @@ func (t patchTool) plan(ops []patchOp, outsideApproved bool) ([]*fileChange, *Re
 }
 
 // planOp checks one operation; msg says why it cannot be done.
-func (t patchTool) planOp(op patchOp, src target, planned map[string]*fileChange, outsideApproved bool) (*fileChange, string) {
-	c := &fileChange{kind: op.kind, src: src, dst: src, mode: newFileMode}
+func (t patchTool) planOp(op edit.FileOp, src target, planned map[string]*fileChange, outsideApproved bool) (*fileChange, string) {
+	c := &fileChange{kind: op.Kind, src: src, dst: src, mode: newFileMode}
 	before, existed, bad := t.g.readExisting(src)
 	if bad != nil {
 		return nil, failureText(*bad)
 	}
-	if op.kind == patchAdd {
+	if op.Kind == edit.AddFile {
 		if existed {
 			return nil, "the file already exists; use *** Update File: to change it"
 		}
-		c.after = op.add
+		c.after = op.Add
 		return c, ""
 	}
 	if !existed {
 		return nil, "no such file"
 	}
-	if op.kind == patchUpdate {
+	if op.Kind == edit.UpdateFile {
 		if bad := refuseBinary(src.Rel, before, Patch); bad != nil {
 			return nil, failureText(*bad)
 		}
@@ -170,16 +172,16 @@ func (t patchTool) planOp(op patchOp, src target, planned map[string]*fileChange
 		return nil, failureText(*fail)
 	}
 	c.before, c.mode = before, t.ws.fileMode(src)
-	if op.kind == patchDelete {
+	if op.Kind == edit.DeleteFile {
 		return c, ""
 	}
-	after, notes, err := applyHunks(before, op.hunks)
+	after, notes, err := op.Apply(before)
 	if err != nil {
 		return nil, err.Error()
 	}
 	c.after, c.notes = after, notes
-	if op.moveTo != "" {
-		dst, msg := t.planMove(op.moveTo, src, planned, outsideApproved)
+	if op.MoveTo != "" {
+		dst, msg := t.planMove(op.MoveTo, src, planned, outsideApproved)
 		if msg != "" {
 			return nil, "Move to: " + msg
 		}

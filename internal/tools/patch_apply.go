@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/edit"
 )
 
 // A patch is all or nothing, across a crash too. First every new content is
@@ -71,7 +73,7 @@ func (t patchTool) commit(changes []*fileChange) Result {
 func (t patchTool) commitThrough(changes []*fileChange) Result {
 	for i, c := range changes {
 		var err error
-		if c.kind == patchDelete {
+		if c.kind == edit.DeleteFile {
 			err = t.ws.remove(c.src)
 		} else if err = t.g.write(c.dst, []byte(c.after), c.mode); err == nil && c.moved() {
 			if err = t.ws.remove(c.src); err != nil {
@@ -90,7 +92,7 @@ func (t patchTool) commitThrough(changes []*fileChange) Result {
 func (t patchTool) record(changes []*fileChange) {
 	for _, c := range changes {
 		switch {
-		case c.kind == patchDelete:
+		case c.kind == edit.DeleteFile:
 			t.g.tracker.Forget(c.src.Abs)
 		case c.moved():
 			t.g.tracker.Forget(c.src.Abs)
@@ -104,7 +106,7 @@ func (t patchTool) record(changes []*fileChange) {
 // planTemps names each change's temporary file, beside its target.
 func planTemps(changes []*fileChange) {
 	for _, c := range changes {
-		if c.kind == patchDelete {
+		if c.kind == edit.DeleteFile {
 			continue
 		}
 		name := tempName(filepath.Base(c.dst.Abs))
@@ -125,7 +127,7 @@ func pathJoinSlash(rel, name string) string {
 // acts on that same directory; on failure the ones written are removed.
 func (t patchTool) stage(changes []*fileChange) error {
 	for i, c := range changes {
-		if c.kind == patchDelete {
+		if c.kind == edit.DeleteFile {
 			continue
 		}
 		dir, _, err := t.ws.parentOf(c.dst)
@@ -165,7 +167,7 @@ func closeDirs(changes []*fileChange) {
 // apply makes one staged change visible; a move that cannot remove its
 // source removes its new copy again, so it is all or nothing too.
 func (t patchTool) apply(c *fileChange) error {
-	if c.kind == patchDelete {
+	if c.kind == edit.DeleteFile {
 		return t.ws.remove(c.src)
 	}
 	if err := c.dir.Rename(filepath.Base(c.tmp.Abs), filepath.Base(c.dst.Abs)); err != nil {
@@ -192,7 +194,7 @@ func (t patchTool) rollback(done []*fileChange) string {
 		c := done[i]
 		var err error
 		switch {
-		case c.kind == patchAdd:
+		case c.kind == edit.AddFile:
 			err = t.ws.remove(c.dst)
 		case c.moved():
 			if err = t.g.write(c.src, []byte(c.before), c.mode); err == nil {
@@ -218,8 +220,8 @@ func patchResult(changes []*fileChange) Result {
 	added, removed := 0, 0
 	for _, c := range changes {
 		d := c.diff()
-		diffs.WriteString(d)
-		a, r := diffStat(d)
+		diffs.WriteString(d.Text)
+		a, r := d.Added, d.Removed
 		added, removed = added+a, removed+r
 		line := fmt.Sprintf("%s %s (+%d -%d)", c.letter(), c.src.Rel, a, r)
 		if c.moved() {
@@ -247,15 +249,15 @@ func (c *fileChange) letter() string {
 	return [...]string{"A", "D", "M"}[c.kind]
 }
 
-func (c *fileChange) diff() string {
+func (c *fileChange) diff() edit.Diff {
 	if !c.moved() {
-		return unifiedDiff(c.src.Rel, c.before, c.after)
+		return edit.DiffFile(c.src.Rel, c.before, c.after)
 	}
 	from, to := "a/"+c.src.Rel, "b/"+c.dst.Rel
-	if d := unifiedDiffNames(from, to, c.before, c.after); d != "" {
+	if d := edit.DiffNames(from, to, c.before, c.after); d.Text != "" {
 		return d
 	}
-	return "--- " + from + "\n+++ " + to + "\n"
+	return edit.Diff{Text: "--- " + from + "\n+++ " + to + "\n"}
 }
 
 // fileMode is the mode a rewrite or restore of tg keeps.

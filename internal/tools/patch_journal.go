@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/edit"
 	"github.com/coder-agent/coder/internal/lockfile"
 	"github.com/coder-agent/coder/internal/regfile"
 )
@@ -50,7 +51,7 @@ func (j patchJournal) begin(workspace string, changes []*fileChange) (*openJourn
 	for _, c := range changes {
 		st := journalStep{Target: c.dst.Abs, Temp: c.tmp.Abs}
 		switch {
-		case c.kind == patchDelete:
+		case c.kind == edit.DeleteFile:
 			st = journalStep{Remove: c.src.Abs}
 		case c.moved():
 			st.Remove = c.src.Abs

@@ -41,11 +41,6 @@ func countLines(s string) int {
 	return n
 }
 
-// lineOf is the 1-based line of byte offset off in s.
-func lineOf(s string, off int) int {
-	return strings.Count(s[:off], "\n") + 1
-}
-
 // plural is "1 line", "2 lines", "3 matches", "4 entries".
 func plural(n int, word string) string {
 	if n == 1 {

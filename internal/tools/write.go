@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"strings"
+
+	"github.com/coder-agent/coder/internal/edit"
 )
 
 //go:embed description/write.md
@@ -64,7 +65,7 @@ func (t writeTool) write(c *Call) Result {
 	}
 	content, kept := a.Content, ""
 	if existed {
-		content, kept = keepFileStyle(before, a.Content)
+		content, kept = edit.KeepStyle(before, a.Content)
 	}
 	if existed && before == content {
 		return Result{OK: true, Content: fmt.Sprintf("%s unchanged (same content)", tg.Rel), Summary: "unchanged"}
@@ -80,23 +81,4 @@ func (t writeTool) write(c *Call) Result {
 		}
 		return fmt.Sprintf("wrote %s (%s, +%d -%d)%s", tg.Rel, plural(countLines(content), "line"), added, removed, kept)
 	})
-}
-
-// keepFileStyle keeps what a model never writes but an existing file has: a
-// UTF-8 BOM and CRLF line endings (when content has no CR at all). kept
-// says so for the message.
-func keepFileStyle(before, content string) (string, string) {
-	var notes []string
-	if fileEOL(before) == "\r\n" && !strings.Contains(content, "\r") {
-		content = toCRLF(content)
-		notes = append(notes, "CRLF line endings")
-	}
-	if strings.HasPrefix(before, utf8BOM) && !strings.HasPrefix(content, utf8BOM) {
-		content = utf8BOM + content
-		notes = append(notes, "the UTF-8 BOM")
-	}
-	if len(notes) == 0 {
-		return content, ""
-	}
-	return content, "; kept the file's " + strings.Join(notes, " and ")
 }

@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"strings"
@@ -122,7 +122,7 @@ func TestNewInFileIndent(t *testing.T) {
 // The parser keeps what the model said about the file's end.
 func TestParseHunkEnds(t *testing.T) {
 	t.Parallel()
-	ops, err := parsePatch("*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n\\ No newline at end of file\n+b\n*** Update File: g\n@@\n x\n\n*** End of File\n*** Add File: h\n+only\n\\ No newline at end of file\n*** End Patch")
+	ops, err := ParsePatch("*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n\\ No newline at end of file\n+b\n*** Update File: g\n@@\n x\n\n*** End of File\n*** Add File: h\n+only\n\\ No newline at end of file\n*** End Patch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestParseHunkEnds(t *testing.T) {
 	if g := ops[1].hunks[0]; g.bareTail != 1 || len(g.old()) != 2 || len(g.withoutBareTail().old()) != 1 {
 		t.Errorf("bare blank line before End of File: %+v", g)
 	}
-	if ops[2].add != "only" {
-		t.Errorf("added file %q", ops[2].add)
+	if ops[2].Add != "only" {
+		t.Errorf("added file %q", ops[2].Add)
 	}
 }

@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"math/rand/v2"
@@ -49,9 +49,10 @@ func TestWindowedDiffIsAWholeDiff(t *testing.T) {
 			}
 		}
 		after := strings.Join(lines, "")
-		got := unifiedDiff("f", before, after)
+		diff := DiffFile("f", before, after)
+		got := diff.Text
 		if before == after {
-			if got != "" {
+			if got != "" || diff.Added != 0 || diff.Removed != 0 {
 				t.Fatalf("case %d: a diff of no change: %q", i, got)
 			}
 			continue
@@ -61,6 +62,9 @@ func TestWindowedDiffIsAWholeDiff(t *testing.T) {
 		wa, wr := diffStat(whole)
 		if applied, ok := applyUnified(before, got); !ok || applied != after || ga != wa || gr != wr {
 			t.Fatalf("case %d: %q -> %q\ngot (+%d -%d):\n%s\nwhole (+%d -%d):\n%s", i, before, after, ga, gr, got, wa, wr, whole)
+		}
+		if diff.Added != ga || diff.Removed != gr {
+			t.Fatalf("case %d: counted +%d -%d, the diff's text shows +%d -%d:\n%s", i, diff.Added, diff.Removed, ga, gr, got)
 		}
 	}
 }
@@ -108,4 +112,22 @@ func applyUnified(before, d string) (string, bool) {
 	}
 	out = append(out, src[at:]...)
 	return strings.Join(out, ""), true
+}
+
+// diffStat counts the added and removed lines of a unified diff's text:
+// the oracle for the counts Diff carries.
+func diffStat(d string) (added, removed int) {
+	lines := strings.Split(d, "\n")
+	for i, l := range lines {
+		if i < 2 { // the ---/+++ headers
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "+"):
+			added++
+		case strings.HasPrefix(l, "-"):
+			removed++
+		}
+	}
+	return added, removed
 }

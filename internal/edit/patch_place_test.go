@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"math/rand/v2"
@@ -47,7 +47,7 @@ func TestHunkPlacement(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ops, err := parsePatch(hdrBegin + "\n" + hdrUpdate + " f\n" + tt.hunks + hdrEnd + "\n")
+			ops, err := ParsePatch(hdrBegin + "\n" + hdrUpdate + " f\n" + tt.hunks + hdrEnd + "\n")
 			if err != nil {
 				t.Fatal(err)
 			}

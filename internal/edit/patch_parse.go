@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"fmt"
@@ -25,24 +25,25 @@ import (
 // heredoc or Markdown fence around the patch, CRLF, a missing first @@, a
 // missing End Patch, blank context lines without their space.
 
-type patchKind int
+// OpKind is what a file section of a patch does to its file.
+type OpKind int
 
 const (
-	patchAdd patchKind = iota
-	patchDelete
-	patchUpdate
+	AddFile OpKind = iota
+	DeleteFile
+	UpdateFile
 )
 
-func (k patchKind) String() string {
+func (k OpKind) String() string {
 	return [...]string{"Add", "Delete", "Update"}[k]
 }
 
-// patchOp is one file section of a patch.
-type patchOp struct {
-	kind   patchKind
-	path   string
-	moveTo string
-	add    string // the content of an added file
+// FileOp is one file section of a patch.
+type FileOp struct {
+	Kind   OpKind
+	Path   string
+	MoveTo string // an Update's new path; "" when it stays
+	Add    string // the content of an added file
 	hunks  []patchHunk
 }
 
@@ -142,8 +143,8 @@ type patchParser struct {
 	i, n  int
 }
 
-// parsePatch parses the text of a patch into its file operations.
-func parsePatch(text string) ([]patchOp, error) {
+// ParsePatch parses the text of a patch into its file operations.
+func ParsePatch(text string) ([]FileOp, error) {
 	lines, first := unwrapPatch(text)
 	p := &patchParser{lines: lines, n: first}
 	if len(lines) == 0 {
@@ -154,7 +155,7 @@ func parsePatch(text string) ([]patchOp, error) {
 	} else if opHeader(lines[0]) == "" {
 		return nil, fmt.Errorf("line %d: the patch must start with %q, got %q", p.n, hdrBegin, lines[0])
 	}
-	var ops []patchOp
+	var ops []FileOp
 	for p.skipBlank(); p.i < len(p.lines); p.skipBlank() {
 		if strings.TrimRight(p.lines[p.i], " \t") == hdrEnd {
 			break
@@ -237,35 +238,35 @@ func endsSection(line string) bool {
 	return opHeader(line) != "" || strings.TrimRight(line, " \t") == hdrEnd
 }
 
-func (p *patchParser) parseOp() (patchOp, error) {
+func (p *patchParser) parseOp() (FileOp, error) {
 	line := strings.TrimRight(p.lines[p.i], " \t")
 	h := opHeader(line)
 	if h == "" {
-		return patchOp{}, fmt.Errorf("line %d: expected *** Add File:, *** Update File:, *** Delete File: or *** End Patch, got %q", p.n+p.i, line)
+		return FileOp{}, fmt.Errorf("line %d: expected *** Add File:, *** Update File:, *** Delete File: or *** End Patch, got %q", p.n+p.i, line)
 	}
-	op := patchOp{path: strings.TrimSpace(line[len(h):])}
-	if op.path == "" {
-		return patchOp{}, fmt.Errorf("line %d: %s without a path", p.n+p.i, h)
+	op := FileOp{Path: strings.TrimSpace(line[len(h):])}
+	if op.Path == "" {
+		return FileOp{}, fmt.Errorf("line %d: %s without a path", p.n+p.i, h)
 	}
 	p.i++
 	switch h {
 	case hdrAdd:
-		op.kind = patchAdd
+		op.Kind = AddFile
 		return op, p.parseAdd(&op)
 	case hdrDelete:
-		op.kind = patchDelete
+		op.Kind = DeleteFile
 		return op, nil
 	}
-	op.kind = patchUpdate
+	op.Kind = UpdateFile
 	if p.i < len(p.lines) && strings.HasPrefix(p.lines[p.i], hdrMove) {
-		op.moveTo = strings.TrimSpace(p.lines[p.i][len(hdrMove):])
+		op.MoveTo = strings.TrimSpace(p.lines[p.i][len(hdrMove):])
 		p.i++
 	}
 	return op, p.parseHunks(&op)
 }
 
 // parseAdd reads the + lines of an added file.
-func (p *patchParser) parseAdd(op *patchOp) error {
+func (p *patchParser) parseAdd(op *FileOp) error {
 	var content []string
 	blanks := 0 // trailing bare blank lines: kept only if more + lines follow
 	noEOL := false
@@ -282,20 +283,20 @@ func (p *patchParser) parseAdd(op *patchOp) error {
 		case strings.TrimSpace(l) == "":
 			blanks++
 		default:
-			return fmt.Errorf("line %d: in *** Add File: %s every line must start with +, got %q", p.n+p.i, op.path, l)
+			return fmt.Errorf("line %d: in *** Add File: %s every line must start with +, got %q", p.n+p.i, op.Path, l)
 		}
 	}
 	if len(content) > 0 {
-		op.add = strings.Join(content, "\n")
+		op.Add = strings.Join(content, "\n")
 		if !noEOL {
-			op.add += "\n"
+			op.Add += "\n"
 		}
 	}
 	return nil
 }
 
 // parseHunks reads the hunks of an Update section.
-func (p *patchParser) parseHunks(op *patchOp) error {
+func (p *patchParser) parseHunks(op *FileOp) error {
 	header := p.n + p.i - 1
 	var cur *hunkBuilder
 	flush := func() {
@@ -326,7 +327,7 @@ func (p *patchParser) parseHunks(op *patchOp) error {
 				cur.lines[len(cur.lines)-1].noEOL = true
 			}
 		case strings.HasPrefix(l, "*** "):
-			return fmt.Errorf("line %d: unknown header %q in *** Update File: %s", p.n+p.i, l, op.path)
+			return fmt.Errorf("line %d: unknown header %q in *** Update File: %s", p.n+p.i, l, op.Path)
 		default:
 			if cur == nil {
 				cur = &hunkBuilder{} // the first @@ may be left out
@@ -335,8 +336,8 @@ func (p *patchParser) parseHunks(op *patchOp) error {
 		}
 	}
 	flush()
-	if len(op.hunks) == 0 && op.moveTo == "" {
-		return fmt.Errorf("line %d: *** Update File: %s has no hunks (lines starting with space, - or +)", header, op.path)
+	if len(op.hunks) == 0 && op.MoveTo == "" {
+		return fmt.Errorf("line %d: *** Update File: %s has no hunks (lines starting with space, - or +)", header, op.Path)
 	}
 	return nil
 }

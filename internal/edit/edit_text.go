@@ -1,24 +1,24 @@
-package tools
+package edit
 
 import "strings"
 
 // Edits in memory: the text an edit call leaves, from the file's whole
 // content. The tool around it reads, checks and writes the file.
 
-// editResult is an edit applied in memory.
-type editResult struct {
-	text  string
-	count int
+// Replaced is an edit applied in memory.
+type Replaced struct {
+	Text  string   // the file's new content
+	Count int      // the replacements made
 	m     match    // the replacement, when there is one
 	notes []string // what else changed: the final newline, the BOM
-	// bomAsked: old_string and new_string differ only by a BOM.
-	bomAsked bool
+	// BOMAsked: old_string and new_string differ only by a BOM.
+	BOMAsked bool
 }
 
-// editText applies an edit to a file's whole content: the BOM is set
+// Replace applies an edit (old_string → new_string) to a file's whole content: the BOM is set
 // aside, and changes only when the model's texts differ by it alone at the
 // start of the file.
-func editText(before, old, repl string, replaceAll bool) (editResult, *matchError) {
+func Replace(before, old, repl string, replaceAll bool) (Replaced, *MatchError) {
 	bom, body := splitBOM(before)
 	old, repl, wantBOM, changeBOM := bomWish(old, repl)
 	if changeBOM && !replaceAll {
@@ -26,15 +26,15 @@ func editText(before, old, repl string, replaceAll bool) (editResult, *matchErro
 		if old != "" {
 			m, merr := findMatch(body, matchQuery{old: old, new: old})
 			if merr != nil {
-				return editResult{}, merr
+				return Replaced{}, merr
 			}
 			at = m.start
 		}
-		out := editResult{text: before, bomAsked: true}
+		out := Replaced{Text: before, BOMAsked: true}
 		if at == 0 && (bom != "") != wantBOM {
-			out.text, out.count = body, 1
+			out.Text, out.Count = body, 1
 			if wantBOM {
-				out.text = utf8BOM + body
+				out.Text = utf8BOM + body
 			}
 			out.notes = []string{endNote("UTF-8 BOM", wantBOM)}
 		}
@@ -42,15 +42,15 @@ func editText(before, old, repl string, replaceAll bool) (editResult, *matchErro
 	}
 	out, merr := applyEdit(body, old, repl, replaceAll)
 	if merr != nil {
-		return editResult{}, merr
+		return Replaced{}, merr
 	}
-	out.text = bom + out.text
+	out.Text = bom + out.Text
 	return out, nil
 }
 
 // applyEdit replaces old with repl in content: the unique match found by the
 // ladder, or with replaceAll every exact occurrence.
-func applyEdit(content, old, repl string, replaceAll bool) (editResult, *matchError) {
+func applyEdit(content, old, repl string, replaceAll bool) (Replaced, *MatchError) {
 	if replaceAll {
 		return replaceAllExact(content, old, repl)
 	}
@@ -69,11 +69,11 @@ func applyEdit(content, old, repl string, replaceAll bool) (editResult, *matchEr
 		}
 	}
 	if merr != nil {
-		return editResult{}, merr
+		return Replaced{}, merr
 	}
-	out := editResult{text: content[:m.start] + m.repl + content[m.end:], count: 1, m: m}
+	out := Replaced{Text: content[:m.start] + m.repl + content[m.end:], Count: 1, m: m}
 	if m.end == len(content) && content != "" {
-		out.text, out.notes = finalNewline(content, out.text, old, repl)
+		out.Text, out.notes = finalNewline(content, out.Text, old, repl)
 	}
 	return out, nil
 }
@@ -82,31 +82,31 @@ func applyEdit(content, old, repl string, replaceAll bool) (editResult, *matchEr
 // break the file lacks (or has): a match at the end of the file comes
 // first. Adding a line break elsewhere in a file without a final newline
 // is refused: the model most likely meant the end.
-func changeFinalNewline(content, old, repl string) (editResult, *matchError) {
+func changeFinalNewline(content, old, repl string) (Replaced, *MatchError) {
 	m, merr := findMatch(content, matchQuery{old: old, new: repl, atEOF: true})
 	if merr != nil && merr.count == 0 && endsWithEOL(old) {
 		m, merr = findMatch(content, matchQuery{old: trimEOL(old), new: repl, atEOF: true})
 	}
 	if merr == nil {
-		out := editResult{text: content[:m.start] + m.repl, count: 1, m: m}
-		out.text, out.notes = finalNewline(content, out.text, old, repl)
+		out := Replaced{Text: content[:m.start] + m.repl, Count: 1, m: m}
+		out.Text, out.notes = finalNewline(content, out.Text, old, repl)
 		return out, nil
 	}
 	if merr.count > 0 {
-		return editResult{}, merr
+		return Replaced{}, merr
 	}
 	elsewhere, e := findMatch(content, matchQuery{old: old, new: repl})
 	switch {
 	case e != nil:
-		return editResult{}, merr
+		return Replaced{}, merr
 	case endsWithEOL(content):
 		// Removing a line break elsewhere: a blank line at the end, or two
 		// lines joined, as written.
-		return editResult{text: content[:elsewhere.start] + elsewhere.repl + content[elsewhere.end:], count: 1, m: elsewhere}, nil
+		return Replaced{Text: content[:elsewhere.start] + elsewhere.repl + content[elsewhere.end:], Count: 1, m: elsewhere}, nil
 	}
 	// Adding one elsewhere would put a blank line there, which is not
 	// what a model asking for the final newline wants.
-	return editResult{}, &matchError{count: 1, lines: []int{lineOf(content, elsewhere.start)}, rung: elsewhere.rung, notAtEnd: true}
+	return Replaced{}, &MatchError{count: 1, lines: []int{lineOf(content, elsewhere.start)}, rung: elsewhere.rung, notAtEnd: true}
 }
 
 // finalNewline gives text, which replaced the end of content, the final
@@ -131,15 +131,15 @@ func finalNewline(content, text, old, repl string) (string, []string) {
 // replaceAllExact is replace_all: exact occurrences only, because a
 // tolerant match repeated over a file is too easily wrong somewhere. When
 // there is none, the ladder runs to tell the model what it would find.
-func replaceAllExact(content, old, repl string) (editResult, *matchError) {
+func replaceAllExact(content, old, repl string) (Replaced, *MatchError) {
 	cands, split := allExact(content, old)
 	if len(cands) == 0 || split {
 		m, merr := findMatch(content, matchQuery{old: old, new: repl})
 		if merr == nil {
-			merr = &matchError{count: 1, lines: []int{lineOf(content, m.start)}, rung: m.rung}
+			merr = &MatchError{count: 1, lines: []int{lineOf(content, m.start)}, rung: m.rung}
 		}
 		merr.replaceAll = true
-		return editResult{}, merr
+		return Replaced{}, merr
 	}
 	q := matchQuery{old: old, new: repl, cache: &textCache{}}
 	var b strings.Builder
@@ -147,14 +147,14 @@ func replaceAllExact(content, old, repl string) (editResult, *matchError) {
 	for _, c := range cands {
 		m, merr := buildMatch(content, c, rungHits{rung: ladder[0], old: old, repl: repl}, q)
 		if merr != nil {
-			return editResult{}, merr
+			return Replaced{}, merr
 		}
 		b.WriteString(content[last:c.start])
 		b.WriteString(m.repl)
 		last = c.end
 	}
 	b.WriteString(content[last:])
-	return editResult{text: b.String(), count: len(cands)}, nil
+	return Replaced{Text: b.String(), Count: len(cands)}, nil
 }
 
 // allExact lists the non-overlapping exact occurrences of old; split
@@ -175,8 +175,8 @@ func allExact(content, old string) (cands []candidate, split bool) {
 	return cands, false
 }
 
-// note tells the model what the edit did beyond the plain replacement.
-func (r editResult) note() string {
+// Note tells the model what the edit did beyond the plain replacement.
+func (r Replaced) Note() string {
 	s := r.m.note()
 	for _, n := range r.notes {
 		s += "; " + n

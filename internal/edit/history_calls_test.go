@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"strings"
@@ -399,10 +399,10 @@ func renderPatchCall(c historyCommit, n noise, styles map[string]fileStyle) (tex
 	b.WriteString(hdrBegin + "\n")
 	for _, f := range c.files {
 		switch f.kind {
-		case patchDelete:
+		case DeleteFile:
 			b.WriteString(hdrDelete + " " + f.path + "\n")
 			continue
-		case patchAdd:
+		case AddFile:
 			b.WriteString(hdrAdd + " " + f.path + "\n")
 			for _, h := range f.hunks {
 				for _, l := range h.lines {

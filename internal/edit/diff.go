@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"fmt"
@@ -9,29 +9,54 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 )
 
-// unifiedDiff is the unified diff of a file at rel going from before to after,
-// with "--- a/<rel>" and "+++ b/<rel>" headers; "" when nothing changed.
-func unifiedDiff(rel, before, after string) string {
-	return unifiedDiffNames("a/"+rel, "b/"+rel, before, after)
+// Diff is a unified diff and the lines it adds and removes, counted from
+// the edits it was rendered from.
+type Diff struct {
+	Text           string // "" when nothing changed
+	Added, Removed int
 }
 
-// unifiedDiffNames is unifiedDiff with its own header names (a move).
+// DiffFile is the unified diff of a file at rel going from before to
+// after, with "--- a/<rel>" and "+++ b/<rel>" headers.
+func DiffFile(rel, before, after string) Diff {
+	return DiffNames("a/"+rel, "b/"+rel, before, after)
+}
+
+// DiffNames is DiffFile with its own header names (a move).
 // Only the part of the files that differs, with its context lines, is
 // diffed — the lines before and after it are the same in both — and the
 // hunks' line numbers are moved back into place: an edit of one line of a
 // 60 MB file diffs a few lines, not two copies of the file split into
 // lines.
-func unifiedDiffNames(from, to, before, after string) string {
+func DiffNames(from, to, before, after string) Diff {
 	if before == after {
-		return ""
+		return Diff{}
 	}
 	start, endB, endA := changedWindow(before, after, udiff.DefaultContextLines)
 	b, a := before[start:endB], after[start:endA]
-	d, err := udiff.ToUnified(from, to, b, udiff.Lines(b, a), udiff.DefaultContextLines)
+	edits := udiff.Lines(b, a)
+	d, err := udiff.ToUnified(from, to, b, edits, udiff.DefaultContextLines)
 	if err != nil {
-		return ""
+		return Diff{}
 	}
-	return shiftHunks(d, strings.Count(before[:start], "\n"))
+	out := Diff{Text: shiftHunks(d, strings.Count(before[:start], "\n"))}
+	// Line edits replace whole lines: each removes the lines of its range
+	// and adds those of its new text, as the rendered hunks show them.
+	for _, e := range edits {
+		out.Removed += countLines(b[e.Start:e.End])
+		out.Added += countLines(e.New)
+	}
+	return out
+}
+
+// countLines counts lines the way a diff does: a final line without a
+// newline counts, an empty text has none.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
 }
 
 // changedWindow is the part of before and after that differs, widened to
@@ -92,21 +117,4 @@ func shiftHunks(d string, lines int) string {
 		parts[i] = fmt.Sprintf("@@ -%d%s +%d%s @@", from+lines, m[2], to+lines, m[4]) + l[len(m[0]):]
 	}
 	return strings.Join(parts, "")
-}
-
-// diffStat counts the added and removed lines of a unified diff.
-func diffStat(d string) (added, removed int) {
-	lines := strings.Split(d, "\n")
-	for i, l := range lines {
-		if i < 2 { // the ---/+++ headers
-			continue
-		}
-		switch {
-		case strings.HasPrefix(l, "+"):
-			added++
-		case strings.HasPrefix(l, "-"):
-			removed++
-		}
-	}
-	return added, removed
 }

@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"iter"
@@ -49,6 +49,9 @@ const tolerantMaxBytes = 8 << 20
 
 // maxCandidates bounds the matches counted for an ambiguity message.
 const maxCandidates = 1000
+
+// maxLinesListed bounds the line numbers an ambiguity refusal lists.
+const maxLinesListed = 10
 
 // matchQuery is what to find in a text.
 type matchQuery struct {
@@ -107,10 +110,10 @@ type match struct {
 // candidate is one place old matched, before uniqueness is known.
 type candidate struct{ start, end int }
 
-// matchError says why a query has no unique match.
-type matchError struct {
+// MatchError says why a query has no unique match.
+type MatchError struct {
 	count int   // 0: not found
-	lines []int // first lines of the candidates (at most editMaxLinesListed)
+	lines []int // first lines of the candidates (at most maxLinesListed)
 	rung  rung  // the rung that found them
 	// closest is the most similar region, numbered like read's output.
 	closest string
@@ -171,7 +174,7 @@ func (r rung) hits(content string, q matchQuery) (rungHits, bool) {
 }
 
 // findMatch runs the ladder and returns the unique match of q in content.
-func findMatch(content string, q matchQuery) (match, *matchError) {
+func findMatch(content string, q matchQuery) (match, *MatchError) {
 	if q.cache == nil {
 		q.cache = &textCache{}
 	}
@@ -182,9 +185,9 @@ func findMatch(content string, q matchQuery) (match, *matchError) {
 		case 1:
 			return buildMatch(content, h.cands[0], h, q)
 		}
-		return match{}, &matchError{count: len(h.cands), lines: candidateLines(content, h.cands), rung: h.rung}
+		return match{}, &MatchError{count: len(h.cands), lines: candidateLines(content, h.cands), rung: h.rung}
 	}
-	return match{}, &matchError{closest: closestRegion(content, q.old, q.from)}
+	return match{}, &MatchError{closest: closestRegion(content, q.old, q.from)}
 }
 
 // after completes "matches …": "exactly", or "after …" with the rung.
@@ -322,7 +325,7 @@ func tolerantCandidates(content string, v normView, old string, o normOpts, q ma
 // buildMatch turns the unique candidate into its replacement, aligned with
 // the region so that only what the model changed changes, and checks the
 // result against the model's own texts.
-func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *matchError) {
+func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *MatchError) {
 	script := q.script
 	if h.rung.rewrites() {
 		script = nil // its lines are no longer the texts the script counts
@@ -346,15 +349,15 @@ func buildMatch(content string, c candidate, h rungHits, q matchQuery) (match, *
 	}
 	out, ok := alignReplacement(in)
 	if !ok {
-		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
+		return match{}, &MatchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
 			unfaithful: "its lines do not line up with the file's"}
 	}
 	if out.unplaced {
-		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
+		return match{}, &MatchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)},
 			unfaithful: "its lines indented alike are indented differently in the file, so the indentation of the lines it adds is unclear"}
 	}
 	if why := unfaithful(content, c, out.repl, h.old, h.repl, script); why != "" {
-		return match{}, &matchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)}, unfaithful: why}
+		return match{}, &MatchError{count: 1, rung: h.rung, lines: []int{lineOf(content, c.start)}, unfaithful: why}
 	}
 	return match{start: c.start, end: c.end, repl: out.repl, rung: h.rung, reindented: out.reindented, swapped: out.swapped}, nil
 }
@@ -375,7 +378,7 @@ func lineBreakAt(content string, off int) string {
 func candidateLines(content string, cands []candidate) []int {
 	var lines []int
 	for i, c := range cands {
-		if i == editMaxLinesListed {
+		if i == maxLinesListed {
 			break
 		}
 		lines = append(lines, lineOf(content, c.start))

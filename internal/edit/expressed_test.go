@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"strings"
@@ -252,18 +252,18 @@ func TestExpressedChanges(t *testing.T) {
 				}
 			}
 			if tc.old != "" {
-				out, merr := editText(tc.before, tc.old, tc.new, false)
+				out, merr := Replace(tc.before, tc.old, tc.new, false)
 				switch {
 				case tc.editRefused != "":
 					if merr == nil {
-						t.Errorf("edit applied: %q", out.text)
-					} else if msg := failureText(editFailure("f", merr)); !strings.Contains(msg, tc.editRefused) {
+						t.Errorf("edit applied: %q", out.Text)
+					} else if msg := merr.Explain("f"); !strings.Contains(msg, tc.editRefused) {
 						t.Errorf("edit refusal %q lacks %q", msg, tc.editRefused)
 					}
 				case merr != nil:
-					t.Errorf("edit refused: %s", failureText(editFailure("f", merr)))
-				case out.text != tc.after:
-					t.Errorf("edit:\n got %q\nwant %q", out.text, tc.after)
+					t.Errorf("edit refused: %s", merr.Explain("f"))
+				case out.Text != tc.after:
+					t.Errorf("edit:\n got %q\nwant %q", out.Text, tc.after)
 				}
 			}
 		})
@@ -288,8 +288,8 @@ func TestExpressedChangesRefusedTwice(t *testing.T) {
 				}
 			}
 			if tc.old != "" {
-				if out, merr := editText(twice, tc.old, tc.new, false); merr == nil {
-					t.Errorf("edit applied on the doubled file:\n%q", out.text)
+				if out, merr := Replace(twice, tc.old, tc.new, false); merr == nil {
+					t.Errorf("edit applied on the doubled file:\n%q", out.Text)
 				} else if merr.count < 2 {
 					t.Errorf("edit refusal counts %d places", merr.count)
 				}
@@ -300,10 +300,10 @@ func TestExpressedChangesRefusedTwice(t *testing.T) {
 
 // applyPatchHunks applies the hunks of one Update section to before.
 func applyPatchHunks(before, hunks string) (string, error) {
-	ops, err := parsePatch(hdrBegin + "\n" + hdrUpdate + " f\n" + hunks + hdrEnd + "\n")
+	ops, err := ParsePatch(hdrBegin + "\n" + hdrUpdate + " f\n" + hunks + hdrEnd + "\n")
 	if err != nil {
 		return "", err
 	}
-	out, _, err := applyHunks(before, ops[0].hunks)
+	out, _, err := ops[0].Apply(before)
 	return out, err
 }

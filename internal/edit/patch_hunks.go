@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"fmt"
@@ -32,6 +32,13 @@ type fileEnds struct {
 	newline, bom bool
 	notes        []string
 	swapped      indentSwap // what the hunks showed the model swapping: tabs and spaces
+}
+
+// Apply applies an Update's hunks to content, in memory: the new content,
+// and notes saying which hunks needed a tolerant rung and what changed at
+// the file's ends. A refusal names the hunk.
+func (o FileOp) Apply(content string) (string, []string, error) {
+	return applyHunks(content, o.hunks)
 }
 
 // applyHunks applies the hunks of an Update to content, in memory. Each
@@ -91,7 +98,7 @@ func hunkEdits(text string, placed []placedHunk, swapChars indentSwap, ends *fil
 		} else {
 			q := ph.places.form.q
 			q.swapChars = swapChars
-			var merr *matchError
+			var merr *MatchError
 			if m, merr = buildMatch(text, ph.at, ph.places.hits, q); merr != nil {
 				return nil, nil, &hunkError{n: i + 1, header: h.header(), msg: unfaithfulFailure(merr)}
 			}
@@ -184,7 +191,7 @@ func withEOL(s, eol string) string {
 
 // unfaithfulFailure explains why the hunk placed at a unique place was
 // not applied there.
-func unfaithfulFailure(e *matchError) string {
+func unfaithfulFailure(e *MatchError) string {
 	return fmt.Sprintf("context matches line %d %s, but nothing was changed: %s; copy the context and - lines exactly from the file", e.lines[0], e.rung.after(), e.unfaithful)
 }
 

@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 //	CODER_EDIT_HISTORY=/path/to/repo[:crlf],...   (:crlf checks files out with CRLF)
 //	CODER_EDIT_HISTORY_COMMITS=50                 (newest non-merge commits per repo)
 //	CODER_EDIT_HISTORY_PICK=hunks                 (half of them newest, half with the most hunks)
-//	go test ./internal/tools -run TestEditHistory -v
+//	go test ./internal/edit -run TestEditHistory -v
 func TestEditHistory(t *testing.T) {
 	spec := os.Getenv("CODER_EDIT_HISTORY")
 	if spec == "" {
@@ -180,7 +180,7 @@ func measureCommit(t *testing.T, repo string, c historyCommit, tally *historyTal
 func editCommit(t *testing.T, repo string, c historyCommit, nz noise, styles map[string]fileStyle) (got map[string]string, why string, erased, any bool) {
 	got = map[string]string{}
 	for _, f := range c.files {
-		if f.kind != patchUpdate {
+		if f.kind != UpdateFile {
 			continue
 		}
 		any = true
@@ -209,7 +209,7 @@ func (o *outcome) tallyResult(t *testing.T, repo, sha, what string, got map[stri
 	switch {
 	case why != "":
 		o.refused++
-		t.Logf("REFUSED %s %s %s: %s", repo, sha[:8], what, firstLine(why, 400))
+		t.Logf("REFUSED %s %s %s: %s", repo, sha[:8], what, strings.SplitN(why, "\n", 2)[0])
 	case got == nil:
 		o.wrong++
 	default:
@@ -220,23 +220,23 @@ func (o *outcome) tallyResult(t *testing.T, repo, sha, what string, got map[stri
 // applyPatchCall applies a patch call to the commit's parent in memory; a
 // result that differs from the commit is returned as nil.
 func applyPatchCall(text string, c historyCommit, label string) (map[string]string, string) {
-	ops, err := parsePatch(text)
+	ops, err := ParsePatch(text)
 	if err != nil {
 		return nil, err.Error()
 	}
 	out := map[string]string{}
 	for _, op := range ops {
-		switch op.kind {
-		case patchAdd:
-			out[op.path] = op.add
-		case patchDelete:
-			out[op.path] = ""
-		case patchUpdate:
-			after, _, err := applyHunks(c.before[op.path], op.hunks)
+		switch op.Kind {
+		case AddFile:
+			out[op.Path] = op.Add
+		case DeleteFile:
+			out[op.Path] = ""
+		case UpdateFile:
+			after, _, err := op.Apply(c.before[op.Path])
 			if err != nil {
-				return nil, op.path + ": " + err.Error()
+				return nil, op.Path + ": " + err.Error()
 			}
-			out[op.path] = after
+			out[op.Path] = after
 		}
 	}
 	for p, got := range out {
@@ -272,14 +272,14 @@ func applyEditCalls(before string, calls []editCall, nz noise, s fileStyle) (str
 			content = repl
 			continue
 		}
-		out, merr := editText(content, old, repl, false)
+		out, merr := Replace(content, old, repl, false)
 		if merr != nil {
-			return "", failureText(editFailure("f", merr)), false
+			return "", merr.Explain("f"), false
 		}
-		if out.text == content {
+		if out.Text == content {
 			return "", "the edit changes nothing", false
 		}
-		content = out.text
+		content = out.Text
 	}
 	return content, "", false
 }
@@ -310,7 +310,7 @@ func renderCalls(calls []editCall, nz noise, s fileStyle) string {
 // editsSlip reports whether the noise changes any edit call of the commit.
 func editsSlip(c historyCommit, nz noise, styles map[string]fileStyle) bool {
 	for _, f := range c.files {
-		if f.kind != patchUpdate {
+		if f.kind != UpdateFile {
 			continue
 		}
 		calls, _ := historyEdits(c.before[f.path], f.hunks)
@@ -331,7 +331,7 @@ func withModelHunks(c historyCommit, anchors bool) historyCommit {
 	files := make([]diffFile, len(c.files))
 	for i, f := range c.files {
 		files[i] = f
-		if f.kind == patchUpdate {
+		if f.kind == UpdateFile {
 			files[i] = uniqueContext(c.before[f.path], f)
 			if anchors {
 				files[i] = modelAnchors(c.before[f.path], files[i])

@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import "fmt"
 
@@ -11,7 +11,7 @@ func (p *placer) ambiguous(i int, ps *hunkPlaces) *hunkError {
 	s, h, places := p.spots[i], ps.form.h, ps.cands
 	var lines []int
 	for k, c := range places {
-		if k == editMaxLinesListed {
+		if k == maxLinesListed {
 			break
 		}
 		if len(h.old()) == 0 {
@@ -20,7 +20,7 @@ func (p *placer) ambiguous(i int, ps *hunkPlaces) *hunkError {
 			lines = append(lines, lineOf(p.text, c.start))
 		}
 	}
-	e := &matchError{count: len(places), lines: lines}
+	e := &MatchError{count: len(places), lines: lines}
 	herr := &hunkError{n: i + 1, header: h.header()}
 	if len(h.old()) == 0 {
 		herr.msg = fmt.Sprintf("anchor line %q matches %d lines after the previous hunk (lines %s); add a context line to say where the new lines go",

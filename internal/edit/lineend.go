@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import "strings"
 
@@ -81,4 +81,35 @@ func bomWish(old, repl string) (o, r string, want, change bool) {
 		return o, r, rb != "", true
 	}
 	return o, r, false, false
+}
+
+// utf8BOM starts some files (often from Windows editors); models never
+// write it, so the tools keep it aside and put it back.
+const utf8BOM = "\uFEFF"
+
+// splitBOM separates a leading UTF-8 BOM from the text.
+func splitBOM(s string) (bom, body string) {
+	if strings.HasPrefix(s, utf8BOM) {
+		return utf8BOM, s[len(utf8BOM):]
+	}
+	return "", s
+}
+
+// KeepStyle keeps what a model never writes but an existing file has: a
+// UTF-8 BOM and CRLF line endings (when content has no CR at all). kept
+// says so for the message.
+func KeepStyle(before, content string) (string, string) {
+	var notes []string
+	if fileEOL(before) == "\r\n" && !strings.Contains(content, "\r") {
+		content = toCRLF(content)
+		notes = append(notes, "CRLF line endings")
+	}
+	if strings.HasPrefix(before, utf8BOM) && !strings.HasPrefix(content, utf8BOM) {
+		content = utf8BOM + content
+		notes = append(notes, "the UTF-8 BOM")
+	}
+	if len(notes) == 0 {
+		return content, ""
+	}
+	return content, "; kept the file's " + strings.Join(notes, " and ")
 }

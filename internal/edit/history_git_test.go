@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"bufio"
@@ -22,7 +22,7 @@ import (
 // diffFile is one file of a commit's diff.
 type diffFile struct {
 	path  string
-	kind  patchKind
+	kind  OpKind
 	hunks []diffHunk
 }
 
@@ -201,16 +201,16 @@ func parseGitDiff(diff string) ([]diffFile, string) {
 				return nil, "a quoted path"
 			}
 			path := strings.TrimPrefix(rest[:(len(rest)-1)/2], "a/")
-			files = append(files, diffFile{path: path, kind: patchUpdate})
+			files = append(files, diffFile{path: path, kind: UpdateFile})
 			cur, h = &files[len(files)-1], nil
 		case cur == nil:
 		case h == nil && strings.HasPrefix(l, "new file mode"):
-			cur.kind = patchAdd
+			cur.kind = AddFile
 			if !strings.HasSuffix(l, "644") && !strings.HasSuffix(l, "755") {
 				return nil, "a link or submodule"
 			}
 		case h == nil && strings.HasPrefix(l, "deleted file mode"):
-			cur.kind = patchDelete
+			cur.kind = DeleteFile
 		case h == nil && (strings.HasPrefix(l, "new mode") && !strings.HasSuffix(l, "644") && !strings.HasSuffix(l, "755")):
 			return nil, "a link or submodule"
 		case strings.HasPrefix(l, "Binary files ") || strings.HasPrefix(l, "GIT binary patch"):
@@ -239,7 +239,7 @@ func parseGitDiff(diff string) ([]diffFile, string) {
 		}
 	}
 	for _, f := range files {
-		if f.kind == patchUpdate && len(f.hunks) == 0 {
+		if f.kind == UpdateFile && len(f.hunks) == 0 {
 			return nil, "a mode change alone"
 		}
 	}

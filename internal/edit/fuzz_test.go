@@ -1,4 +1,4 @@
-package tools
+package edit
 
 import (
 	"encoding/json"
@@ -13,11 +13,16 @@ import (
 // FuzzEditMatch: for any file, old and new text the ladder never panics,
 // and an applied edit changes only the region it reports.
 func FuzzEditMatch(f *testing.F) {
-	dirs, _ := filepath.Glob(filepath.Join("testdata", "edit", "*"))
+	// The corpus's edit cases (its patch cases have no args.json).
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*"))
 	for _, dir := range dirs {
 		before, err1 := os.ReadFile(filepath.Join(dir, "before"))
 		raw, err2 := os.ReadFile(filepath.Join(dir, "args.json"))
-		var a editArgs
+		var a struct {
+			OldString  string `json:"old_string"`
+			NewString  string `json:"new_string"`
+			ReplaceAll bool   `json:"replace_all"`
+		}
 		if err1 != nil || err2 != nil || json.Unmarshal(raw, &a) != nil {
 			continue
 		}
@@ -41,11 +46,11 @@ func FuzzParsePatch(f *testing.F) {
 	f.Add("```\n*** Update File: f\n@@ -1,2 +1,2 @@ func x\n-a\r\n+b\n```")
 	f.Add("*** Begin Patch\n*** Update File: f\n*** End Patch")
 	f.Fuzz(func(t *testing.T, text string) {
-		ops, err := parsePatch(text)
+		ops, err := ParsePatch(text)
 		if err != nil || !canonicalizable(ops) {
 			return
 		}
-		again, err := parsePatch(renderPatch(ops))
+		again, err := ParsePatch(renderPatch(ops))
 		if err != nil {
 			t.Fatalf("canonical form does not parse: %v\n%s", err, renderPatch(ops))
 		}
@@ -62,11 +67,11 @@ func FuzzApplyHunks(f *testing.F) {
 	f.Add("func x() {\n\treturn\n}\n", "@@ func x\n@@ return\n-    return\n+    return nil\n*** End of File\n")
 	f.Add("x", "+y\n")
 	f.Fuzz(func(t *testing.T, content, hunks string) {
-		ops, err := parsePatch("*** Begin Patch\n*** Update File: f\n" + hunks)
-		if err != nil || ops[0].kind != patchUpdate {
+		ops, err := ParsePatch("*** Begin Patch\n*** Update File: f\n" + hunks)
+		if err != nil || ops[0].Kind != UpdateFile {
 			return
 		}
-		if _, _, err := applyHunks(content, ops[0].hunks); err != nil && !strings.HasPrefix(err.Error(), "hunk ") {
+		if _, _, err := ops[0].Apply(content); err != nil && !strings.HasPrefix(err.Error(), "hunk ") {
 			t.Fatalf("error %q does not name the hunk", err)
 		}
 	})
@@ -74,22 +79,22 @@ func FuzzApplyHunks(f *testing.F) {
 
 // renderPatch writes ops in the canonical form: removed lines, then added
 // ones (context becomes both, which parses back the same).
-func renderPatch(ops []patchOp) string {
+func renderPatch(ops []FileOp) string {
 	var b strings.Builder
 	b.WriteString(hdrBegin + "\n")
 	for _, op := range ops {
-		switch op.kind {
-		case patchAdd:
-			b.WriteString(hdrAdd + " " + op.path + "\n")
-			for _, l := range splitLines(op.add) {
+		switch op.Kind {
+		case AddFile:
+			b.WriteString(hdrAdd + " " + op.Path + "\n")
+			for _, l := range splitLines(op.Add) {
 				b.WriteString("+" + l + "\n")
 			}
-		case patchDelete:
-			b.WriteString(hdrDelete + " " + op.path + "\n")
-		case patchUpdate:
-			b.WriteString(hdrUpdate + " " + op.path + "\n")
-			if op.moveTo != "" {
-				b.WriteString(hdrMove + " " + op.moveTo + "\n")
+		case DeleteFile:
+			b.WriteString(hdrDelete + " " + op.Path + "\n")
+		case UpdateFile:
+			b.WriteString(hdrUpdate + " " + op.Path + "\n")
+			if op.MoveTo != "" {
+				b.WriteString(hdrMove + " " + op.MoveTo + "\n")
 			}
 			for _, h := range op.hunks {
 				renderHunk(&b, h)
@@ -123,9 +128,9 @@ func renderHunk(b *strings.Builder, h patchHunk) {
 // canonicalizable leaves out what the canonical form cannot carry: CR
 // inside a line (CRLF is read as LF), anchors that read differently once
 // reparsed, and added files whose lines split differently.
-func canonicalizable(ops []patchOp) bool {
+func canonicalizable(ops []FileOp) bool {
 	for _, op := range ops {
-		if strings.ContainsRune(op.path+op.moveTo+op.add, '\r') {
+		if strings.ContainsRune(op.Path+op.MoveTo+op.Add, '\r') {
 			return false
 		}
 		for _, h := range op.hunks {
@@ -163,11 +168,11 @@ func checkEditInvariants(t *testing.T, content, old, repl string, replaceAll boo
 		if w, change := finalNewlineWish(old, repl); change {
 			keep = w
 		}
-		if out.text != setFinalNewline(want, keep, fileEOL(content)) {
-			t.Fatalf("edit touched bytes outside its region or the final newline:\n got %q\nwant %q", out.text, want)
+		if out.Text != setFinalNewline(want, keep, fileEOL(content)) {
+			t.Fatalf("edit touched bytes outside its region or the final newline:\n got %q\nwant %q", out.Text, want)
 		}
-	} else if out.text != want {
-		t.Fatalf("edit touched bytes outside its region:\n got %q\nwant %q", out.text, want)
+	} else if out.Text != want {
+		t.Fatalf("edit touched bytes outside its region:\n got %q\nwant %q", out.Text, want)
 	}
 	if !m.rung.tolerant && content[m.start:m.end] != old && content[m.start:m.end] != trimEOL(old) {
 		t.Fatalf("exact rung matched %q, not %q", content[m.start:m.end], old)
