@@ -48,30 +48,31 @@ func (w *Workspace) stat(tg target) (fs.FileInfo, error) {
 // readText reads tg whole as a string, in one allocation of its size:
 // editing a file holds its text once (a ReadAll into bytes and a copy
 // into a string would hold it three times over). A file that is or has
-// grown larger than max is refused before it is read whole.
-func (w *Workspace) readText(tg target, max int64) (string, error) {
+// grown larger than max is refused before it is read whole. fi is the
+// file's status taken on the open file before the read.
+func (w *Workspace) readText(tg target, max int64) (text string, fi fs.FileInfo, err error) {
 	f, err := w.open(tg)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err = f.Stat()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if fi.Size() > max {
-		return "", &tooLargeError{size: fi.Size(), max: max}
+		return "", nil, &tooLargeError{size: fi.Size(), max: max}
 	}
 	var b strings.Builder
 	b.Grow(int(fi.Size()) + 1) // +1: one Read that finds the end
 	n, err := io.Copy(&b, io.LimitReader(f, max+1))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if n > max {
-		return "", &tooLargeError{size: n, max: max}
+		return "", nil, &tooLargeError{size: n, max: max}
 	}
-	return b.String(), nil
+	return b.String(), fi, nil
 }
 
 func (w *Workspace) remove(tg target) error {

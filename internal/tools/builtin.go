@@ -1,6 +1,9 @@
 package tools
 
-import "time"
+import (
+	"io/fs"
+	"time"
+)
 
 // Env is what the built-in tools need from the program.
 type Env struct {
@@ -26,7 +29,10 @@ type Env struct {
 	// of a move), once per path and call, after the call was validated and
 	// before anything is written. An error aborts the call with nothing
 	// written. The orchestrator snapshots prior content there for /undo.
-	BeforeChange func(abs string) error
+	// read is the content the call read of the file, and fi the file's
+	// status taken before that read when it came from the disk (nil: the
+	// call read none, or read an editor's buffer).
+	BeforeChange func(abs, read string, fi fs.FileInfo) error
 	// SecretValues are values (the API key) no tool's environment may carry:
 	// bash drops environment variables that contain one.
 	SecretValues []string

@@ -22,6 +22,8 @@ type editArgs struct {
 	OldString  string `json:"old_string"`
 	NewString  string `json:"new_string"`
 	ReplaceAll bool   `json:"replace_all"`
+	// planned is the change Preview computed, for Run (see change).
+	planned *change
 }
 
 func (editTool) Name() string        { return Edit }
@@ -54,7 +56,7 @@ func (t editTool) Preview(c *Call) (string, error) {
 }
 
 func (t editTool) run(c *Call) Result {
-	a := *c.Args.(*editArgs)
+	a := c.Args.(*editArgs)
 	if a.OldString == a.NewString {
 		return Failure("old_string and new_string are identical; nothing to change")
 	}
@@ -62,48 +64,67 @@ func (t editTool) run(c *Call) Result {
 	if fail != nil {
 		return *fail
 	}
-	before, existed, fail := t.g.readExisting(tg)
+	read, existed, fail := t.g.readExisting(tg)
 	if fail != nil {
 		return *fail
 	}
-	if !existed {
-		if a.OldString != "" {
-			return Failure("no such file or directory: %s (to create it, use an empty old_string or write)", tg.Rel)
+	if existed {
+		if fail := refuseBinary(tg.Rel, read.text, Edit); fail != nil {
+			return *fail
 		}
-		return t.g.commit(tg, "", a.NewString, func(int, int) string {
-			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
-		})
+		if fail := t.g.check(tg, read.text); fail != nil {
+			return *fail
+		}
 	}
-	if fail := refuseBinary(tg.Rel, before, Edit); fail != nil {
-		return *fail
+	ch := a.planned
+	if !ch.still(tg, read.text, existed) {
+		if ch, fail = t.change(tg, read.text, existed, *a); fail != nil {
+			return *fail
+		}
 	}
-	if fail := t.g.check(tg, before); fail != nil {
-		return *fail
+	if t.g.dry {
+		a.planned = ch
 	}
-	return t.edit(tg, before, a)
+	return t.g.commit(tg, read, ch)
 }
 
-// edit applies a to the existing file tg holding before.
-func (t editTool) edit(tg target, before string, a editArgs) Result {
-	if a.OldString == "" {
-		if before != "" {
-			return Failure("old_string is empty but %s is not: give the text to replace, or use write to replace the whole file", tg.Rel)
+// change is what a makes of the file tg holding before (existed: an
+// existing file).
+func (t editTool) change(tg target, before string, existed bool, a editArgs) (*change, *Result) {
+	ch := &change{abs: tg.Abs, existed: existed, before: before, after: a.NewString}
+	fail := func(format string, args ...any) (*change, *Result) {
+		r := Failure(format, args...)
+		return nil, &r
+	}
+	switch {
+	case !existed && a.OldString != "":
+		return fail("no such file or directory: %s (to create it, use an empty old_string or write)", tg.Rel)
+	case !existed:
+		ch.describe = func(int, int) string {
+			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
 		}
-		return t.g.commit(tg, before, a.NewString, func(int, int) string {
+		return ch, nil
+	case a.OldString == "" && before != "":
+		return fail("old_string is empty but %s is not: give the text to replace, or use write to replace the whole file", tg.Rel)
+	case a.OldString == "":
+		ch.describe = func(int, int) string {
 			return fmt.Sprintf("filled %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
-		})
+		}
+		return ch, nil
 	}
 	out, merr := edit.Replace(before, a.OldString, a.NewString, a.ReplaceAll)
 	if merr != nil {
-		return Failure("%s", merr.Explain(tg.Rel))
+		return fail("%s", merr.Explain(tg.Rel))
 	}
 	if out.Text == before {
 		if out.BOMAsked {
-			return Failure("the edit changes nothing in %s: a BOM is added or removed only at the start of the file, with old_string the file's first text", tg.Rel)
+			return fail("the edit changes nothing in %s: a BOM is added or removed only at the start of the file, with old_string the file's first text", tg.Rel)
 		}
-		return Failure("the edit changes nothing in %s: the matched text already reads like new_string", tg.Rel)
+		return fail("the edit changes nothing in %s: the matched text already reads like new_string", tg.Rel)
 	}
-	return t.g.commit(tg, before, out.Text, func(added, removed int) string {
+	ch.after = out.Text
+	ch.describe = func(added, removed int) string {
 		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural(out.Count, "replacement"), added, removed, out.Note())
-	})
+	}
+	return ch, nil
 }

@@ -67,13 +67,22 @@ func (w *Workspace) binary(tg target) bool {
 	return bytes.IndexByte(buf[:n], 0) >= 0
 }
 
+// fileRead is a file's content as a tool read it, with the file's status
+// taken before the read when it came from the disk (nil through an editor,
+// whose buffer may differ from the disk): undo records the file from it.
+type fileRead struct {
+	text string
+	disk fs.FileInfo
+}
+
 // read is tg's content, through the editor when there is one; a file
 // larger than MaxFileBytes is a *tooLargeError, found before it is read.
-func (g fileGuard) read(tg target) (string, error) {
+func (g fileGuard) read(tg target) (fileRead, error) {
 	if data, handled, err := readThrough(g.files, g.ws, tg); handled {
-		return string(data), err
+		return fileRead{text: string(data)}, err
 	}
-	return g.ws.readText(tg, MaxFileBytes)
+	text, fi, err := g.ws.readText(tg, MaxFileBytes)
+	return fileRead{text: text, disk: fi}, err
 }
 
 // write replaces tg's content atomically, through the editor when there is

@@ -60,7 +60,7 @@ func TestResultAboveTheLimitIsRefused(t *testing.T) {
 	writeFiles(t, ws.Root, map[string]string{"f.txt": "x\n"})
 	g := builtin(t, ws, "edit").(editTool).g
 	tg := target{Abs: filepath.Join(ws.Root, "f.txt"), Rel: "f.txt", Inside: true}
-	res := g.commit(tg, "x\n", strings.Repeat("y", MaxFileBytes+1), func(int, int) string { return "" })
+	res := g.commit(tg, fileRead{text: "x\n"}, &change{abs: tg.Abs, existed: true, before: "x\n", after: strings.Repeat("y", MaxFileBytes+1)})
 	if res.OK || !strings.Contains(res.Content, "more than the 64.0 MiB") {
 		t.Fatalf("%+v", res.Content)
 	}

@@ -3,11 +3,10 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"syscall"
-
-	"github.com/coder-agent/coder/internal/edit"
 )
 
 // fileGuard is what the mutating tools (write, edit, patch) share: the
@@ -15,7 +14,7 @@ import (
 type fileGuard struct {
 	ws           *Workspace
 	tracker      *ReadTracker
-	beforeChange func(abs string) error
+	beforeChange func(abs, read string, fi fs.FileInfo) error
 	// dry: compute the change and its diff, write nothing (a preview).
 	dry bool
 	// files reads and writes the content.
@@ -33,13 +32,15 @@ func (g fileGuard) check(tg target, current string) *Result {
 }
 
 // notify calls the BeforeChange hook once per path, after validation and
-// before anything is written; an error aborts the whole call.
-func (g fileGuard) notify(tgs ...target) *Result {
+// before anything is written, with what the call read of it (undo records
+// a file still as read from that, without reading it again); an error
+// aborts the whole call.
+func (g fileGuard) notify(tgs []target, reads []fileRead) *Result {
 	if g.beforeChange == nil {
 		return nil
 	}
-	for _, tg := range tgs {
-		if err := g.beforeChange(tg.Abs); err != nil {
+	for i, tg := range tgs {
+		if err := g.beforeChange(tg.Abs, reads[i].text, reads[i].disk); err != nil {
 			r := Failure("cannot record %s for undo, nothing was changed: %v", tg.Rel, err)
 			return &r
 		}
@@ -47,31 +48,31 @@ func (g fileGuard) notify(tgs ...target) *Result {
 	return nil
 }
 
-// commit writes after atomically (after the BeforeChange hook), notes the
-// new state as seen, and returns the Result with its diff; describe words
-// the model's message from the diff's line counts.
-func (g fileGuard) commit(tg target, before, after string, describe func(added, removed int) string) Result {
-	if len(after) > MaxFileBytes {
-		r, _ := tooLargeFailure(tg.Rel, &tooLargeError{size: int64(len(after)), max: MaxFileBytes})
+// commit writes ch atomically (after the BeforeChange hook), notes the new
+// state as seen, and returns the Result with its diff; read is what the
+// call read of the file, ch.before its text.
+func (g fileGuard) commit(tg target, read fileRead, ch *change) Result {
+	if len(ch.after) > MaxFileBytes {
+		r, _ := tooLargeFailure(tg.Rel, &tooLargeError{size: int64(len(ch.after)), max: MaxFileBytes})
 		return r
 	}
 	if g.dry {
-		return Result{OK: true, Diff: edit.DiffFile(tg.Rel, before, after).Text}
+		return Result{OK: true, Diff: ch.diff(tg.Rel).Text}
 	}
-	if fail := g.notify(tg); fail != nil {
+	if fail := g.notify([]target{tg}, []fileRead{read}); fail != nil {
 		return *fail
 	}
-	if err := g.writeText(tg, after, newFileMode); err != nil {
+	if err := g.writeText(tg, ch.after, newFileMode); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) {
 			return fileFailure(tg.Rel, err)
 		}
 		return Failure("cannot write %s: %v", tg.Rel, bareError(err))
 	}
-	g.tracker.RecordText(tg.Abs, after)
-	d := edit.DiffFile(tg.Rel, before, after)
+	g.tracker.RecordText(tg.Abs, ch.after)
+	d := ch.diff(tg.Rel)
 	return Result{
 		OK:      true,
-		Content: describe(d.Added, d.Removed),
+		Content: ch.describe(d.Added, d.Removed),
 		Summary: fmt.Sprintf("+%d -%d", d.Added, d.Removed),
 		Diff:    d.Text,
 		Changed: []string{tg.Rel},
@@ -81,32 +82,32 @@ func (g fileGuard) commit(tg target, before, after string, describe func(added, 
 // readExisting returns the current content of a file a tool is about to
 // change; existed is false when it does not exist yet. A file larger than
 // MaxFileBytes is refused from its size, before it is read.
-func (g fileGuard) readExisting(tg target) (content string, existed bool, fail *Result) {
+func (g fileGuard) readExisting(tg target) (read fileRead, existed bool, fail *Result) {
 	fi, err := g.ws.stat(tg)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", false, nil
+		return fileRead{}, false, nil
 	}
 	if err == nil && fi.IsDir() {
 		r := Failure("%s is a directory", tg.Rel)
-		return "", false, &r
+		return fileRead{}, false, &r
 	}
 	if err == nil && !fi.Mode().IsRegular() {
 		r := Failure("%s is not a regular file", tg.Rel)
-		return "", false, &r
+		return fileRead{}, false, &r
 	}
 	if err == nil && fi.Size() > MaxFileBytes {
 		err = &tooLargeError{size: fi.Size(), max: MaxFileBytes}
 	} else if err == nil {
-		content, err = g.read(tg)
+		read, err = g.read(tg)
 	}
 	if r, big := tooLargeFailure(tg.Rel, err); big {
-		return "", false, &r
+		return fileRead{}, false, &r
 	}
 	if err != nil {
 		r := fileFailure(tg.Rel, err)
-		return "", false, &r
+		return fileRead{}, false, &r
 	}
-	return content, true, nil
+	return read, true, nil
 }
 
 // refuseBinary refuses to edit a file holding NUL bytes: matching text in

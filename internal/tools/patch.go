@@ -28,6 +28,9 @@ type patchTool struct {
 type patchArgs struct {
 	Patch string `json:"patch"`
 	ops   []edit.FileOp
+	// applied and diffs are what Preview computed, for Run (see change).
+	applied []*appliedOp
+	diffs   []*diffedChange
 }
 
 func (patchTool) Name() string        { return Patch }
@@ -88,11 +91,12 @@ func (t patchTool) Preview(c *Call) (string, error) {
 }
 
 func (t patchTool) run(c *Call) Result {
-	changes, fail := t.plan(c.Args.(*patchArgs).ops, c.OutsideApproved)
+	a := c.Args.(*patchArgs)
+	changes, fail := t.plan(a, c.OutsideApproved)
 	if fail != nil {
 		return *fail
 	}
-	return t.commit(changes)
+	return t.commit(a, changes)
 }
 
 // fileChange is one file of a patch, checked and computed in memory.
@@ -102,6 +106,8 @@ type fileChange struct {
 	dst    target // the Move to target; src otherwise
 	before string
 	after  string
+	read   fileRead    // src as the patch read it
+	op     int         // the operation that made the change
 	mode   fs.FileMode // of src, for a moved or restored file
 	notes  []string
 	tmp    target   // the staged new content, until it is renamed into place
@@ -112,12 +118,12 @@ func (c *fileChange) moved() bool { return c.dst.Abs != c.src.Abs }
 
 // plan checks every operation and computes every new content before
 // anything is written: a patch that fails anywhere changes nothing.
-func (t patchTool) plan(ops []edit.FileOp, outsideApproved bool) ([]*fileChange, *Result) {
+func (t patchTool) plan(a *patchArgs, outsideApproved bool) ([]*fileChange, *Result) {
 	var changes []*fileChange
 	byPath := map[string]*fileChange{}
-	for _, op := range ops {
-		fail := func(format string, a ...any) *Result {
-			r := Failure("patch: %s File %s: %s", op.Kind, op.Path, fmt.Sprintf(format, a...))
+	for i, op := range a.ops {
+		fail := func(format string, args ...any) *Result {
+			r := Failure("patch: %s File %s: %s", op.Kind, op.Path, fmt.Sprintf(format, args...))
 			return &r
 		}
 		src, bad := t.ws.resolveArg(op.Path, outsideApproved)
@@ -129,14 +135,14 @@ func (t patchTool) plan(ops []edit.FileOp, outsideApproved bool) ([]*fileChange,
 			if op.Kind != edit.UpdateFile || op.MoveTo != "" || prev.kind != edit.UpdateFile || prev.moved() {
 				return nil, fail("the file already appears earlier in this patch")
 			}
-			after, notes, err := op.Apply(prev.after)
+			after, notes, err := a.apply(i, prev.after)
 			if err != nil {
 				return nil, fail("%v", err)
 			}
 			prev.after, prev.notes = after, append(prev.notes, notes...)
 			continue
 		}
-		c, msg := t.planOp(op, src, byPath, outsideApproved)
+		c, msg := t.planOp(a, i, src, byPath, outsideApproved)
 		if msg != "" {
 			return nil, fail("%s", msg)
 		}
@@ -147,12 +153,14 @@ func (t patchTool) plan(ops []edit.FileOp, outsideApproved bool) ([]*fileChange,
 }
 
 // planOp checks one operation; msg says why it cannot be done.
-func (t patchTool) planOp(op edit.FileOp, src target, planned map[string]*fileChange, outsideApproved bool) (*fileChange, string) {
-	c := &fileChange{kind: op.Kind, src: src, dst: src, mode: newFileMode}
-	before, existed, bad := t.g.readExisting(src)
+func (t patchTool) planOp(a *patchArgs, i int, src target, planned map[string]*fileChange, outsideApproved bool) (*fileChange, string) {
+	op := a.ops[i]
+	c := &fileChange{kind: op.Kind, src: src, dst: src, op: i, mode: newFileMode}
+	read, existed, bad := t.g.readExisting(src)
 	if bad != nil {
 		return nil, failureText(*bad)
 	}
+	before := read.text
 	if op.Kind == edit.AddFile {
 		if existed {
 			return nil, "the file already exists; use *** Update File: to change it"
@@ -171,11 +179,11 @@ func (t patchTool) planOp(op edit.FileOp, src target, planned map[string]*fileCh
 	if fail := t.g.check(src, before); fail != nil {
 		return nil, failureText(*fail)
 	}
-	c.before, c.mode = before, t.ws.fileMode(src)
+	c.before, c.read, c.mode = before, read, t.ws.fileMode(src)
 	if op.Kind == edit.DeleteFile {
 		return c, ""
 	}
-	after, notes, err := op.Apply(before)
+	after, notes, err := a.apply(i, before)
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -22,22 +22,23 @@ import (
 // then the staged, journaled commit. A failure after the commit point (a
 // rename refused) puts the files already changed back from their in-memory
 // originals.
-func (t patchTool) commit(changes []*fileChange) Result {
+func (t patchTool) commit(a *patchArgs, changes []*fileChange) Result {
 	if t.g.dry {
-		return patchResult(changes)
+		return patchResult(a, changes)
 	}
 	var tgs []target
+	var reads []fileRead
 	for _, c := range changes {
-		tgs = append(tgs, c.src)
+		tgs, reads = append(tgs, c.src), append(reads, c.read)
 		if c.moved() {
-			tgs = append(tgs, c.dst)
+			tgs, reads = append(tgs, c.dst), append(reads, fileRead{})
 		}
 	}
-	if fail := t.g.notify(tgs...); fail != nil {
+	if fail := t.g.notify(tgs, reads); fail != nil {
 		return *fail
 	}
 	if t.g.files != nil {
-		return t.commitThrough(changes)
+		return t.commitThrough(a, changes)
 	}
 	planTemps(changes)
 	j, err := t.journal.begin(t.ws.Root, changes)
@@ -64,13 +65,13 @@ func (t patchTool) commit(changes []*fileChange) Result {
 	}
 	j.done()
 	t.record(changes)
-	return patchResult(changes)
+	return patchResult(a, changes)
 }
 
 // commitThrough writes a planned patch through an editor's Files (ACP),
 // file by file, putting back the files already written if one fails. An
 // editor's buffers have no journal: a crash midway can leave part of it.
-func (t patchTool) commitThrough(changes []*fileChange) Result {
+func (t patchTool) commitThrough(a *patchArgs, changes []*fileChange) Result {
 	for i, c := range changes {
 		var err error
 		if c.kind == edit.DeleteFile {
@@ -85,7 +86,7 @@ func (t patchTool) commitThrough(changes []*fileChange) Result {
 		}
 	}
 	t.record(changes)
-	return patchResult(changes)
+	return patchResult(a, changes)
 }
 
 // record tells the read tracker what the files hold now.
@@ -214,18 +215,17 @@ func (t patchTool) rollback(done []*fileChange) string {
 }
 
 // patchResult is the combined diff and a line per file: A/M/D/R path.
-func patchResult(changes []*fileChange) Result {
+func patchResult(a *patchArgs, changes []*fileChange) Result {
 	var diffs strings.Builder
 	var lines, changed []string
 	added, removed := 0, 0
 	for _, c := range changes {
-		d := c.diff()
+		d := a.diff(c)
 		diffs.WriteString(d.Text)
-		a, r := d.Added, d.Removed
-		added, removed = added+a, removed+r
-		line := fmt.Sprintf("%s %s (+%d -%d)", c.letter(), c.src.Rel, a, r)
+		added, removed = added+d.Added, removed+d.Removed
+		line := fmt.Sprintf("%s %s (+%d -%d)", c.letter(), c.src.Rel, d.Added, d.Removed)
 		if c.moved() {
-			line = fmt.Sprintf("R %s -> %s (+%d -%d)", c.src.Rel, c.dst.Rel, a, r)
+			line = fmt.Sprintf("R %s -> %s (+%d -%d)", c.src.Rel, c.dst.Rel, d.Added, d.Removed)
 		}
 		if len(c.notes) > 0 {
 			line += "; " + strings.Join(c.notes, "; ")
@@ -247,17 +247,6 @@ func patchResult(changes []*fileChange) Result {
 
 func (c *fileChange) letter() string {
 	return [...]string{"A", "D", "M"}[c.kind]
-}
-
-func (c *fileChange) diff() edit.Diff {
-	if !c.moved() {
-		return edit.DiffFile(c.src.Rel, c.before, c.after)
-	}
-	from, to := "a/"+c.src.Rel, "b/"+c.dst.Rel
-	if d := edit.DiffNames(from, to, c.before, c.after); d.Text != "" {
-		return d
-	}
-	return edit.Diff{Text: "--- " + from + "\n+++ " + to + "\n"}
 }
 
 // fileMode is the mode a rewrite or restore of tg keeps.

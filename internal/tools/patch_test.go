@@ -321,7 +321,7 @@ func TestPatchRecoveryAfterACrash(t *testing.T) {
 			p := builtin(t, ws, "patch").(patchTool)
 			p.journal = patchJournal{dir: journal}
 			c := decodeCall(t, p, string(must(json.Marshal(map[string]string{"patch": patch}))))
-			changes, fail := p.plan(c.Args.(*patchArgs).ops, false)
+			changes, fail := p.plan(c.Args.(*patchArgs), false)
 			if fail != nil {
 				t.Fatal(fail.Content)
 			}

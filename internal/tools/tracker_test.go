@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,7 +131,7 @@ func TestBeforeChangeHook(t *testing.T) {
 	snap := map[string]string{}
 	failOn := ""
 	tr := NewReadTracker()
-	tools := Builtins(Env{Workspace: ws, Tracker: tr, BeforeChange: func(abs string) error {
+	tools := Builtins(Env{Workspace: ws, Tracker: tr, BeforeChange: func(abs, _ string, _ fs.FileInfo) error {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, filepath.Base(abs))

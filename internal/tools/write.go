@@ -24,6 +24,8 @@ type writeTool struct {
 type writeArgs struct {
 	Path    string `json:"path"`
 	Content string `json:"content"`
+	// planned is the change Preview computed, for Run (see change).
+	planned *change
 }
 
 func (writeTool) Name() string        { return Write }
@@ -59,15 +61,16 @@ func (t writeTool) write(c *Call) Result {
 	if fail != nil {
 		return *fail
 	}
-	before, existed, fail := t.g.readExisting(tg)
+	read, existed, fail := t.g.readExisting(tg)
 	if fail != nil {
 		return *fail
 	}
-	content, kept := a.Content, ""
-	if existed {
-		content, kept = edit.KeepStyle(before, a.Content)
+	before := read.text
+	ch := a.planned
+	if !ch.still(tg, before, existed) {
+		ch = writeChange(tg, before, existed, a.Content)
 	}
-	if existed && before == content {
+	if existed && before == ch.after {
 		return Result{OK: true, Content: fmt.Sprintf("%s unchanged (same content)", tg.Rel), Summary: "unchanged"}
 	}
 	if existed {
@@ -75,10 +78,25 @@ func (t writeTool) write(c *Call) Result {
 			return *fail
 		}
 	}
-	return t.g.commit(tg, before, content, func(added, removed int) string {
-		if !existed {
-			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(content), "line"))
-		}
-		return fmt.Sprintf("wrote %s (%s, +%d -%d)%s", tg.Rel, plural(countLines(content), "line"), added, removed, kept)
-	})
+	if t.g.dry {
+		a.planned = ch
+	}
+	return t.g.commit(tg, read, ch)
+}
+
+// writeChange is content written over the file tg holding before (existed: an
+// existing file), with what an existing file has and a model never writes
+// kept.
+func writeChange(tg target, before string, existed bool, content string) *change {
+	kept := ""
+	if existed {
+		content, kept = edit.KeepStyle(before, content)
+	}
+	return &change{abs: tg.Abs, existed: existed, before: before, after: content,
+		describe: func(added, removed int) string {
+			if !existed {
+				return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(content), "line"))
+			}
+			return fmt.Sprintf("wrote %s (%s, +%d -%d)%s", tg.Rel, plural(countLines(content), "line"), added, removed, kept)
+		}}
 }

@@ -23,12 +23,12 @@ func TestSessionDiff(t *testing.T) {
 	// diff must start from turn 1's (the oldest) content.
 	t1 := NewTurn(st, id, 1, ws)
 	for _, p := range []string{"a.go", "old.txt", "new.txt", "same.txt", "bin", "mode.sh"} {
-		must(t, t1.Capture(filepath.Join(ws, p)))
+		must(t, t1.Capture(filepath.Join(ws, p), "", nil))
 	}
 	writeTree(t, ws, map[string]string{"a.go": "package a\n\nfunc B() {}\n", "new.txt": "new\n", "bin": "\x00\x02"})
 	must(t, os.Remove(filepath.Join(ws, "old.txt")))
 	must(t, os.Chmod(filepath.Join(ws, "mode.sh"), 0o755))
-	must(t, NewTurn(st, id, 2, ws).Capture(filepath.Join(ws, "a.go")))
+	must(t, NewTurn(st, id, 2, ws).Capture(filepath.Join(ws, "a.go"), "", nil))
 	writeTree(t, ws, map[string]string{"a.go": "package a\n\nfunc C() {}\nfunc D() {}\n"})
 
 	summary, diff, err := SessionDiff(ctx, st, id, ws)

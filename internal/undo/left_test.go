@@ -30,7 +30,7 @@ func TestUndoLeavesWhatChangedOutsideCodersCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bash {
-			if err := r.Capture(abs(name)); err != nil {
+			if err := r.Capture(abs(name), "", nil); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -66,9 +67,10 @@ func (r *Recorder) BeginTurn(ctx context.Context, sessionID string) error {
 	return nil
 }
 
-// Capture saves a path's content before a tool changes it. Outside a turn
-// (nothing to undo into) it does nothing.
-func (r *Recorder) Capture(abs string) error {
+// Capture saves a path's content before a tool changes it, from what the
+// tool has just read of it when the file is still as read (Turn.Capture).
+// Outside a turn (nothing to undo into) it does nothing.
+func (r *Recorder) Capture(abs, read string, fi fs.FileInfo) error {
 	r.mu.Lock()
 	t := r.turn
 	if t != nil {
@@ -78,7 +80,7 @@ func (r *Recorder) Capture(abs string) error {
 	if t == nil {
 		return nil
 	}
-	return t.Capture(abs)
+	return t.Capture(abs, read, fi)
 }
 
 // AroundCall brackets one tool call. Before it, the paths earlier calls

@@ -181,7 +181,7 @@ func callWrite(t *testing.T, rec *Recorder, abs, data string) {
 	ctx := context.Background()
 	after, err := rec.AroundCall(ctx, false)
 	must(t, err)
-	must(t, rec.Capture(abs))
+	must(t, rec.Capture(abs, "", nil))
 	must(t, os.WriteFile(abs, []byte(data), 0o644))
 	_, err = after(ctx)
 	must(t, err)

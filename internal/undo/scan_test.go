@@ -97,7 +97,7 @@ func TestScannerCacheFollowsEdits(t *testing.T) {
 
 	// Turn 2: a file tool writes (captured by Capture), then two commands.
 	turn := NewTurn(st, id, 2, ws)
-	must(t, turn.Capture(filepath.Join(ws, "f.txt")))
+	must(t, turn.Capture(filepath.Join(ws, "f.txt"), "", nil))
 	writeTree(t, ws, map[string]string{"f.txt": "three\n"})
 	bashTurn(t, sc, turn, ws, "echo four > f.txt; chmod 600 g.txt")
 	changed, _ := bashTurn(t, sc, turn, ws, "echo five > f.txt")

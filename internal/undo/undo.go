@@ -62,7 +62,15 @@ func NewTurn(store Saver, sessionID string, turn int, workspace string) *Turn {
 // undo removes what the write creates. A file that cannot be captured (too
 // large, unreadable) is recorded as such and nil is returned: the edit is not
 // blocked, and undo reports the file. An error means the store failed.
-func (t *Turn) Capture(abs string) error {
+//
+// When the caller has just read the file whole, read is the content and fi
+// the file's status taken before the read (nil: none read). It is recorded
+// as read, without reading the file a second time, when the path is still
+// that same file (os.SameFile), of that size, not modified since (its
+// modification time); otherwise the file is read again. A write between
+// the caller's read and this capture changes the modification time or the
+// file, so the entry is still what the disk holds.
+func (t *Turn) Capture(abs, read string, fi fs.FileInfo) error {
 	if !filepath.IsAbs(abs) {
 		return fmt.Errorf("undo: capture %q: path is not absolute", abs)
 	}
@@ -72,7 +80,7 @@ func (t *Turn) Capture(abs string) error {
 	if t.seen[abs] {
 		return nil
 	}
-	e := readEntry(abs, MaxCaptureSize)
+	e := readEntryAs(abs, MaxCaptureSize, read, fi)
 	if !e.Existed {
 		for _, d := range t.missingParents(abs) {
 			if err := t.saveLocked(session.UndoEntry{Path: d, Mode: fs.ModeDir}); err != nil {
@@ -134,6 +142,12 @@ func (t *Turn) missingParents(abs string) []string {
 // readEntry describes abs as it is now: absent, a directory, a symbolic
 // link (Content is its target) or a regular file up to maxSize bytes.
 func readEntry(abs string, maxSize int64) session.UndoEntry {
+	return readEntryAs(abs, maxSize, "", nil)
+}
+
+// readEntryAs is readEntry with what a caller read of abs: the content read
+// under readFI, used when abs is still that file, unchanged since.
+func readEntryAs(abs string, maxSize int64, read string, readFI fs.FileInfo) session.UndoEntry {
 	e := session.UndoEntry{Path: abs}
 	fi, err := os.Lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -157,6 +171,10 @@ func readEntry(abs string, maxSize int64) session.UndoEntry {
 	case fi.Size() > maxSize:
 		e.Skipped = fmt.Sprintf("too large to capture (%d bytes, limit %d)", fi.Size(), maxSize)
 		return e
+	}
+	if readFI != nil && os.SameFile(fi, readFI) && fi.Size() == readFI.Size() &&
+		fi.Size() == int64(len(read)) && fi.ModTime().Equal(readFI.ModTime()) {
+		return withContent(e, []byte(read), nil)
 	}
 	data, err := os.ReadFile(abs)
 	return withContent(e, data, err)

@@ -31,7 +31,7 @@ func TestCaptureRestoreAfterRestart(t *testing.T) {
 	edit := func(rel string, change func(abs string) error) {
 		t.Helper()
 		abs := filepath.Join(ws, rel)
-		must(t, turn.Capture(abs))
+		must(t, turn.Capture(abs, "", nil))
 		must(t, change(abs))
 	}
 	write := func(data string) func(string) error {
@@ -72,7 +72,7 @@ func TestCaptureTooLarge(t *testing.T) {
 	must(t, os.WriteFile(big, bytes.Repeat([]byte{'x'}, MaxCaptureSize+1), 0o644))
 	st, id := openStore(t, ws)
 	turn := NewTurn(st, id, 1, ws)
-	if err := turn.Capture(big); err != nil {
+	if err := turn.Capture(big, "", nil); err != nil {
 		t.Fatalf("Capture of a large file = %v; the edit must not be blocked", err)
 	}
 	must(t, os.WriteFile(big, []byte("small"), 0o644))
@@ -94,10 +94,10 @@ func TestCaptureStoreFailure(t *testing.T) {
 	st, id := openStore(t, ws)
 	turn := NewTurn(st, id, 1, ws)
 	st.Close()
-	if err := turn.Capture(filepath.Join(ws, "a")); err == nil {
+	if err := turn.Capture(filepath.Join(ws, "a"), "", nil); err == nil {
 		t.Error("Capture with a closed store succeeded; the tool must not write unrecorded")
 	}
-	if err := turn.Capture("relative/path"); err == nil {
+	if err := turn.Capture("relative/path", "", nil); err == nil {
 		t.Error("Capture of a relative path succeeded")
 	}
 }
@@ -108,7 +108,7 @@ func TestRestoreKeepsCreatedDirWithUncapturedFiles(t *testing.T) {
 	st, id := openStore(t, ws)
 	turn := NewTurn(st, id, 1, ws)
 	abs := filepath.Join(ws, "gen", "a.go")
-	must(t, turn.Capture(abs))
+	must(t, turn.Capture(abs, "", nil))
 	writeTree(t, ws, map[string]string{"gen/a.go": "x", "gen/extra.o": "built"})
 	es, err := st.LoadUndo(context.Background(), id, 1)
 	must(t, err)
@@ -130,8 +130,8 @@ func TestRestoreDoesNotFollowAPlantedSymlinkOutside(t *testing.T) {
 	writeTree(t, home, map[string]string{".bashrc": "the person's real rc\n"})
 	st, id := openStore(t, ws)
 	turn := NewTurn(st, id, 1, ws)
-	must(t, turn.Capture(filepath.Join(ws, "build/.bashrc")))
-	must(t, turn.Capture(filepath.Join(ws, "main.go")))
+	must(t, turn.Capture(filepath.Join(ws, "build/.bashrc"), "", nil))
+	must(t, turn.Capture(filepath.Join(ws, "main.go"), "", nil))
 	must(t, os.WriteFile(filepath.Join(ws, "main.go"), []byte("package changed\n"), 0o644))
 	// The model replaces build/ with a link to the home directory.
 	must(t, os.RemoveAll(filepath.Join(ws, "build")))
