@@ -432,17 +432,9 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
 	var p llm.Provider
 	switch rp.Type {
 	case "anthropic":
-		p = anthropic.New(anthropic.Config{
-			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
-			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, MaxTokens: rp.MaxTokens, ThinkingBudget: rp.Reasoning.BudgetTokens,
-			Effort: rp.Reasoning.Effort, Label: label, Catalog: cat,
-		})
+		p = anthropic.New(anthropic.Config{Endpoint: llm.Endpoint{BaseURL: rp.BaseURL, APIKey: rp.APIKey, Headers: rp.Headers, Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, Label: label, Catalog: cat}, Model: rp.Model, MaxTokens: rp.MaxTokens, ThinkingBudget: rp.Reasoning.BudgetTokens, Effort: rp.Reasoning.Effort})
 	default:
-		cfg := openai.Config{
-			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
-			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort,
-			Label: label, Catalog: cat,
-		}
+		cfg := openai.Config{Endpoint: llm.Endpoint{BaseURL: rp.BaseURL, APIKey: rp.APIKey, Headers: rp.Headers, Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, Label: label, Catalog: cat}, Model: rp.Model, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort}
 		p = responses.ForWire(cfg, rp.Type, rp.TypeNamed)
 	}
 	return llm.WithRetry(p, llm.RetryPolicy{

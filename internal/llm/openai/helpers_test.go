@@ -91,7 +91,7 @@ func (fs *fakeServer) requests() []captured {
 }
 
 func newProvider(fs *fakeServer) *Provider {
-	return New(Config{BaseURL: fs.url, APIKey: testKey, Model: "gpt-test"})
+	return New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url, APIKey: testKey}, Model: "gpt-test"})
 }
 
 var testReq = llm.Request{RunID: "run-1", ModelCallIndex: 3, Messages: []chat.Message{{Role: chat.RoleUser, Content: "hi"}}}

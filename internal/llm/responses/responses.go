@@ -38,7 +38,7 @@ var _ llm.Provider = (*Provider)(nil)
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
 	cfg = cfg.WithDefaults(name)
-	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
+	return &Provider{cfg: cfg, secret: cfg.Secret()}
 }
 
 // Name returns "openai-responses".
