@@ -84,7 +84,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		return err
 	}
 	defer s.Close()
-	d := newDecoder(req, s.Watch(emit), p.cfg.Label, p.secret)
+	d := newDecoder(s.Watch(emit), p.cfg.Label, p.secret)
 	r := sse.NewReader(s)
 	for {
 		ev, err := r.Next()

@@ -82,7 +82,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		return err
 	}
 	defer s.Close()
-	return p.read(ctx, s, newDecoder(req, s.Watch(emit), p.cfg.Label, p.secret))
+	return p.read(ctx, s, newDecoder(s.Watch(emit), p.cfg.Label, p.secret))
 }
 
 // read feeds SSE events to d until the response is complete.

@@ -23,8 +23,8 @@ func stream(t *testing.T, p llm.Provider, req llm.Request) (*llm.Accumulator, er
 	n := 0
 	err := p.Stream(context.Background(), req, func(d chat.MessageDelta) {
 		n++
-		if d.Seq != n {
-			t.Errorf("delta %d has Seq %d", n, d.Seq)
+		if d.Seq != 0 || d.RunID != "" {
+			t.Errorf("delta %d carries an identity (%q, Seq %d): llm.WithRetry stamps it, once", n, d.RunID, d.Seq)
 		}
 		a.Add(d)
 	})
@@ -132,7 +132,7 @@ func TestErrors(t *testing.T) {
 
 func TestFailedResponse(t *testing.T) {
 	t.Parallel()
-	d := newDecoder(llm.Request{}, func(chat.MessageDelta) {}, "OpenAI", "")
+	d := newDecoder(func(chat.MessageDelta) {}, "OpenAI", "")
 	_, err := d.event("", []byte(`{"type":"response.failed","response":{"status":"failed","error":{"code":"rate_limit_exceeded","message":"Request too large for gpt-4o-mini."}}}`))
 	if !llm.IsRetryable(err) || !strings.Contains(err.Error(), "Request too large") {
 		t.Fatalf("err = %v", err)
