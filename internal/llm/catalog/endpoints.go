@@ -57,21 +57,11 @@ func WireNamed(name string) (Wire, bool) {
 	return wires[i], true
 }
 
-// PresetNamed is the preset called name.
-func PresetNamed(name string) (Preset, bool) {
-	for _, e := range endpoints {
-		if e.preset != nil && e.preset.Name == name {
-			return *e.preset, true
-		}
-	}
-	return Preset{}, false
-}
-
 // Preset is a well-known endpoint: its wire type, where its key and base
 // URL come from, and a default model.
 type Preset struct {
 	Name    string
-	Label   string // for the no-provider help text
+	Label   string // in the no-provider help, and in errors when the catalog has no name for it
 	Wire    string // a Wire's Name
 	KeyEnv  string // "" = no key needed
 	BaseEnv string // variable overriding BaseURL, following the vendor SDK
@@ -89,6 +79,16 @@ func Presets() []Preset {
 		}
 	}
 	return out
+}
+
+// PresetNamed is the preset called name.
+func PresetNamed(name string) (Preset, bool) {
+	for _, e := range endpoints {
+		if e.preset != nil && e.preset.Name == name {
+			return *e.preset, true
+		}
+	}
+	return Preset{}, false
 }
 
 // Rules is what a Chat Completions request to one endpoint, for one
