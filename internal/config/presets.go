@@ -46,7 +46,7 @@ func presetForURL(base string) (preset, bool) {
 // the version themselves (/v1/messages), so a trailing /v1 is dropped.
 func normalizeBaseURL(typ, base string) string {
 	base = strings.TrimRight(strings.TrimSpace(base), "/")
-	if w, _ := catalog.WireNamed(typ); !w.Versioned {
+	if w, ok := catalog.WireNamed(typ); ok && !w.Versioned {
 		return strings.TrimSuffix(base, "/v1")
 	}
 	if u, err := url.Parse(base); err != nil || u.Path != "" {

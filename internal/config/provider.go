@@ -184,7 +184,7 @@ func inferType(base, key string) string {
 		return pr.Wire
 	}
 	for _, w := range catalog.Wires() {
-		if w.URLWord != "" && strings.Contains(base, w.URLWord) || base == "" && w.KeyPrefix != "" && strings.HasPrefix(key, w.KeyPrefix) {
+		if (w.URLWord != "" && strings.Contains(base, w.URLWord)) || (base == "" && w.KeyPrefix != "" && strings.HasPrefix(key, w.KeyPrefix)) {
 			return w.Name
 		}
 	}
