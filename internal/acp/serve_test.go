@@ -17,6 +17,7 @@ import (
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/commands"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/orchestrator"
@@ -53,7 +54,7 @@ func (f *coreFactory) Open(_ context.Context, req OpenRequest) (*Runtime, error)
 		return nil, err
 	}
 	o, err := orchestrator.New(orchestrator.Options{
-		Model: orchestrator.Model{Provider: openai.New(openai.Config{BaseURL: f.url, Model: "m"}), Name: "m"},
+		Model: orchestrator.Model{Provider: openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: f.url}, Model: "m"}), Name: "m"},
 		Front: orchestrator.Front{Sink: req.Front.Sink, Approver: req.Front.Approver, Questioner: req.Front.Questioner},
 		Tools: reg, Policy: policy, Workspace: ws.Root,
 		Limits:      orchestrator.Limits{MaxSteps: 10, ContextLimit: 100_000},

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,11 +21,7 @@ import (
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/gitcmd"
 	"github.com/coder-agent/coder/internal/hooks"
-	"github.com/coder-agent/coder/internal/llm"
-	"github.com/coder-agent/coder/internal/llm/anthropic"
 	"github.com/coder-agent/coder/internal/llm/catalog"
-	"github.com/coder-agent/coder/internal/llm/openai"
-	"github.com/coder-agent/coder/internal/llm/responses"
 	"github.com/coder-agent/coder/internal/lsp"
 	"github.com/coder-agent/coder/internal/mcp"
 	"github.com/coder-agent/coder/internal/orchestrator"
@@ -205,8 +200,12 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 		Environ: func(keep map[string]bool) []string { return redactor.ScrubEnv(os.Environ(), keep) }})
 	rules, ruleProblems := contextmgr.LoadRules(ws.Root, b.loaded.UserDir)
 	langServers := newLSP(b, launch, func() []string { return redactor.ScrubEnv(os.Environ(), nil) })
+	provider, err := newProvider(rp, sink)
+	if err != nil {
+		return nil, setupError{err}
+	}
 	orch, err := orchestrator.New(orchestrator.Options{
-		Model: orchestrator.Model{Provider: newProvider(rp, sink), Name: rp.Model, MaxTokens: rp.MaxTokens,
+		Model: orchestrator.Model{Provider: provider, Name: rp.Model, MaxTokens: rp.MaxTokens,
 			Catalog: catalog.ProviderFor(rp.Name, rp.BaseURL), Images: rp.Images},
 		Front:     front,
 		Tools:     reg,
@@ -419,55 +418,6 @@ func (rt *runtime) warn() {
 	for _, w := range rt.warnings {
 		rt.sink.Emit(event.Notice{Text: w.Error()})
 	}
-}
-
-// newProvider builds the configured provider wrapped in the retry policy.
-// The catalog provider of the endpoint shapes its requests; errors name
-// the endpoint (OpenRouter, DeepSeek, …). api.openai.com with no type
-// named speaks the Responses API for the models OpenAI serves first
-// there, Chat Completions for the others (responses.ForWire).
-func newProvider(rp config.ResolvedProvider, sink event.Sink) llm.Provider {
-	cat := catalog.ProviderFor(rp.Name, rp.BaseURL)
-	label := providerLabel(rp, cat)
-	var p llm.Provider
-	switch rp.Type {
-	case "anthropic":
-		p = anthropic.New(anthropic.Config{
-			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
-			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, MaxTokens: rp.MaxTokens, ThinkingBudget: rp.Reasoning.BudgetTokens,
-			Effort: rp.Reasoning.Effort, Label: label, Catalog: cat,
-		})
-	default:
-		cfg := openai.Config{
-			BaseURL: rp.BaseURL, APIKey: rp.APIKey, Model: rp.Model, Headers: rp.Headers,
-			Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout, MaxTokens: rp.MaxTokens, ReasoningEffort: rp.Reasoning.Effort,
-			Label: label, Catalog: cat,
-		}
-		p = responses.ForWire(cfg, rp.Type, rp.TypeNamed)
-	}
-	return llm.WithRetry(p, llm.RetryPolicy{
-		MaxRetries: rp.MaxRetries,
-		OnRetry: func(attempt int, wait time.Duration, err error) {
-			sink.Emit(event.Notice{Text: fmt.Sprintf("retrying model call in %s (attempt %d): %v",
-				wait.Round(10*time.Millisecond), attempt, err)})
-			sink.Emit(event.Progress{Phase: event.PhaseRetrying, Detail: err.Error(), Delay: wait, Attempt: attempt})
-		},
-	})
-}
-
-// providerLabel names the endpoint in errors: the catalog's name for it,
-// else the host of a custom endpoint, else the wire type.
-func providerLabel(rp config.ResolvedProvider, cat string) string {
-	if info, ok := catalog.ProviderInfo(cat); ok {
-		return info.Name
-	}
-	if rp.Name == "ollama" {
-		return "Ollama"
-	}
-	if u, err := url.Parse(rp.BaseURL); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return rp.Type
 }
 
 func definitions(defs []config.AgentDefinition) []agent.Definition {

@@ -52,9 +52,12 @@ func (k DeltaKind) String() string {
 type MessageDelta struct {
 	RunID          string
 	ModelCallIndex int
-	// Seq increases by one per delta within one attempt of one model call; a
-	// retried attempt starts again at 1, so a replayed delta has the same
-	// (RunID, ModelCallIndex, Seq) as the original and is dropped.
+	// RunID, ModelCallIndex and Seq are the delta's identity, stamped once
+	// by the retry layer (llm.WithRetry) that every provider is wrapped in:
+	// Seq increases by one per delta consumers see of one model call,
+	// across its attempts (an attempt's replay of what was already
+	// streamed is dropped there, not passed on). A provider's own deltas
+	// carry none.
 	Seq  int
 	Kind DeltaKind
 

@@ -16,6 +16,7 @@ import (
 	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/hooks"
+	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/orchestrator"
@@ -56,7 +57,7 @@ func newEnv(t *testing.T, steps ...llmtest.Step) *env {
 		t.Fatal(err)
 	}
 	o, err := orchestrator.New(orchestrator.Options{
-		Model:     orchestrator.Model{Provider: openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "m1"}), Name: "m1"},
+		Model:     orchestrator.Model{Provider: openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL()}, Model: "m1"}), Name: "m1"},
 		Tools:     reg,
 		Workspace: ws.Root, Limits: orchestrator.Limits{MaxSteps: 5, ContextLimit: 100_000},
 		Persistence: orchestrator.Persistence{Store: store, Undo: rec},

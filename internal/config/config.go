@@ -62,8 +62,8 @@ type Fetch struct {
 
 // Provider says which model endpoint to use.
 type Provider struct {
-	// Type is "openai" (any OpenAI-compatible Chat Completions endpoint),
-	// "openai-responses" (OpenAI's Responses API) or "anthropic". Left
+	// Type is a wire protocol of the provider table (catalog.Wires:
+	// "openai", "openai-responses", "anthropic"). Left
 	// unset for api.openai.com, the Responses API is chosen by itself for
 	// the models the catalog marks Responses-first; "openai" set is Chat
 	// Completions, as asked.

@@ -5,40 +5,21 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/llm/catalog"
 )
 
-// preset is a well-known endpoint: its wire type, where its key and base URL
-// come from, and a default model.
-type preset struct {
-	Name    string
-	Label   string // for the no-provider help text
-	Type    string // "openai" or "anthropic"
-	KeyEnv  string // "" = no key needed
-	BaseEnv string // variable overriding BaseURL, following the vendor SDK
-	BaseURL string
-	Model   string // "" = must be configured or discovered
-}
+// preset is a well-known endpoint: a row of the provider table
+// (internal/llm/catalog), where each known provider is declared once.
+type preset = catalog.Preset
 
-// presets is the single table of known providers. The order is the order of
-// auto-detection when only API key variables are set.
-var presets = []preset{
-	{"anthropic", "Anthropic (Claude)", "anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com", "claude-sonnet-4-5"},
-	{"openai", "OpenAI", "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1", "gpt-4.1"},
-	{"deepseek", "DeepSeek", "openai", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com/v1", "deepseek-chat"},
-	{"openrouter", "OpenRouter", "openai", "OPENROUTER_API_KEY", "", "https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4.5"},
-	{"dashscope", "Qwen (DashScope)", "openai", "DASHSCOPE_API_KEY", "", "https://dashscope.aliyuncs.com/compatible-mode/v1", "qwen-plus"},
-	{"moonshot", "Kimi (Moonshot)", "openai", "MOONSHOT_API_KEY", "", "https://api.moonshot.cn/v1", "kimi-k2-0905-preview"},
-	{"zhipu", "GLM (Zhipu)", "openai", "ZHIPUAI_API_KEY", "", "https://open.bigmodel.cn/api/paas/v4", "glm-4.6"},
-	// Ollama is never auto-detected from a key; ResolveProvider probes it last.
-	// OLLAMA_HOST is a host, not a base URL: see ollamaHost.
-	{"ollama", "Ollama", "openai", "", "OLLAMA_HOST", "http://127.0.0.1:11434/v1", ""},
-}
+// presets are the known endpoints, in the order of auto-detection when only
+// API key variables are set.
+func presets() []preset { return catalog.Presets() }
 
 func presetNamed(name string) preset {
-	for _, p := range presets {
-		if p.Name == name {
-			return p
-		}
+	if p, ok := catalog.PresetNamed(name); ok {
+		return p
 	}
 	panic("config: no preset " + name) // a typo in this package, caught by tests
 }
@@ -50,7 +31,7 @@ func presetForURL(base string) (preset, bool) {
 	if err != nil || u.Host == "" {
 		return preset{}, false
 	}
-	for _, p := range presets {
+	for _, p := range presets() {
 		if pu, _ := url.Parse(p.BaseURL); strings.EqualFold(pu.Host, u.Host) {
 			return p, true
 		}
@@ -59,13 +40,13 @@ func presetForURL(base string) (preset, bool) {
 }
 
 // normalizeBaseURL makes a base URL what the provider clients expect, so a URL
-// written with or without /v1 works. OpenAI-style clients append
-// /chat/completions, so a bare host gets /v1 (a URL with its own path, such as
-// .../v1beta/openai, is left alone); the Anthropic client appends
-// /v1/messages, so a trailing /v1 is dropped.
+// written with or without /v1 works. A versioned wire's client appends
+// /chat/completions (or /responses), so a bare host gets /v1 (a URL with its
+// own path, such as .../v1beta/openai, is left alone); the others append
+// the version themselves (/v1/messages), so a trailing /v1 is dropped.
 func normalizeBaseURL(typ, base string) string {
 	base = strings.TrimRight(strings.TrimSpace(base), "/")
-	if typ == "anthropic" {
+	if w, ok := catalog.WireNamed(typ); ok && !w.Versioned {
 		return strings.TrimSuffix(base, "/v1")
 	}
 	if u, err := url.Parse(base); err != nil || u.Path != "" {
@@ -99,7 +80,7 @@ var ErrNoProvider = errors.New(noProviderHelp())
 func noProviderHelp() string {
 	var b strings.Builder
 	b.WriteString("no model provider configured. Set an API key, for example:\n")
-	for _, p := range presets {
+	for _, p := range presets() {
 		if p.KeyEnv != "" {
 			fmt.Fprintf(&b, "  export %-24s # %s, default model %s\n", p.KeyEnv+"=...", p.Label, p.Model)
 		}

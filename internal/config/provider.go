@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/coder-agent/coder/internal/llm/catalog"
 )
 
 // ResolvedProvider is everything a provider client needs to connect. Its String,
@@ -16,7 +17,7 @@ type ResolvedProvider struct {
 	// Name is the known preset the endpoint belongs to ("deepseek", "ollama", …),
 	// or "" for a custom endpoint.
 	Name string
-	Type string // "openai", "openai-responses" or "anthropic": the wire protocol
+	Type string // the wire protocol: a catalog.Wire's name
 	// TypeNamed: the person named Type (provider.type in a file or a
 	// profile, CODER_PROVIDER) rather than leaving it to be inferred or
 	// detected. A named "openai" is Chat Completions whatever the model.
@@ -149,11 +150,12 @@ func fromConfig(p Provider, env EnvFunc) (ResolvedProvider, error) {
 	if typ == "" {
 		typ = inferType(p.BaseURL, p.APIKey)
 	}
-	if !slices.Contains(providerTypes, typ) {
+	wire, ok := catalog.WireNamed(typ)
+	if !ok {
 		return ResolvedProvider{}, &FileError{Key: "provider.type",
-			Problem: fmt.Sprintf(`must be "openai", "openai-responses" or "anthropic", got %q`, typ)}
+			Problem: fmt.Sprintf("must be %s, got %q", wireList(false), typ)}
 	}
-	def := presetNamed(strings.TrimSuffix(typ, "-responses")) // OpenAI's key and base URL either way
+	def := presetNamed(wire.Preset)
 	base, err := baseURL(p.BaseURL, def, env)
 	if err != nil {
 		return ResolvedProvider{}, err
@@ -179,10 +181,12 @@ func fromConfig(p Provider, env EnvFunc) (ResolvedProvider, error) {
 // inferType guesses the wire type when only a base URL or key is configured.
 func inferType(base, key string) string {
 	if pr, ok := presetForURL(base); ok {
-		return pr.Type
+		return pr.Wire
 	}
-	if strings.Contains(base, "anthropic") || (base == "" && strings.HasPrefix(key, "sk-ant-")) {
-		return "anthropic"
+	for _, w := range catalog.Wires() {
+		if (w.URLWord != "" && strings.Contains(base, w.URLWord)) || (base == "" && w.KeyPrefix != "" && strings.HasPrefix(key, w.KeyPrefix)) {
+			return w.Name
+		}
 	}
 	return "openai"
 }
@@ -225,7 +229,7 @@ func configKey(p Provider, keyEnv string, env EnvFunc) (key, source string, err 
 // autodetect picks the first preset whose key variable is set, else a local
 // Ollama. p may still carry a model (CODER_MODEL, --model, a config file).
 func autodetect(ctx context.Context, p Provider, env EnvFunc, probe ProbeFunc) (ResolvedProvider, error) {
-	for _, pr := range presets {
+	for _, pr := range presets() {
 		if pr.KeyEnv == "" {
 			continue
 		}
@@ -239,7 +243,7 @@ func autodetect(ctx context.Context, p Provider, env EnvFunc, probe ProbeFunc) (
 		}
 		model := p.Model
 		fill(&model, pr.Model)
-		return ResolvedProvider{Name: pr.Name, Type: pr.Type, BaseURL: normalizeBaseURL(pr.Type, base),
+		return ResolvedProvider{Name: pr.Name, Type: pr.Wire, BaseURL: normalizeBaseURL(pr.Wire, base),
 			APIKey: key, Model: model, Source: "env " + pr.KeyEnv}, nil
 	}
 	host := ollamaHost(env)
@@ -253,5 +257,5 @@ func autodetect(ctx context.Context, p Provider, env EnvFunc, probe ProbeFunc) (
 		return ResolvedProvider{}, fmt.Errorf("the Ollama server at %s has no models: run `ollama pull qwen2.5-coder` "+
 			"(or another model), or set CODER_MODEL", host)
 	}
-	return ResolvedProvider{Name: "ollama", Type: "openai", BaseURL: host + "/v1", Model: model, Source: "ollama"}, nil
+	return ResolvedProvider{Name: "ollama", Type: presetNamed("ollama").Wire, BaseURL: host + "/v1", Model: model, Source: "ollama"}, nil
 }

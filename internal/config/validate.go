@@ -7,11 +7,12 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/llm/catalog"
 )
 
 // The allowed values of enumerated keys, each in one place.
 var (
-	providerTypes     = []string{"openai", "openai-responses", "anthropic"}
 	permissionActions = []string{"allow", "ask", "deny"}
 	permissionPresets = []string{"strict", "balanced", "auto-edit", "yolo", "build", "plan"}
 	// agentPresets: an agent's mode is its mode field, so no build or plan.
@@ -92,8 +93,8 @@ func validate(c Config) []*FileError {
 
 // validateProvider checks the main section (top) or one profile.
 func validateProvider(ps *problems, key string, p Provider, top bool) {
-	if p.Type != "" && !slices.Contains(providerTypes, p.Type) {
-		ps.add(key+".type", `must be "openai" (any OpenAI-compatible Chat Completions API), "openai-responses" (OpenAI's Responses API) or "anthropic", got %q`, p.Type)
+	if _, ok := catalog.WireNamed(p.Type); p.Type != "" && !ok {
+		ps.add(key+".type", "must be %s, got %q", wireList(true), p.Type)
 	}
 	if p.BaseURL != "" {
 		if err := checkHTTPURL(p.BaseURL); err != nil {
@@ -195,6 +196,23 @@ func checkHTTPURL(s string) error {
 		return fmt.Errorf("must be an http:// or https:// URL, got %q", s)
 	}
 	return nil
+}
+
+// wireList names the provider types ("a", "b" or "c"), each with what it
+// is when about is set: the one list is the provider table's.
+func wireList(about bool) string {
+	ws := catalog.Wires()
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = fmt.Sprintf("%q", w.Name)
+		if about && w.About != "" {
+			parts[i] += " (" + w.About + ")"
+		}
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
 func quoteList(vs []string) string {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/llm/openai"
 	"github.com/coder-agent/coder/internal/session"
@@ -174,7 +175,7 @@ const latest = "Now fix the failing parser test — keep the public API unchange
 func compactor(t *testing.T, steps ...llmtest.Step) (*Compactor, *llmtest.Server) {
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: steps})
 	return &Compactor{
-		Provider:       openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "m"}),
+		Provider:       openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL()}, Model: "m"}),
 		Model:          "m",
 		RecentMessages: 4,
 		Limit:          4000,

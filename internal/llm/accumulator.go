@@ -6,12 +6,12 @@ import (
 	"github.com/coder-agent/coder/internal/chat"
 )
 
-// Accumulator builds the assistant message from deltas. Deltas whose Seq is
-// not beyond the last one seen are duplicates and are dropped; a DeltaReset
+// Accumulator builds the assistant message from deltas. A DeltaReset
 // discards everything accumulated for the call (a retry that streamed
-// something different). The zero value is ready to use.
+// something different). It takes every delta it is given: a retry's
+// replay of what was already streamed is dropped before, once, by the
+// retry layer (WithRetry). The zero value is ready to use.
 type Accumulator struct {
-	lastSeq   int
 	text      strings.Builder
 	reasoning strings.Builder
 	// Pointers: a strings.Builder must not be copied once written to, and
@@ -38,19 +38,11 @@ type toolCallBuf struct {
 // maxBlocks bounds the reasoning block index a provider may use.
 const maxBlocks = 4096
 
-// Add consumes one delta and reports whether it was new (not a duplicate).
-func (a *Accumulator) Add(d chat.MessageDelta) bool {
-	if d.Seq != 0 && d.Seq <= a.lastSeq {
-		return false // a duplicate; a replayed Reset must not wipe newer deltas
-	}
-	if d.Kind == chat.DeltaReset {
-		*a = Accumulator{lastSeq: d.Seq}
-		return true
-	}
-	if d.Seq != 0 {
-		a.lastSeq = d.Seq
-	}
+// Add consumes one delta.
+func (a *Accumulator) Add(d chat.MessageDelta) {
 	switch d.Kind {
+	case chat.DeltaReset:
+		*a = Accumulator{}
 	case chat.DeltaText:
 		a.text.WriteString(d.Text)
 	case chat.DeltaReasoning:
@@ -84,7 +76,6 @@ func (a *Accumulator) Add(d chat.MessageDelta) bool {
 		a.done = true
 		a.stop = d.StopReason
 	}
-	return true
 }
 
 // block returns the reasoning block d belongs to, taking d's kind when it

@@ -79,11 +79,13 @@ func TestCachedBodiesMatchFreshOnes(t *testing.T) {
 		make func(url string) llm.Provider
 	}{
 		{"openai", func(url string) llm.Provider {
-			return openai.New(openai.Config{BaseURL: url + "/v1", Model: "m", Catalog: "alibaba-cn"})
+			return openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: url + "/v1", Catalog: "alibaba-cn"}, Model: "m"})
 		}},
-		{"anthropic", func(url string) llm.Provider { return anthropic.New(anthropic.Config{BaseURL: url, Model: "m"}) }},
+		{"anthropic", func(url string) llm.Provider {
+			return anthropic.New(anthropic.Config{Endpoint: llm.Endpoint{BaseURL: url}, Model: "m"})
+		}},
 		{"responses", func(url string) llm.Provider {
-			return responses.New(responses.Config{BaseURL: url + "/v1", Model: "m"})
+			return responses.New(responses.Config{Endpoint: llm.Endpoint{BaseURL: url + "/v1"}, Model: "m"})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,16 +26,13 @@ var wires = []struct {
 	new  func(srv *llmtest.Server, to timeouts) llm.Provider
 }{
 	{"openai", func(srv *llmtest.Server, to timeouts) llm.Provider {
-		return openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "m", Label: "Fake",
-			Timeout: to.first, IdleTimeout: to.idle, CallTimeout: to.call})
+		return openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), Label: "Fake", Timeout: to.first, IdleTimeout: to.idle, CallTimeout: to.call}, Model: "m"})
 	}},
 	{"anthropic", func(srv *llmtest.Server, to timeouts) llm.Provider {
-		return anthropic.New(anthropic.Config{BaseURL: srv.URL(), Model: "m", Label: "Fake",
-			Timeout: to.first, IdleTimeout: to.idle, CallTimeout: to.call})
+		return anthropic.New(anthropic.Config{Endpoint: llm.Endpoint{BaseURL: srv.URL(), Label: "Fake", Timeout: to.first, IdleTimeout: to.idle, CallTimeout: to.call}, Model: "m"})
 	}},
 	{"responses", func(srv *llmtest.Server, to timeouts) llm.Provider {
-		return responses.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "m", Label: "Fake",
-			Timeout: to.first, IdleTimeout: to.idle, CallTimeout: to.call})
+		return responses.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), Label: "Fake", Timeout: to.first, IdleTimeout: to.idle, CallTimeout: to.call}, Model: "m"})
 	}},
 }
 

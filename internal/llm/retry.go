@@ -26,6 +26,11 @@ type RetryPolicy struct {
 // while a new attempt replays exactly the same deltas they are dropped; if it
 // diverges, a DeltaReset is emitted first so consumers discard the partial
 // message, and the new attempt streams on from there.
+//
+// This is the one place deltas get their identity (the request's RunID and
+// ModelCallIndex, a Seq counting what consumers saw of the call) and the
+// one place duplicates are dropped: providers emit their deltas bare, and
+// the accumulator takes what it is given.
 func WithRetry(p Provider, pol RetryPolicy) Provider {
 	if pol.BaseDelay <= 0 {
 		pol.BaseDelay = 500 * time.Millisecond

@@ -29,12 +29,11 @@ func text(s string) chat.MessageDelta { return chat.MessageDelta{Kind: chat.Delt
 
 var doneDelta = chat.MessageDelta{Kind: chat.DeltaDone, StopReason: "stop"}
 
-// emits returns a script step emitting ds (with provider-side seqs) then
-// returning err.
+// emits returns a script step emitting ds (bare, as providers emit
+// them) then returning err.
 func emits(err error, ds ...chat.MessageDelta) func(Emit) error {
 	return func(emit Emit) error {
-		for i, d := range ds {
-			d.Seq = i + 1
+		for _, d := range ds {
 			emit(d)
 		}
 		return err

@@ -47,7 +47,7 @@ func BenchmarkTurn20Steps(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		prov := llm.WithRetry(openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), Model: "fake"}), llm.RetryPolicy{})
+		prov := llm.WithRetry(openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL()}, Model: "fake"}), llm.RetryPolicy{})
 		o, err := New(Options{Model: Model{Provider: prov, Name: "fake"}, Tools: reg, Workspace: ws.Root,
 			Limits: Limits{MaxSteps: 30, ContextLimit: 100_000}})
 		if err != nil {

@@ -47,9 +47,7 @@ func (o *Orchestrator) stream(ctx context.Context, ts *turnState) (chat.Message,
 	size, tooLarge := 0, false
 	limit := o.opts.Limits.MaxResponseBytes
 	err := o.opts.Model.Provider.Stream(streamCtx, req, func(d chat.MessageDelta) {
-		if !acc.Add(d) {
-			return // a duplicate delta
-		}
+		acc.Add(d) // the retry layer dropped any replayed delta
 		if size += len(d.Text); limit > 0 && size > limit && !tooLarge {
 			tooLarge = true
 			stop()

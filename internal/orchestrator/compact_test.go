@@ -40,7 +40,7 @@ func TestLongSessionCompactsAndKeepsWhatMatters(t *testing.T) {
 		o.Persistence.Session = sess
 		o.Prompt.Rules = []contextmgr.RulesFile{{Name: "AGENTS.md", Content: rule}}
 		o.Compaction = CompactionOptions{Auto: true, Threshold: 0.6, RecentMessages: 6,
-			Provider: llm.WithRetry(openai.New(openai.Config{BaseURL: summaries.OpenAIBaseURL(), Model: "fake"}), llm.RetryPolicy{})}
+			Provider: llm.WithRetry(openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: summaries.OpenAIBaseURL()}, Model: "fake"}), llm.RetryPolicy{})}
 	})
 	filler := strings.Repeat("filler words fill the context window quickly; ", 110) // ~1,300 tokens
 	for i := range steps {

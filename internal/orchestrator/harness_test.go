@@ -73,7 +73,7 @@ func newHarness(t *testing.T, sc llmtest.Scenario, extra []tools.Tool, opts ...h
 	if err != nil {
 		t.Fatal(err)
 	}
-	prov := llm.WithRetry(openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-test", Model: "fake"}),
+	prov := llm.WithRetry(openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), APIKey: "sk-test"}, Model: "fake"}),
 		llm.RetryPolicy{MaxRetries: 2, BaseDelay: time.Millisecond})
 	sink := &recorder{}
 	o := Options{

@@ -351,7 +351,7 @@ func TestHookCompactionEvents(t *testing.T) {
 	}), func(o *Options) {
 		o.Limits.ContextLimit = 6000
 		o.Compaction = CompactionOptions{Auto: true, Threshold: 0.6, RecentMessages: 2,
-			Provider: llm.WithRetry(openai.New(openai.Config{BaseURL: summaries.OpenAIBaseURL(), Model: "fake"}), llm.RetryPolicy{})}
+			Provider: llm.WithRetry(openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: summaries.OpenAIBaseURL()}, Model: "fake"}), llm.RetryPolicy{})}
 	})
 	filler := strings.Repeat("filler words fill the context window; ", 60)
 	for i := range 8 {

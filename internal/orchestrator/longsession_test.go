@@ -176,7 +176,7 @@ func runLongSession(b *testing.B, steps int) *timedProvider {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prov := &timedProvider{Provider: llm.WithRetry(openai.New(openai.Config{BaseURL: url, Model: "fake"}), llm.RetryPolicy{})}
+	prov := &timedProvider{Provider: llm.WithRetry(openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: url}, Model: "fake"}), llm.RetryPolicy{})}
 	o, err := New(Options{Model: Model{Provider: prov, Name: "fake"}, Tools: reg, Workspace: ws.Root,
 		Limits:      Limits{MaxSteps: steps + 1, ContextLimit: 1 << 30},
 		Persistence: Persistence{Store: store, Undo: rec}})

@@ -19,7 +19,7 @@ func FuzzDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var a llm.Accumulator
 		var last chat.MessageDelta
-		d := newDecoder(testReq, func(x chat.MessageDelta) { a.Add(x); last = x }, "anthropic", "")
+		d := newDecoder(func(x chat.MessageDelta) { a.Add(x); last = x }, "anthropic", "")
 		r := sse.NewReader(bytes.NewReader(in))
 		for {
 			e, err := r.Next()

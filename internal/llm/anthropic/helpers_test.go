@@ -85,18 +85,25 @@ func (fs *fakeServer) requests() []captured {
 }
 
 func newProvider(fs *fakeServer) *Provider {
-	return New(Config{BaseURL: fs.url, APIKey: testKey, Model: "claude-test"})
+	return New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url, APIKey: testKey}, Model: "claude-test"})
 }
 
 var testReq = llm.Request{RunID: "run-1", ModelCallIndex: 3, Messages: []chat.Message{{Role: chat.RoleUser, Content: "hi"}}}
 
-// collect runs one Stream call and checks the sequence invariants.
+// collect runs one Stream call and checks the stream invariants: a
+// provider's own deltas are bare, and through llm.WithRetry, which stamps
+// their identity once, they carry Seq 1, 2, 3… with the request's ids; a
+// nil error comes only after DeltaDone.
 func collect(t *testing.T, p llm.Provider, req llm.Request) ([]chat.MessageDelta, error) {
 	t.Helper()
 	var ds []chat.MessageDelta
 	err := p.Stream(context.Background(), req, func(d chat.MessageDelta) { ds = append(ds, d) })
+	_, bare := p.(*Provider)
 	for i, d := range ds {
-		if d.Seq != i+1 || d.RunID != req.RunID || d.ModelCallIndex != req.ModelCallIndex {
+		switch {
+		case bare && (d.Seq != 0 || d.RunID != "" || d.ModelCallIndex != 0):
+			t.Fatalf("delta %d = %+v: a provider's deltas carry no identity (llm.WithRetry stamps it)", i, d)
+		case !bare && (d.Seq != i+1 || d.RunID != req.RunID || d.ModelCallIndex != req.ModelCallIndex):
 			t.Fatalf("delta %d = %+v: want Seq %d, RunID %q, ModelCallIndex %d", i, d, i+1, req.RunID, req.ModelCallIndex)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 func TestImagesAsBlocks(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("ok")}})
-	p := New(Config{BaseURL: srv.URL(), APIKey: testKey, Model: "claude-sonnet-4-5"})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: srv.URL(), APIKey: testKey}, Model: "claude-sonnet-4-5"})
 	png := chat.Image{MediaType: "image/png", SHA256: "aa", Name: "shot.png", Data: []byte("PNG")}
 	jpg := chat.Image{MediaType: "image/jpeg", SHA256: "bb", Name: "photo.jpg", Data: []byte("JPG")}
 	lost := chat.Image{MediaType: "image/png", SHA256: "cc", Name: "old.png"}

@@ -16,7 +16,7 @@ func TestListModelsFollowsPages(t *testing.T) {
 	fs := serve(t,
 		page(`{"data":[{"type":"model","id":"claude-opus-4-7","display_name":"Claude Opus 4.7","created_at":"2026-04-16T00:00:00Z"}],"has_more":true,"first_id":"claude-opus-4-7","last_id":"claude-opus-4-7"}`),
 		page(`{"data":[{"type":"model","id":"claude-3-haiku-20240307","display_name":"Claude Haiku 3","created_at":"2024-03-07T00:00:00Z"}],"has_more":false,"first_id":"claude-3-haiku-20240307","last_id":"claude-3-haiku-20240307"}`))
-	p := New(Config{BaseURL: fs.url, APIKey: testKey})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url, APIKey: testKey}})
 	got, err := p.ListModels(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,7 @@ var okBody = messageStart(1, 0, 0) +
 func TestRequestBody(t *testing.T) {
 	t.Parallel()
 	fs := serve(t, reply{body: okBody})
-	p := New(Config{BaseURL: fs.url + "/", APIKey: testKey, Model: "claude-sonnet-4-5",
-		Headers: map[string]string{"anthropic-beta": "interleaved-thinking-2025-05-14"}, ThinkingBudget: 10000})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url + "/", APIKey: testKey, Headers: map[string]string{"anthropic-beta": "interleaved-thinking-2025-05-14"}}, Model: "claude-sonnet-4-5", ThinkingBudget: 10000})
 	req := llm.Request{
 		System: "You are coder.",
 		Messages: []chat.Message{
@@ -73,7 +72,7 @@ func TestRequestBody(t *testing.T) {
 func TestRequestDefaults(t *testing.T) {
 	t.Parallel()
 	fs := serve(t, reply{body: okBody})
-	p := New(Config{BaseURL: fs.url, Model: "claude-haiku"})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url}, Model: "claude-haiku"})
 	if _, err := collect(t, p, testReq); err != nil {
 		t.Fatal(err)
 	}

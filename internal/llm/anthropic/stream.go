@@ -87,7 +87,7 @@ type block struct {
 
 // decoder turns events into deltas for one Stream call.
 type decoder struct {
-	out       llm.Stamper
+	out       llm.Emit
 	label     string
 	secret    string
 	ev        event
@@ -98,8 +98,8 @@ type decoder struct {
 	stop      string
 }
 
-func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
-	return &decoder{out: llm.NewStamper(emit, req), label: label, secret: secret}
+func newDecoder(emit llm.Emit, label, secret string) *decoder {
+	return &decoder{out: emit, label: label, secret: secret}
 }
 
 // event applies one SSE event and reports whether the message is complete.
@@ -165,14 +165,14 @@ func (d *decoder) startBlock(b *block, cb *contentBlock) {
 		d.thinking(b, chat.DeltaReasoningSig, cb.Signature)
 	case "redacted_thinking":
 		b.reasoning = d.newReasoning()
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: b.reasoning, BlockKind: chat.ReasoningRedacted, Raw: cb.Raw})
+		d.out(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: b.reasoning, BlockKind: chat.ReasoningRedacted, Raw: cb.Raw})
 	case "tool_use":
 		b.tool, b.open = d.tools, true
 		d.tools++
 		if in := bytes.TrimSpace(cb.Input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
 			b.input = string(in)
 		}
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: b.tool, ToolCallID: cb.ID, ToolName: cb.Name})
+		d.out(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: b.tool, ToolCallID: cb.ID, ToolName: cb.Name})
 	}
 }
 
@@ -194,7 +194,7 @@ func (d *decoder) newReasoning() int {
 // thinking emits a piece of a thinking block: its text or signature.
 func (d *decoder) thinking(b *block, kind chat.DeltaKind, s string) {
 	if s != "" {
-		d.out.Send(chat.MessageDelta{Kind: kind, Block: b.reasoning, BlockKind: chat.ReasoningThinking, Text: s})
+		d.out(chat.MessageDelta{Kind: kind, Block: b.reasoning, BlockKind: chat.ReasoningThinking, Text: s})
 	}
 }
 
@@ -214,14 +214,14 @@ func (d *decoder) blockDelta(e *event) {
 	case "input_json_delta":
 		if b != nil && b.kind == "tool_use" && e.Delta.PartialJSON != "" {
 			b.streamedInput = true
-			d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: e.Delta.PartialJSON})
+			d.out(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: e.Delta.PartialJSON})
 		}
 	}
 }
 
 func (d *decoder) text(kind chat.DeltaKind, s string) {
 	if s != "" {
-		d.out.Send(chat.MessageDelta{Kind: kind, Text: s})
+		d.out(chat.MessageDelta{Kind: kind, Text: s})
 	}
 }
 
@@ -231,9 +231,9 @@ func (d *decoder) endTool(b *block) {
 	if b.kind == "tool_use" && b.open {
 		b.open = false
 		if b.input != "" && !b.streamedInput {
-			d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: b.input})
+			d.out(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: b.tool, Text: b.input})
 		}
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: b.tool})
+		d.out(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: b.tool})
 	}
 }
 
@@ -271,9 +271,9 @@ func (d *decoder) done() error {
 		CacheWriteTokens: u.CacheCreationInputTokens,
 	}
 	if !usage.IsZero() {
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: usage})
+		d.out(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: usage})
 	}
-	d.out.Send(chat.MessageDelta{Kind: chat.DeltaDone, StopReason: d.stop})
+	d.out(chat.MessageDelta{Kind: chat.DeltaDone, StopReason: d.stop})
 	return nil
 }
 

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,5 +108,40 @@ func BenchmarkLookup(b *testing.B) {
 	load()
 	for b.Loop() {
 		Lookup("openrouter", "anthropic/claude-sonnet-4.5")
+	}
+}
+
+// TestProviderTableHolds: every preset speaks a wire the table names,
+// every wire's default preset exists, no name or host belongs to two
+// rows, and a preset's own base URL resolves to its row.
+func TestProviderTableHolds(t *testing.T) {
+	t.Parallel()
+	for _, w := range Wires() {
+		if _, ok := PresetNamed(w.Preset); !ok {
+			t.Errorf("wire %s takes its key and URL from preset %q, which is not in the table", w.Name, w.Preset)
+		}
+	}
+	names, hosts := map[string]bool{}, map[string]string{}
+	for _, e := range endpoints {
+		own := slices.Clone(e.hosts)
+		if p := e.preset; p != nil {
+			if names[p.Name] {
+				t.Errorf("preset %s twice", p.Name)
+			}
+			names[p.Name] = true
+			if _, ok := WireNamed(p.Wire); !ok {
+				t.Errorf("preset %s speaks %q, which is not a wire", p.Name, p.Wire)
+			}
+			if got := ProviderFor("", p.BaseURL); got != e.id {
+				t.Errorf("preset %s's base URL resolves to %q, want %q", p.Name, got, e.id)
+			}
+			own = append(own, presetHost(*p))
+		}
+		for _, h := range own {
+			if other, ok := hosts[h]; ok {
+				t.Errorf("host %s is both %q and %q", h, other, e.id)
+			}
+			hosts[h] = e.id
+		}
 	}
 }

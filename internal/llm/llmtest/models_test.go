@@ -16,8 +16,8 @@ import (
 func TestModelsListBothProtocols(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Scenario{Models: []string{"zeta", "alpha"}})
 	for _, p := range []llm.Provider{
-		llm.WithRetry(openai.New(openai.Config{BaseURL: srv.OpenAIBaseURL(), APIKey: "k"}), llm.RetryPolicy{}),
-		anthropic.New(anthropic.Config{BaseURL: srv.URL(), APIKey: "k"}),
+		llm.WithRetry(openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), APIKey: "k"}}), llm.RetryPolicy{}),
+		anthropic.New(anthropic.Config{Endpoint: llm.Endpoint{BaseURL: srv.URL(), APIKey: "k"}}),
 	} {
 		infos, err := p.(llm.ModelLister).ListModels(context.Background())
 		var got []string

@@ -99,7 +99,7 @@ func TestHTTPErrors(t *testing.T) {
 
 func TestConnectErrorRetryable(t *testing.T) {
 	t.Parallel()
-	p := New(Config{BaseURL: "http://127.0.0.1:1/v1", APIKey: testKey})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", APIKey: testKey}})
 	_, err := collect(t, p, testReq)
 	if !llm.IsRetryable(err) || strings.Contains(err.Error(), testKey) {
 		t.Fatalf("err = %v", err)
@@ -128,14 +128,14 @@ func TestErrorsNameTheConfiguredProvider(t *testing.T) {
 	t.Parallel()
 	body := `{"error":{"message":"Provider returned error","code":429,"metadata":{"raw":"qwen/qwen3-next-80b-a3b-instruct is temporarily rate-limited upstream.","provider_name":"GMICloud"}},"user_id":"user_2z"}`
 	fs := serve(t, jsonReply(429, body, nil))
-	p := New(Config{BaseURL: fs.url, APIKey: testKey, Model: "m", Label: "OpenRouter", KeyHint: "OPENROUTER_API_KEY"})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url, APIKey: testKey, Label: "OpenRouter", KeyHint: "OPENROUTER_API_KEY"}, Model: "m"})
 	_, err := collect(t, p, testReq)
 	want := "OpenRouter: HTTP 429: Provider returned error: qwen/qwen3-next-80b-a3b-instruct is temporarily rate-limited upstream. (upstream: GMICloud)"
 	if err == nil || err.Error() != want || !llm.IsRetryable(err) {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 	fs = serve(t, reply{body: ck(`{"content":"a"}`, "") + "data: {\"choices\":[{\"delta\":{\"content\":\"b\"\n\n"})
-	p = New(Config{BaseURL: fs.url, Model: "m", Label: "DeepSeek"})
+	p = New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url, Label: "DeepSeek"}, Model: "m"})
 	if _, err := collect(t, p, testReq); err == nil || !strings.HasPrefix(err.Error(), "DeepSeek: malformed stream event") {
 		t.Fatalf("err = %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 func BenchmarkDecodeTextChunk(b *testing.B) {
 	data := []byte(ck(`{"content":"hello world"}`, "")[len("data: "):])
 	data = data[:len(data)-2]
-	d := newDecoder(testReq, func(chat.MessageDelta) {}, "openai", "")
+	d := newDecoder(func(chat.MessageDelta) {}, "openai", "")
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := d.chunk(data); err != nil {
@@ -25,7 +25,7 @@ func FuzzDecoder(f *testing.F) {
 	f.Add([]byte(`{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"a"}]},{"type":"text","text":"b"},7],"reasoning_details":[{"type":"reasoning.text","text":"x","index":0},{"type":"reasoning.text","index":{"a":1},"text":5}],"extra_content":[1],"tool_calls":[{"index":0,"id":"c","function":{"name":"n"},"extra_content":{"google":{}}}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var a chat.MessageDelta
-		d := newDecoder(testReq, func(x chat.MessageDelta) { a = x }, "openai", "")
+		d := newDecoder(func(x chat.MessageDelta) { a = x }, "openai", "")
 		_ = d.chunk(data)
 		_ = d.chunk(data)
 		_ = d.done()

@@ -14,7 +14,7 @@ import (
 func TestImagesInTheBody(t *testing.T) {
 	t.Parallel()
 	fs := serve(t, reply{body: textStream("ok") + done})
-	p := New(Config{BaseURL: fs.url + "/", APIKey: testKey, Model: "gpt-4.1"})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url + "/", APIKey: testKey}, Model: "gpt-4.1"})
 	png := chat.Image{MediaType: "image/png", SHA256: "aa", Name: "shot.png", Data: []byte("PNG")}
 	jpg := chat.Image{MediaType: "image/jpeg", SHA256: "bb", Name: "photo.jpg", Data: []byte("JPG")}
 	lost := chat.Image{MediaType: "image/png", SHA256: "cc", Name: "old.png"}

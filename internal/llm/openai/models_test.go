@@ -11,7 +11,7 @@ import (
 func TestListModelsMergedWithCatalog(t *testing.T) {
 	t.Parallel()
 	fs := serve(t, jsonReply(200, `{"object":"list","data":[{"id":"gpt-5","object":"model","owned_by":"system"},{"id":"ft:gpt-4.1:acme::abc","object":"model"},{"id":"gpt-5-2025-08-07","object":"model"}]}`, nil))
-	p := llm.WithRetry(New(Config{BaseURL: fs.url, APIKey: testKey, Model: "gpt-5", Label: "OpenAI"}), llm.RetryPolicy{})
+	p := llm.WithRetry(New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url, APIKey: testKey, Label: "OpenAI"}, Model: "gpt-5"}), llm.RetryPolicy{})
 	models, err := llm.ListModels(context.Background(), p, "openai")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestListModelsMergedWithCatalog(t *testing.T) {
 func TestListModelsFailureKeepsTheCatalog(t *testing.T) {
 	t.Parallel()
 	fs := serve(t, jsonReply(401, `{"error":{"message":"Incorrect API key provided: `+testKey+`","type":"invalid_request_error"}}`, nil))
-	p := New(Config{BaseURL: fs.url, APIKey: testKey, Label: "DeepSeek", KeyHint: "DEEPSEEK_API_KEY"})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url, APIKey: testKey, Label: "DeepSeek", KeyHint: "DEEPSEEK_API_KEY"}})
 	models, err := llm.ListModels(context.Background(), p, "deepseek")
 	if err == nil || !strings.HasPrefix(err.Error(), "DeepSeek: HTTP 401") || strings.Contains(err.Error(), testKey) {
 		t.Fatalf("err = %v", err)

@@ -7,8 +7,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"strings"
-	"time"
 
 	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/sse"
@@ -18,50 +16,22 @@ import (
 // Config.Label names the endpoint.
 const name = "openai"
 
-// DefaultIdleTimeout is the longest silence tolerated inside a stream when
-// Config.IdleTimeout is zero.
-const DefaultIdleTimeout = 120 * time.Second
+// keyHint is where the key comes from when Config.KeyHint says nothing.
+const keyHint = "OPENAI_API_KEY or CODER_API_KEY"
 
-// Config configures a Provider.
+// Config configures a Provider: the endpoint (its BaseURL ends in /v1 or
+// /vN; the provider appends /chat/completions, and sends APIKey as a
+// Bearer token) and the request options.
 type Config struct {
-	// BaseURL is already normalised and ends in /v1 (or /vN); the provider
-	// appends /chat/completions.
-	BaseURL string
-	// APIKey is sent as a Bearer token when non-empty. It never appears in
-	// an error.
-	APIKey string
+	llm.Endpoint
 	// Model is used when the request names none.
 	Model string
-	// Headers are added to every request (and may override the defaults).
-	Headers map[string]string
-	// HTTPClient sends requests; nil uses a client with no total timeout.
-	HTTPClient *http.Client
-	// Timeout bounds the wait for the response headers and the first byte;
-	// zero falls back to IdleTimeout.
-	Timeout time.Duration
-	// IdleTimeout bounds the time between two pieces of progress (decoded
-	// content, not keep-alives); zero means DefaultIdleTimeout. A stall is
-	// a retryable stream cut.
-	IdleTimeout time.Duration
-	// CallTimeout bounds one whole request, however steadily it streams;
-	// running out fails the call without a retry. Zero means no bound.
-	CallTimeout time.Duration
 	// ReasoningEffort ("none" … "max") is sent as reasoning_effort when
 	// set and the model takes an effort (see shape.go).
 	ReasoningEffort string
 	// MaxTokens caps the answer when the request does not; zero sends none.
 	// It is capped at the model's output limit when the catalog knows it.
 	MaxTokens int
-	// Label names the endpoint in errors ("OpenRouter", "DeepSeek"); empty
-	// means "openai".
-	Label string
-	// Catalog is the catalog provider of the endpoint (catalog.ProviderFor):
-	// it shapes requests and says what reasoning goes back. Empty: the
-	// model is looked up by its name alone.
-	Catalog string
-	// KeyHint names where the key comes from, for 401/403 messages; empty
-	// means "OPENAI_API_KEY or CODER_API_KEY".
-	KeyHint string
 }
 
 // Provider streams Chat Completions. It makes one attempt per Stream call;
@@ -79,26 +49,14 @@ var _ llm.Provider = (*Provider)(nil)
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
 	cfg = cfg.WithDefaults(name)
-	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
+	return &Provider{cfg: cfg, secret: cfg.Secret()}
 }
 
 // WithDefaults is cfg with its defaults filled in; label names the
 // endpoint in errors when cfg names none. (The Responses API provider
 // takes this Config too.)
 func (cfg Config) WithDefaults(label string) Config {
-	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = cfg.IdleTimeout
-	}
-	if cfg.KeyHint == "" {
-		cfg.KeyHint = "OPENAI_API_KEY or CODER_API_KEY"
-	}
-	if cfg.Label == "" {
-		cfg.Label = label
-	}
+	cfg.Endpoint = cfg.Endpoint.WithDefaults(label, keyHint)
 	return cfg
 }
 
@@ -106,18 +64,7 @@ func (cfg Config) WithDefaults(label string) Config {
 // call to an OpenAI-style endpoint makes it: cfg's headers, client and
 // timeouts, with secret scrubbed from its errors.
 func (cfg Config) Post(path, secret string, body *llm.Body) llm.StreamRequest {
-	return llm.StreamRequest{
-		Provider:         cfg.Label,
-		URL:              cfg.BaseURL + path,
-		Header:           header(cfg),
-		Body:             body,
-		Client:           cfg.HTTPClient,
-		Secret:           secret,
-		KeyHint:          cfg.KeyHint,
-		FirstByteTimeout: cfg.Timeout,
-		IdleTimeout:      cfg.IdleTimeout,
-		CallTimeout:      cfg.CallTimeout,
-	}
+	return cfg.Endpoint.Post(path, header(cfg), secret, body)
 }
 
 // Name returns "openai".
@@ -135,7 +82,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		return err
 	}
 	defer s.Close()
-	return p.read(ctx, s, newDecoder(req, s.Watch(emit), p.cfg.Label, p.secret))
+	return p.read(ctx, s, newDecoder(s.Watch(emit), p.cfg.Label, p.secret))
 }
 
 // read feeds SSE events to d until the response is complete.
@@ -170,17 +117,12 @@ func (p *Provider) read(ctx context.Context, s *llm.Stream, d *decoder) error {
 
 func (p *Provider) header() http.Header { return header(p.cfg) }
 
-// header is what every request to an OpenAI-style endpoint carries: JSON
-// in, an event stream out, the bearer key and the configured headers.
+// header is what every request to an OpenAI-style endpoint carries: the
+// endpoint's headers with the bearer key.
 func header(cfg Config) http.Header {
 	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
 	if cfg.APIKey != "" {
 		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
-	}
-	return h
+	return cfg.Header(h)
 }

@@ -123,13 +123,13 @@ func (d *decoder) reasoning(dl *delta) {
 	}
 	if raw := rawObject(dl.ExtraContent); raw != "" {
 		b := d.blocks.kind(chat.ReasoningExtraContent)
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: b, BlockKind: chat.ReasoningExtraContent, Raw: raw})
+		d.out(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: b, BlockKind: chat.ReasoningExtraContent, Raw: raw})
 	}
 }
 
 func (d *decoder) reasoningText(kind, s string) {
 	if s != "" {
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoning, Block: d.blocks.kind(kind), BlockKind: kind, Text: s})
+		d.out(chat.MessageDelta{Kind: chat.DeltaReasoning, Block: d.blocks.kind(kind), BlockKind: kind, Text: s})
 	}
 }
 
@@ -171,7 +171,7 @@ func (d *decoder) detail(frag map[string]json.RawMessage, show bool) {
 		}
 	}
 	if show && shown != "" {
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoning, Block: e.block, BlockKind: chat.ReasoningDetails, Text: shown})
+		d.out(chat.MessageDelta{Kind: chat.DeltaReasoning, Block: e.block, BlockKind: chat.ReasoningDetails, Text: shown})
 	}
 }
 
@@ -188,7 +188,7 @@ func (d *decoder) flushDetails() {
 		if err != nil {
 			continue
 		}
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: e.block, BlockKind: chat.ReasoningDetails, Raw: string(b)})
+		d.out(chat.MessageDelta{Kind: chat.DeltaReasoningRaw, Block: e.block, BlockKind: chat.ReasoningDetails, Raw: string(b)})
 	}
 	d.blocks.details = nil
 }

@@ -12,10 +12,7 @@ import (
 func TestRequestBody(t *testing.T) {
 	t.Parallel()
 	fs := serve(t, reply{body: textStream("ok") + done})
-	p := New(Config{
-		BaseURL: fs.url + "/", APIKey: testKey, Model: "my-local-model",
-		Headers: map[string]string{"X-Title": "coder"}, ReasoningEffort: "high", MaxTokens: 4096,
-	})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url + "/", APIKey: testKey, Headers: map[string]string{"X-Title": "coder"}}, Model: "my-local-model", ReasoningEffort: "high", MaxTokens: 4096})
 	req := llm.Request{
 		RunID:  "r",
 		System: "You are coder.",
@@ -74,7 +71,7 @@ func TestRequestBody(t *testing.T) {
 func TestRequestMinimal(t *testing.T) {
 	t.Parallel()
 	fs := serve(t, reply{body: textStream("ok") + done})
-	p := New(Config{BaseURL: fs.url, Model: "llama3"})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url}, Model: "llama3"})
 	if _, err := collect(t, p, llm.Request{Model: "qwen3", MaxTokens: 100, Messages: []chat.Message{{Role: chat.RoleUser, Content: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}

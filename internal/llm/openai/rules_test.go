@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/llm"
 	"github.com/coder-agent/coder/internal/llm/catalog"
 )
 
@@ -121,7 +122,7 @@ func TestRequestRulesPerEndpoint(t *testing.T) {
 		covered[tt.endpoint] = true
 		t.Run(tt.endpoint+"/"+tt.model, func(t *testing.T) {
 			t.Parallel()
-			sent := fieldsSent(sentBody(t, Config{Catalog: tt.endpoint, Model: tt.model, MaxTokens: 1000}, everyKindHistory()...))
+			sent := fieldsSent(sentBody(t, Config{Endpoint: llm.Endpoint{Catalog: tt.endpoint}, Model: tt.model, MaxTokens: 1000}, everyKindHistory()...))
 			for _, f := range tt.must {
 				if !slices.Contains(sent, f) {
 					t.Errorf("%s not sent; sent %s", f, strings.Join(sent, " "))
@@ -152,8 +153,8 @@ func TestAliasTakesItsTargetsRules(t *testing.T) {
 		{"openai", "gpt-4o-latest", "gpt-4o"},
 		{"openai", "gpt-5-chat", "gpt-5-chat-latest"},
 	} {
-		got := sentBody(t, Config{Catalog: tt.endpoint, Model: tt.alias, MaxTokens: 10_000_000})
-		want := sentBody(t, Config{Catalog: tt.endpoint, Model: tt.target, MaxTokens: 10_000_000})
+		got := sentBody(t, Config{Endpoint: llm.Endpoint{Catalog: tt.endpoint}, Model: tt.alias, MaxTokens: 10_000_000})
+		want := sentBody(t, Config{Endpoint: llm.Endpoint{Catalog: tt.endpoint}, Model: tt.target, MaxTokens: 10_000_000})
 		if got["model"] != tt.alias {
 			t.Errorf("%s sent as %v", tt.alias, got["model"])
 		}

@@ -40,28 +40,28 @@ func TestRequestShapedByCatalog(t *testing.T) {
 		forbidden string
 	}{
 		{"gpt-5 takes max_completion_tokens, capped at its 128k output, effort clamped to its highest",
-			Config{Catalog: "openai", Model: "gpt-5", MaxTokens: 500_000, ReasoningEffort: "max"},
+			Config{Endpoint: llm.Endpoint{Catalog: "openai"}, Model: "gpt-5", MaxTokens: 500_000, ReasoningEffort: "max"},
 			"max_completion_tokens", 128_000, "high", "max_tokens"},
 		{"gpt-5 asked for no reasoning gets its least, minimal",
-			Config{Catalog: "openai", Model: "gpt-5", MaxTokens: 1000, ReasoningEffort: "none"},
+			Config{Endpoint: llm.Endpoint{Catalog: "openai"}, Model: "gpt-5", MaxTokens: 1000, ReasoningEffort: "none"},
 			"max_completion_tokens", 1000, "minimal", "max_tokens"},
 		{"o3 with a date suffix is still o3",
-			Config{Catalog: "openai", Model: "o3-2025-04-16", MaxTokens: 1000, ReasoningEffort: "low"},
+			Config{Endpoint: llm.Endpoint{Catalog: "openai"}, Model: "o3-2025-04-16", MaxTokens: 1000, ReasoningEffort: "low"},
 			"max_completion_tokens", 1000, "low", "max_tokens"},
 		{"gpt-4.1 reasons not: no reasoning_effort",
-			Config{Catalog: "openai", Model: "gpt-4.1", MaxTokens: 1000, ReasoningEffort: "high"},
+			Config{Endpoint: llm.Endpoint{Catalog: "openai"}, Model: "gpt-4.1", MaxTokens: 1000, ReasoningEffort: "high"},
 			"max_completion_tokens", 1000, nil, "reasoning_effort"},
 		{"an unknown model on api.openai.com still gets max_completion_tokens",
-			Config{Catalog: "openai", Model: "gpt-9-preview", MaxTokens: 1000, ReasoningEffort: "high"},
+			Config{Endpoint: llm.Endpoint{Catalog: "openai"}, Model: "gpt-9-preview", MaxTokens: 1000, ReasoningEffort: "high"},
 			"max_completion_tokens", 1000, "high", "max_tokens"},
 		{"DeepSeek V4 maps medium to its lowest level, high",
-			Config{Catalog: "deepseek", Model: "deepseek-v4-pro", MaxTokens: 1000, ReasoningEffort: "medium"},
+			Config{Endpoint: llm.Endpoint{Catalog: "deepseek"}, Model: "deepseek-v4-pro", MaxTokens: 1000, ReasoningEffort: "medium"},
 			"max_tokens", 1000, "high", "max_completion_tokens"},
 		{"an unknown model on an unknown server: as configured",
 			Config{Model: "my-local-model", MaxTokens: 1_000_000, ReasoningEffort: "xhigh"},
 			"max_tokens", 1_000_000, "xhigh", "max_completion_tokens"},
 		{"Kimi K2.5 toggles thinking, takes no effort",
-			Config{Catalog: "moonshotai-cn", Model: "kimi-k2.5", MaxTokens: 1000, ReasoningEffort: "high"},
+			Config{Endpoint: llm.Endpoint{Catalog: "moonshotai-cn"}, Model: "kimi-k2.5", MaxTokens: 1000, ReasoningEffort: "high"},
 			"max_tokens", 1000, nil, "reasoning_effort"},
 	}
 	for _, tt := range tests {
@@ -117,21 +117,21 @@ func TestReasoningSentBackWhereItCame(t *testing.T) {
 		msg   chat.Message
 		check func(t *testing.T, a map[string]any)
 	}{
-		{"DeepSeek: reasoning_content", Config{Catalog: "deepseek", Model: "deepseek-v4-pro"},
+		{"DeepSeek: reasoning_content", Config{Endpoint: llm.Endpoint{Catalog: "deepseek"}, Model: "deepseek-v4-pro"},
 			chat.Message{Reasoning: "Think.", ReasoningBlocks: []chat.ReasoningBlock{{Kind: chat.ReasoningContentField, Text: "Think."}}},
 			func(t *testing.T, a map[string]any) {
 				if a["reasoning_content"] != "Think." || a["reasoning"] != nil {
 					t.Errorf("sent %v", a)
 				}
 			}},
-		{"DeepSeek, a session stored before blocks: its text as reasoning_content", Config{Catalog: "deepseek", Model: "deepseek-v4-pro"},
+		{"DeepSeek, a session stored before blocks: its text as reasoning_content", Config{Endpoint: llm.Endpoint{Catalog: "deepseek"}, Model: "deepseek-v4-pro"},
 			chat.Message{Reasoning: "Old think."},
 			func(t *testing.T, a map[string]any) {
 				if a["reasoning_content"] != "Old think." {
 					t.Errorf("sent %v", a)
 				}
 			}},
-		{"OpenRouter: reasoning_details verbatim, encrypted entry included, text not repeated", Config{Catalog: "openrouter", Model: "openai/gpt-5"},
+		{"OpenRouter: reasoning_details verbatim, encrypted entry included, text not repeated", Config{Endpoint: llm.Endpoint{Catalog: "openrouter"}, Model: "openai/gpt-5"},
 			chat.Message{Reasoning: "Plan.", ReasoningBlocks: []chat.ReasoningBlock{
 				{Kind: chat.ReasoningField, Text: "Plan."},
 				{Kind: chat.ReasoningDetails, Raw: chat.RawJSON(detailSummary)},
@@ -149,7 +149,7 @@ func TestReasoningSentBackWhereItCame(t *testing.T) {
 					t.Errorf("sent %v", a)
 				}
 			}},
-		{"Gemini: each call's extra_content, and the message's", Config{Catalog: "google", Model: "gemini-3-pro-preview"},
+		{"Gemini: each call's extra_content, and the message's", Config{Endpoint: llm.Endpoint{Catalog: "google"}, Model: "gemini-3-pro-preview"},
 			chat.Message{ReasoningBlocks: []chat.ReasoningBlock{{Kind: chat.ReasoningExtraContent, Raw: `{"google":{"thought_signature":"msgSig"}}`}},
 				ToolCalls: []chat.ToolCall{{ID: "c1", Name: "ls", Arguments: "{}", Extra: `{"google":{"thought_signature":"callSig"}}`}}},
 			func(t *testing.T, a map[string]any) {
@@ -159,7 +159,7 @@ func TestReasoningSentBackWhereItCame(t *testing.T) {
 					t.Errorf("sent %v", a)
 				}
 			}},
-		{"Mistral: thinking parts then the text, as content parts", Config{Catalog: "mistral", Model: "magistral-medium-latest"},
+		{"Mistral: thinking parts then the text, as content parts", Config{Endpoint: llm.Endpoint{Catalog: "mistral"}, Model: "magistral-medium-latest"},
 			chat.Message{Content: "391", ReasoningBlocks: []chat.ReasoningBlock{{Kind: chat.ReasoningThinkingPart, Text: "17*23"}}},
 			func(t *testing.T, a map[string]any) {
 				want := `[{"thinking":[{"text":"17*23","type":"text"}],"type":"thinking"},{"text":"391","type":"text"}]`
@@ -167,7 +167,7 @@ func TestReasoningSentBackWhereItCame(t *testing.T) {
 					t.Errorf("content %s, want %s", got, want)
 				}
 			}},
-		{"Groq rejects reasoning fields: none sent", Config{Catalog: "groq", Model: "openai/gpt-oss-120b"},
+		{"Groq rejects reasoning fields: none sent", Config{Endpoint: llm.Endpoint{Catalog: "groq"}, Model: "openai/gpt-oss-120b"},
 			chat.Message{ReasoningBlocks: []chat.ReasoningBlock{{Kind: chat.ReasoningField, Text: "Hmm."}, {Kind: chat.ReasoningContentField, Text: "Hmm."}}},
 			func(t *testing.T, a map[string]any) {
 				if a["reasoning"] != nil || a["reasoning_content"] != nil {

@@ -75,7 +75,7 @@ type call struct {
 // after that emits another Start carrying the full name so far. A fragment
 // equal to the whole name so far is a server repeating it and is ignored.
 type decoder struct {
-	out      llm.Stamper
+	out      llm.Emit
 	label    string // the provider's name in errors
 	secret   string
 	c        chunk
@@ -89,9 +89,9 @@ type decoder struct {
 	finished bool // a finish_reason arrived
 }
 
-func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
+func newDecoder(emit llm.Emit, label, secret string) *decoder {
 	return &decoder{
-		out:    llm.NewStamper(emit, req),
+		out:    emit,
 		label:  label,
 		secret: secret,
 		last:   -1,
@@ -137,7 +137,7 @@ func (d *decoder) chunk(data []byte) error {
 
 func (d *decoder) text(kind chat.DeltaKind, s string) {
 	if s != "" {
-		d.out.Send(chat.MessageDelta{Kind: kind, Text: s})
+		d.out(chat.MessageDelta{Kind: kind, Text: s})
 	}
 }
 
@@ -150,15 +150,15 @@ func (d *decoder) tool(t *toolCallDelta) {
 	if n := t.Function.Name; n != "" && n != c.name {
 		c.name += n
 		if c.started {
-			d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: i, ToolCallID: c.id, ToolName: c.name})
+			d.out(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: i, ToolCallID: c.id, ToolName: c.name})
 		}
 	}
 	if t.Function.Arguments != "" {
 		d.start(i)
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: i, Text: t.Function.Arguments})
+		d.out(chat.MessageDelta{Kind: chat.DeltaToolCallArgs, ToolIndex: i, Text: t.Function.Arguments})
 	}
 	if raw := rawObject(t.ExtraContent); raw != "" {
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallExtra, ToolIndex: i, Raw: raw})
+		d.out(chat.MessageDelta{Kind: chat.DeltaToolCallExtra, ToolIndex: i, Raw: raw})
 	}
 }
 
@@ -198,7 +198,7 @@ func (d *decoder) start(i int) {
 	c := &d.calls[i]
 	if !c.started {
 		c.started = true
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: i, ToolCallID: c.id, ToolName: c.name})
+		d.out(chat.MessageDelta{Kind: chat.DeltaToolCallStart, ToolIndex: i, ToolCallID: c.id, ToolName: c.name})
 	}
 }
 
@@ -208,7 +208,7 @@ func (d *decoder) endCalls() {
 		if !d.calls[i].ended {
 			d.start(i)
 			d.calls[i].ended = true
-			d.out.Send(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: i})
+			d.out(chat.MessageDelta{Kind: chat.DeltaToolCallEnd, ToolIndex: i})
 		}
 	}
 }
@@ -232,9 +232,9 @@ func (d *decoder) done() error {
 	d.endCalls()
 	d.flushDetails()
 	if d.hasUsage {
-		d.out.Send(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: d.usage})
+		d.out(chat.MessageDelta{Kind: chat.DeltaUsage, Usage: d.usage})
 	}
-	d.out.Send(chat.MessageDelta{Kind: chat.DeltaDone, StopReason: d.stop})
+	d.out(chat.MessageDelta{Kind: chat.DeltaDone, StopReason: d.stop})
 	return nil
 }
 

@@ -184,7 +184,7 @@ func TestIdleTimeout(t *testing.T) {
 	fs := serve(t, reply{body: ck(`{"content":"a"}`, ""), stall: 5 * time.Second})
 	// 500 ms: a loaded machine can take longer than 100 ms between the
 	// headers and the first chunk, which is not the stall under test.
-	p := New(Config{BaseURL: fs.url, Model: "m", IdleTimeout: 500 * time.Millisecond})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url, IdleTimeout: 500 * time.Millisecond}, Model: "m"})
 	start := time.Now()
 	_, err := collect(t, p, testReq)
 	if !llm.IsRetryable(err) || !errors.Is(err, llm.ErrStreamCut) || !strings.Contains(err.Error(), "stalled") {
@@ -198,7 +198,7 @@ func TestIdleTimeout(t *testing.T) {
 func TestFirstByteTimeout(t *testing.T) {
 	t.Parallel()
 	fs := serve(t, reply{delay: 5 * time.Second})
-	p := New(Config{BaseURL: fs.url, Model: "m", Timeout: 100 * time.Millisecond})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: fs.url, Timeout: 100 * time.Millisecond}, Model: "m"})
 	start := time.Now()
 	_, err := collect(t, p, testReq)
 	if !llm.IsRetryable(err) || !strings.Contains(err.Error(), "no response from the server within 100ms") {

@@ -119,8 +119,7 @@ func TestMistralGetsOnlyWhatItAccepted(t *testing.T) {
 	}
 	srv := newServer(t, recs)
 	for i, rec := range recs {
-		p := openai.New(openai.Config{BaseURL: fmt.Sprintf("%s/r/%d/v1", srv.URL, i), APIKey: "sk-replay", Model: rec.RequestModel,
-			Catalog: "mistral", Label: "Mistral", MaxTokens: 4096, ReasoningEffort: "high"})
+		p := openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: fmt.Sprintf("%s/r/%d/v1", srv.URL, i), APIKey: "sk-replay", Catalog: "mistral", Label: "Mistral"}, Model: rec.RequestModel, MaxTokens: 4096, ReasoningEffort: "high"})
 		if err := turnAndNext(p); err != nil {
 			t.Errorf("%s: %v", rec.File, err)
 			continue

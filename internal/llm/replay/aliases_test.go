@@ -109,9 +109,9 @@ func aliasProvider(srv *server, n int, model string) llm.Provider {
 	base := fmt.Sprintf("%s/r/%d", srv.URL, n)
 	cat := catalogOf[rec.Provider]
 	if rec.Protocol == "anthropic" {
-		return anthropic.New(anthropic.Config{BaseURL: base, APIKey: "sk-ant-replay", Model: model, Catalog: cat, Label: rec.Provider})
+		return anthropic.New(anthropic.Config{Endpoint: llm.Endpoint{BaseURL: base, APIKey: "sk-ant-replay", Catalog: cat, Label: rec.Provider}, Model: model})
 	}
-	return openai.New(openai.Config{BaseURL: base + "/v1", APIKey: "sk-replay", Model: model, Catalog: cat, Label: rec.Provider, MaxTokens: unknownLimit})
+	return openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: base + "/v1", APIKey: "sk-replay", Catalog: cat, Label: rec.Provider}, Model: model, MaxTokens: unknownLimit})
 }
 
 // TestAliasesResolveAsTheAPIsDid takes the recorded exchanges where a

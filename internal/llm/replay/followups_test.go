@@ -114,8 +114,7 @@ func TestReplayFollowUps(t *testing.T) {
 				t.Fatalf("the recorded follow-up holds %d reasoning ids and %d phases: not the case it claims", ids, phases)
 			}
 			l := newBodyLog(t, stream, c.Protocol)
-			p := responses.New(responses.Config{BaseURL: l.URL + "/v1", APIKey: "sk-replay", Model: c.RequestModel,
-				Catalog: catalogOf[c.Provider], Label: c.Provider})
+			p := responses.New(responses.Config{Endpoint: llm.Endpoint{BaseURL: l.URL + "/v1", APIKey: "sk-replay", Catalog: catalogOf[c.Provider], Label: c.Provider}, Model: c.RequestModel})
 			items, err := followUp(p, l, recorded.Input)
 			if err != nil {
 				t.Fatal(err)

@@ -192,11 +192,11 @@ func (s *server) provider(n int) llm.Provider {
 	cat := catalogOf[rec.Provider]
 	switch rec.Protocol {
 	case "anthropic":
-		return anthropic.New(anthropic.Config{BaseURL: base, APIKey: "sk-ant-replay", Model: rec.RequestModel, Catalog: cat, Label: rec.Provider})
+		return anthropic.New(anthropic.Config{Endpoint: llm.Endpoint{BaseURL: base, APIKey: "sk-ant-replay", Catalog: cat, Label: rec.Provider}, Model: rec.RequestModel})
 	case "responses":
-		return responses.New(responses.Config{BaseURL: base + "/v1", APIKey: "sk-replay", Model: rec.RequestModel, Catalog: cat, Label: rec.Provider})
+		return responses.New(responses.Config{Endpoint: llm.Endpoint{BaseURL: base + "/v1", APIKey: "sk-replay", Catalog: cat, Label: rec.Provider}, Model: rec.RequestModel})
 	}
-	return openai.New(openai.Config{BaseURL: base + "/v1", APIKey: "sk-replay", Model: rec.RequestModel, Catalog: cat, Label: rec.Provider})
+	return openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: base + "/v1", APIKey: "sk-replay", Catalog: cat, Label: rec.Provider}, Model: rec.RequestModel})
 }
 
 // outcome is one recording's result, for the summary.

@@ -33,8 +33,7 @@ func TestNamedOpenAITypeGetsChatCompletions(t *testing.T) {
 	for n := 0; n < len(recs); n += 2 {
 		rec := recs[n]
 		for i, named := range []bool{true, false} {
-			cfg := responses.Config{BaseURL: fmt.Sprintf("%s/r/%d/v1", srv.URL, n+i), APIKey: "sk-replay",
-				Model: rec.RequestModel, Catalog: catalog.ProviderFor("openai", ""), Label: "OpenAI"}
+			cfg := responses.Config{Endpoint: llm.Endpoint{BaseURL: fmt.Sprintf("%s/r/%d/v1", srv.URL, n+i), APIKey: "sk-replay", Catalog: catalog.ProviderFor("openai", ""), Label: "OpenAI"}, Model: rec.RequestModel}
 			p := responses.ForWire(cfg, "openai", named)
 			var acc llm.Accumulator
 			err := p.Stream(context.Background(), llm.Request{RunID: "replay", Messages: []chat.Message{{Role: chat.RoleUser, Content: "hi"}}},

@@ -14,7 +14,7 @@ func FuzzDecoder(f *testing.F) {
 	f.Add([]byte(`{"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var a llm.Accumulator
-		d := newDecoder(llm.Request{}, func(x chat.MessageDelta) { a.Add(x) }, "openai-responses", "")
+		d := newDecoder(func(x chat.MessageDelta) { a.Add(x) }, "openai-responses", "")
 		for _, ev := range [][]byte{
 			[]byte(`{"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning"}}`),
 			[]byte(`{"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","call_id":"c","name":"n"}}`),

@@ -15,7 +15,7 @@ import (
 func TestImagesAsInputImages(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("ok")}})
-	p := New(Config{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Model: "gpt-5", Catalog: "openai"})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Catalog: "openai"}, Model: "gpt-5"})
 	png := chat.Image{MediaType: "image/png", SHA256: "aa", Name: "shot.png", Data: []byte("PNG")}
 	jpg := chat.Image{MediaType: "image/jpeg", SHA256: "bb", Name: "photo.jpg", Data: []byte("JPG")}
 	req := llm.Request{RunID: "r", Messages: []chat.Message{

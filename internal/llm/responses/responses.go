@@ -38,7 +38,7 @@ var _ llm.Provider = (*Provider)(nil)
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
 	cfg = cfg.WithDefaults(name)
-	return &Provider{cfg: cfg, secret: llm.Secrets(cfg.APIKey, cfg.Headers)}
+	return &Provider{cfg: cfg, secret: cfg.Secret()}
 }
 
 // Name returns "openai-responses".
@@ -56,7 +56,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit llm.Emit) e
 		return err
 	}
 	defer s.Close()
-	d := newDecoder(req, s.Watch(emit), p.cfg.Label, p.secret)
+	d := newDecoder(s.Watch(emit), p.cfg.Label, p.secret)
 	r := sse.NewReader(s)
 	for {
 		ev, err := r.Next()

@@ -23,8 +23,8 @@ func stream(t *testing.T, p llm.Provider, req llm.Request) (*llm.Accumulator, er
 	n := 0
 	err := p.Stream(context.Background(), req, func(d chat.MessageDelta) {
 		n++
-		if d.Seq != n {
-			t.Errorf("delta %d has Seq %d", n, d.Seq)
+		if d.Seq != 0 || d.RunID != "" {
+			t.Errorf("delta %d carries an identity (%q, Seq %d): llm.WithRetry stamps it, once", n, d.RunID, d.Seq)
 		}
 		a.Add(d)
 	})
@@ -70,7 +70,7 @@ func TestToolLoopPassesReasoningBack(t *testing.T) {
 			return nil
 		}},
 	}})
-	p := New(Config{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Model: "gpt-5", Catalog: "openai"})
+	p := New(Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Catalog: "openai"}, Model: "gpt-5"})
 	req := llm.Request{RunID: "r", System: "You are coder.", Tools: bashTool, Messages: []chat.Message{{Role: chat.RoleUser, Content: "list"}}}
 	a, err := stream(t, p, req)
 	if err != nil {
@@ -97,7 +97,7 @@ func TestToolLoopPassesReasoningBack(t *testing.T) {
 func TestIncompleteIsReportedAsTheOutputLimit(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{{Reasoning: "Thinking long.", Truncated: true}}})
-	a, err := stream(t, New(Config{BaseURL: srv.OpenAIBaseURL(), Model: "gpt-5"}), llm.Request{RunID: "r"})
+	a, err := stream(t, New(Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL()}, Model: "gpt-5"}), llm.Request{RunID: "r"})
 	if err != nil || a.StopReason() != "max_output_tokens" || !llm.Truncated(a.StopReason()) {
 		t.Fatalf("err %v stop %q", err, a.StopReason())
 	}
@@ -120,7 +120,7 @@ func TestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{{Text: "never", Faults: []llmtest.Fault{tt.fault}}}})
-			p := New(Config{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Model: "gpt-5", Label: "OpenAI", Timeout: 5 * time.Second})
+			p := New(Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Label: "OpenAI", Timeout: 5 * time.Second}, Model: "gpt-5"})
 			_, err := stream(t, p, llm.Request{RunID: "r"})
 			var e *llm.Error
 			if !errors.As(err, &e) || e.Retryable != tt.retryable || !strings.HasPrefix(err.Error(), tt.msg) || strings.Contains(err.Error(), testKey) {
@@ -132,7 +132,7 @@ func TestErrors(t *testing.T) {
 
 func TestFailedResponse(t *testing.T) {
 	t.Parallel()
-	d := newDecoder(llm.Request{}, func(chat.MessageDelta) {}, "OpenAI", "")
+	d := newDecoder(func(chat.MessageDelta) {}, "OpenAI", "")
 	_, err := d.event("", []byte(`{"type":"response.failed","response":{"status":"failed","error":{"code":"rate_limit_exceeded","message":"Request too large for gpt-4o-mini."}}}`))
 	if !llm.IsRetryable(err) || !strings.Contains(err.Error(), "Request too large") {
 		t.Fatalf("err = %v", err)
@@ -192,7 +192,7 @@ func TestForWireHonoursANamedType(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, model := range []string{"gpt-5", "o3-2025-04-16"} {
-			p := ForWire(Config{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Model: model, Catalog: tt.catalog}, tt.typ, tt.named)
+			p := ForWire(Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Catalog: tt.catalog}, Model: model}, tt.typ, tt.named)
 			if a, err := stream(t, p, llm.Request{RunID: "r"}); err != nil || a.Message().Content != "ok" {
 				t.Fatalf("%+v %s: %v", tt, model, err)
 			}
@@ -207,7 +207,7 @@ func TestForWireHonoursANamedType(t *testing.T) {
 func TestAutoPicksTheWirePerModel(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Scenario{Repeat: true, Steps: []llmtest.Step{llmtest.Text("ok")}})
-	p := Auto(Config{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Model: "gpt-4.1", Catalog: "openai"})
+	p := Auto(Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), APIKey: testKey, Catalog: "openai"}, Model: "gpt-4.1"})
 	for _, model := range []string{"", "gpt-5", "o3-2025-04-16", "gpt-4.1"} {
 		if a, err := stream(t, p, llm.Request{RunID: "r", Model: model}); err != nil || a.Message().Content != "ok" {
 			t.Fatalf("%q: %v", model, err)
@@ -222,7 +222,7 @@ func TestAutoPicksTheWirePerModel(t *testing.T) {
 		t.Fatalf("paths %v, want %v", paths, want)
 	}
 	// Elsewhere (no catalog provider "openai") a gpt-5 stays on Chat Completions.
-	q := Auto(Config{BaseURL: srv.OpenAIBaseURL(), Model: "gpt-5", Catalog: "openrouter"})
+	q := Auto(Config{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIBaseURL(), Catalog: "openrouter"}, Model: "gpt-5"})
 	if _, err := stream(t, q, llm.Request{RunID: "r"}); err != nil {
 		t.Fatal(err)
 	}

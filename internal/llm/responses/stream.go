@@ -61,7 +61,7 @@ type output struct {
 
 // decoder turns events into deltas for one Stream call.
 type decoder struct {
-	out     llm.Stamper
+	out     llm.Emit
 	label   string
 	secret  string
 	outputs map[int]*output
@@ -70,8 +70,8 @@ type decoder struct {
 	blocks  int
 }
 
-func newDecoder(req llm.Request, emit llm.Emit, label, secret string) *decoder {
-	return &decoder{out: llm.NewStamper(emit, req), label: label, secret: secret, outputs: map[int]*output{}}
+func newDecoder(emit llm.Emit, label, secret string) *decoder {
+	return &decoder{out: emit, label: label, secret: secret, outputs: map[int]*output{}}
 }
 
 // event applies one event and reports whether the response is complete.
@@ -109,7 +109,7 @@ func (d *decoder) event(name string, data []byte) (done bool, err error) {
 
 func (d *decoder) send(m chat.MessageDelta) {
 	if m.Text != "" || m.Kind != chat.DeltaText {
-		d.out.Send(m)
+		d.out(m)
 	}
 }
 
