@@ -187,9 +187,15 @@ func TestDriverFreeDefersWhereGitMayLookElsewhere(t *testing.T) {
 		}
 	})
 	for name, make := range map[string]func(dir string) error{
-		"gitfile":   func(dir string) error { return os.WriteFile(filepath.Join(dir, "sub", ".git"), []byte("gitdir: /elsewhere\n"), 0o644) },
-		"commondir": func(dir string) error { return os.WriteFile(filepath.Join(dir, ".git", "commondir"), []byte("/elsewhere\n"), 0o644) },
-		"bare HEAD": func(dir string) error { return os.WriteFile(filepath.Join(dir, "sub", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644) },
+		"gitfile": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "sub", ".git"), []byte("gitdir: /elsewhere\n"), 0o644)
+		},
+		"commondir": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, ".git", "commondir"), []byte("/elsewhere\n"), 0o644)
+		},
+		"bare HEAD": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "sub", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+		},
 		"parent's driver": func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[filter \"x\"]\n\tclean = cat\n"), 0o644)
 		},
@@ -213,12 +219,12 @@ func TestDriverFreeDefersWhereGitMayLookElsewhere(t *testing.T) {
 func TestOpensSection(t *testing.T) {
 	for data, want := range map[string]bool{
 		"[core]\n\tbare = false\n[branch \"main\"]\n\tmerge = refs/heads/main\n": false,
-		"[remote \"origin\"]\n\turl = x\n":                                        false,
-		"[ DIFF \"x\"]\n":                                                         true,
-		"[mErGe \"x\"]\n\tdriver = y\n":                                           true,
-		"# [include]\n":                                                           true,
-		"[":                                                                       false,
-		"[filte":                                                                  false,
+		"[remote \"origin\"]\n\turl = x\n":                                       false,
+		"[ DIFF \"x\"]\n":                                                        true,
+		"[mErGe \"x\"]\n\tdriver = y\n":                                          true,
+		"# [include]\n":                                                          true,
+		"[":                                                                      false,
+		"[filte":                                                                 false,
 	} {
 		if got := opensSection([]byte(data), driverSections); got != want {
 			t.Errorf("%q: %v, want %v", data, got, want)
