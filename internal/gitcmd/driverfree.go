@@ -17,7 +17,8 @@ import (
 // pick: a driver key lives in a [filter…], [diff…] or [merge…] section
 // (git takes a section name right after "[", in any case), and further
 // files come in only through [include…]. Every .git directory from dir up
-// to the root is read, a superset of the one git settles on. Anything that
+// to the root is read, along the path as given and as resolved, a superset
+// of the one git settles on. Anything that
 // could send git to another file answers false and the configuration is
 // listed: a .git file or commondir (linked worktrees, submodules), a
 // directory holding HEAD (git may take it for a bare repository), the
@@ -34,7 +35,18 @@ func driverFree(dir string) bool {
 	if err != nil {
 		return false
 	}
-	for level := abs; ; level = filepath.Dir(level) {
+	// git walks up from its working directory as the kernel resolved it;
+	// the path as given leads through other parents when a link is on it.
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return false
+	}
+	return levelsDriverFree(abs) && (real == abs || levelsDriverFree(real))
+}
+
+// levelsDriverFree is driverFree's look at dir and each of its parents.
+func levelsDriverFree(dir string) bool {
+	for level := dir; ; level = filepath.Dir(level) {
 		if exists(filepath.Join(level, "HEAD")) != errNotThere {
 			return false
 		}

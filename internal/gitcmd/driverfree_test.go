@@ -186,6 +186,23 @@ func TestDriverFreeDefersWhereGitMayLookElsewhere(t *testing.T) {
 			t.Fatal("driver-free with GIT_DIR set")
 		}
 	})
+	t.Run("through a link", func(t *testing.T) {
+		dir := plainRepo(t)
+		if err := os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[filter \"x\"]\n\tclean = cat\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(dir, "sub")
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(t.TempDir(), "ws")
+		if err := os.Symlink(sub, link); err != nil {
+			t.Fatal(err)
+		}
+		if driverFree(link) {
+			t.Fatal("driver-free through a link into a repository with a filter")
+		}
+	})
 	for name, make := range map[string]func(dir string) error{
 		"gitfile": func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "sub", ".git"), []byte("gitdir: /elsewhere\n"), 0o644)
