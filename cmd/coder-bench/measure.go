@@ -112,13 +112,17 @@ func repeat[T any](n int, once func() (T, error)) ([]T, error) {
 }
 
 // buildCoder builds ./cmd/coder into dir the way the README does (plus
-// -trimpath) and returns the binary's path.
+// -trimpath), drops it from the page cache (fromDisk) and returns the
+// binary's path.
 func buildCoder(modRoot, dir string) (string, error) {
 	bin := filepath.Join(dir, "coder")
 	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/coder")
 	cmd.Dir = modRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/coder: %w\n%s", err, out)
+	}
+	if err := fromDisk(bin); err != nil {
+		return "", fmt.Errorf("dropping %s from the page cache: %w", bin, err)
 	}
 	return bin, nil
 }

@@ -79,9 +79,17 @@ func Command(ctx context.Context, dir string, secrets []string, args ...string) 
 	if !ok {
 		return nil, fmt.Errorf("gitcmd: git %s is not one of coder's own read-only git commands", args[0])
 	}
-	overrides, envConfig, err := repoOverrides(ctx, dir, secrets)
-	if err != nil {
-		return nil, err
+	// Without a driver to switch off, the fixed settings go as -c (their
+	// keys hold no "="), which every git reads: no listing, no version
+	// check, one process fewer for every summary.
+	var overrides []setting
+	envConfig := false
+	if !driverFree(dir) {
+		var err error
+		overrides, envConfig, err = repoOverrides(ctx, dir, secrets)
+		if err != nil {
+			return nil, err
+		}
 	}
 	settings := append(fixedSettings(), overrides...)
 	pre := []string{"--no-pager"}
