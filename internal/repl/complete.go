@@ -48,7 +48,7 @@ func (r *REPL) candidates(ctx context.Context) (m *menu, ok bool) {
 		}
 		commands = true
 	case strings.HasPrefix(word, "@"):
-		cands = pathCandidates(r.o.Renderer.Prompt().Cwd, word[1:])
+		cands = pathCandidates(r.prompt.get().Cwd, word[1:])
 		for i := range cands {
 			cands[i] = "@" + cands[i]
 		}

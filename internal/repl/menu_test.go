@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder-agent/coder/internal/repl/render"
+	"github.com/coder-agent/coder/internal/repl/style"
+
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/coder-agent/coder/internal/orchestrator"
@@ -35,7 +38,7 @@ func key(code rune, text string) uv.KeyPressEvent { return uv.KeyPressEvent{Code
 // typing narrows it.
 func TestCompletionMenu(t *testing.T) {
 	ctx := context.Background()
-	r := New(Options{Renderer: NewRenderer(io.Discard, Style{})})
+	r := New(Options{Renderer: render.New(io.Discard, style.Style{})})
 	r.runner = menuRunner{}
 	r.ed.insert("/h")
 	r.complete(ctx)

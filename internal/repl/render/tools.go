@@ -1,10 +1,13 @@
-package repl
+package render
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/coder-agent/coder/internal/repl/screen"
+	"github.com/coder-agent/coder/internal/repl/style"
 
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
@@ -52,7 +55,7 @@ func (r *Renderer) toolOutput(e event.ToolOutput) {
 	}
 	c.out.add(e.Stream, e.Text)
 	if r.scr != nil {
-		r.setLive(partTail, r.tailRows(&c.out, "", r.cols()))
+		r.setLive(screen.PartTail, r.tailRows(&c.out, "", r.cols()))
 	}
 }
 
@@ -61,12 +64,12 @@ func (r *Renderer) toolOutput(e event.ToolOutput) {
 func (r *Renderer) tailRows(out *outputLog, more string, cols int) []string {
 	var rows []string
 	if n := out.count() - tailLines; n > 0 {
-		rows = append(rows, r.st.Dim("    … "+plural(n, "earlier line", "earlier lines")+more))
+		rows = append(rows, r.st.Dim("    … "+style.Plural(n, "earlier line", "earlier lines")+more))
 	}
 	for _, l := range out.last(tailLines) {
-		text := expandTabs(l.text)
+		text := style.ExpandTabs(l.text)
 		if cols > 0 {
-			text = truncate(text, cols-4)
+			text = style.Truncate(text, cols-4)
 		}
 		if l.stderr {
 			rows = append(rows, r.st.Red("  ! "+text))
@@ -83,7 +86,7 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 	if c == nil {
 		c = &toolRun{name: termsafe.Visible(e.Name)}
 	}
-	r.setLive(partTail, nil)
+	r.setLive(screen.PartTail, nil)
 	shown, previewed := r.shown[e.CallID]
 	delete(r.shown, e.CallID)
 	name := termsafe.Visible(e.Name)
@@ -112,7 +115,7 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 		r.firstResults(e.Result)
 	}
 	if e.Diff != "" && (!previewed || strings.TrimSpace(shown) != strings.TrimSpace(e.Diff)) {
-		r.out(r.diff(termsafe.Visible(e.Diff)))
+		r.out(r.Diff(termsafe.Visible(e.Diff)))
 	}
 }
 
@@ -129,9 +132,9 @@ func (r *Renderer) firstResults(result string) {
 			rows = append(rows, r.st.Dim("    …"))
 			break
 		}
-		text := expandTabs(l)
+		text := style.ExpandTabs(l)
 		if cols := r.cols(); cols > 0 {
-			text = truncate(text, cols-4)
+			text = style.Truncate(text, cols-4)
 		}
 		rows = append(rows, r.st.Dim("    "+text))
 		shown++
@@ -165,7 +168,7 @@ func (r *Renderer) lastOutput() string {
 		line(l)
 	}
 	if dropped > 0 {
-		b.WriteString(r.st.Yellow("…["+plural(dropped, "line", "lines")+" not kept here]…") + "\n")
+		b.WriteString(r.st.Yellow("…["+style.Plural(dropped, "line", "lines")+" not kept here]…") + "\n")
 	}
 	for _, l := range tail {
 		line(l)
@@ -195,8 +198,8 @@ func fullOutputFiles(result string) []string {
 	return files
 }
 
-// showLastOutput prints the latest call's full output (/output).
-func (r *Renderer) showLastOutput() {
+// ShowLastOutput prints the latest call's full output (/output).
+func (r *Renderer) ShowLastOutput() {
 	text := r.lastOutput()
 	r.mu.Lock()
 	defer r.mu.Unlock()

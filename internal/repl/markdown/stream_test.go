@@ -1,23 +1,35 @@
-package repl
+package markdown
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
+// answerMD is an answer with every Markdown construct the renderer draws.
+var answerMD = func() string {
+	b, err := os.ReadFile("testdata/answer.md")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
+
 // streamAll feeds text in chunks of n bytes and returns every committed row.
-func streamAll(lr lineRenderer, text string, n, cols int) (rows []string, early bool) {
-	s := &streamer{r: lr}
+func streamAll(lr LineRenderer, text string, n, cols int) (rows []string, early bool) {
+	s := NewStreamer(lr)
 	for i := 0; i < len(text); i += n {
 		chunk := text[i:min(i+n, len(text))]
-		out := s.write(chunk, cols)
+		out := s.Write(chunk, cols)
 		// A row committed while its line is still open came early.
 		if len(out) > 0 && s.partial != "" && !strings.Contains(chunk, "\n") {
 			early = true
 		}
 		rows = append(rows, out...)
 	}
-	return append(rows, s.finish(cols)...), early
+	return append(rows, s.Finish(cols)...), early
 }
 
 // However the answer is cut into chunks, the committed rows are those of
@@ -25,7 +37,7 @@ func streamAll(lr lineRenderer, text string, n, cols int) (rows []string, early 
 func TestStreamingRendersLikeTheWhole(t *testing.T) {
 	for _, cols := range []int{30, 60, 120} {
 		for _, color := range []bool{true, false} {
-			st := Style{Color: color}
+			st := style.Style{Color: color}
 			want, _ := streamAll(&mdRenderer{st: st}, answerMD, len(answerMD), cols)
 			for _, n := range []int{1, 3, 7, 64} {
 				got, _ := streamAll(&mdRenderer{st: st}, answerMD, n, cols)
@@ -46,35 +58,35 @@ func TestStreamingRendersLikeTheWhole(t *testing.T) {
 // ends; with an emphasis still open they wait.
 func TestStreamingCommitsFullRowsEarly(t *testing.T) {
 	long := strings.Repeat("word ", 40) + "end\n"
-	if _, early := streamAll(&mdRenderer{st: Style{}}, long, 4, 30); !early {
+	if _, early := streamAll(&mdRenderer{st: style.Style{}}, long, 4, 30); !early {
 		t.Fatal("no row was committed before the line ended")
 	}
 	open := "**" + strings.Repeat("bold ", 40) + "end**\n"
-	rows, early := streamAll(&mdRenderer{st: Style{Color: true}}, open, 4, 30)
+	rows, early := streamAll(&mdRenderer{st: style.Style{Color: true}}, open, 4, 30)
 	if early || strings.Contains(strings.Join(rows, ""), "**") {
 		t.Fatalf("rows committed inside an open emphasis (early %v): %q", early, rows)
 	}
 }
 
 func TestMarkdownPieces(t *testing.T) {
-	m := &mdRenderer{st: Style{}}
-	if rows := m.line("  - nested *item*", 40); len(rows) != 1 || rows[0] != "  - nested item" {
+	m := &mdRenderer{st: style.Style{}}
+	if rows := m.Line("  - nested *item*", 40); len(rows) != 1 || rows[0] != "  - nested item" {
 		t.Fatalf("nested item %q", rows)
 	}
-	if rows := m.line("3. third", 40); rows[0] != "3. third" {
+	if rows := m.Line("3. third", 40); rows[0] != "3. third" {
 		t.Fatalf("ordered %q", rows)
 	}
-	if rows := m.line("| a | b |", 40); rows != nil {
+	if rows := m.Line("| a | b |", 40); rows != nil {
 		t.Fatalf("a table row was not held: %q", rows)
 	}
-	m.line("|---|---|", 40)
-	m.line("| 1 | 22 |", 40)
-	if rows := m.line("after", 40); strings.Join(rows, "|") != "a  b|-  --|1  22|after" {
+	m.Line("|---|---|", 40)
+	m.Line("| 1 | 22 |", 40)
+	if rows := m.Line("after", 40); strings.Join(rows, "|") != "a  b|-  --|1  22|after" {
 		t.Fatalf("table %q", rows)
 	}
 	narrow := m.renderTable([]string{"| col | description |", "|---|---|", "| x | a rather long description of the thing |"}, 20)
 	for _, r := range narrow {
-		if width(r) > 20 {
+		if style.Width(r) > 20 {
 			t.Fatalf("table row %q wider than 20:\n%s", r, strings.Join(narrow, "\n"))
 		}
 	}

@@ -1,8 +1,6 @@
-// Package repl is the interactive terminal: the input editor, the renderer
-// of the orchestrator's events, and the approval and question prompts. It
-// keeps the terminal's normal scrollback: no alternate screen, no mouse
-// capture, no full-screen redraws.
-package repl
+// Package style is how the REPL's text looks on a terminal: colours by
+// role, and every display width it computes.
+package style
 
 import "strings"
 
@@ -12,8 +10,11 @@ import "strings"
 // errors and prompts stay distinguishable.
 type Style struct{ Color bool }
 
+// Reset ends every attribute an SGR sequence turned on.
+const Reset = "\x1b[0m"
+
 const (
-	ansiReset   = "\x1b[0m"
+	ansiReset   = Reset
 	ansiDim     = "\x1b[2m"
 	ansiRed     = "\x1b[31m"
 	ansiGreen   = "\x1b[32m"

@@ -1,4 +1,8 @@
-package repl
+// Package screen owns the terminal's output while the REPL runs: lines
+// committed to the normal scrollback, and under them a live region redrawn
+// in place (the streamed partial line, a command's tail, the status line,
+// the queue, the prompt).
+package screen
 
 import (
 	"fmt"
@@ -6,21 +10,23 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/coder-agent/coder/internal/repl/style"
+
 	"github.com/charmbracelet/x/ansi"
 )
 
 // The live region's parts, top to bottom.
 const (
-	partStream = iota // the partial line of the answer being streamed
-	partTail          // the last lines of a running command's output
-	partStatus        // what is happening, elapsed time, tokens, esc to stop
-	partQueue         // messages queued while a turn runs
-	partPrompt        // the prompt: context line and input, or a question
-	partHint          // a line under the prompt: completions, a refused answer
+	PartStream = iota // the partial line of the answer being streamed
+	PartTail          // the last lines of a running command's output
+	PartStatus        // what is happening, elapsed time, tokens, esc to stop
+	PartQueue         // messages queued while a turn runs
+	PartPrompt        // the prompt: context line and input, or a question
+	PartHint          // a line under the prompt: completions, a refused answer
 	numParts
 )
 
-// screen owns the terminal's output while the REPL runs. Output goes to
+// Screen owns the terminal's output while the REPL runs. Output goes to
 // the normal scrollback (Commit), and under it sits the live region: rows
 // redrawn in place (the streamed partial line, a command's tail, the status
 // line, the queue and the prompt), never entering the scrollback.
@@ -30,14 +36,14 @@ const (
 // longer needs are erased one by one. Erase-below (ED) is not used: at the
 // top-left cell some terminals (tmux) treat it as a screen clear and push the
 // old region into the scrollback, where it would stay as a stale copy.
-type screen struct {
+type Screen struct {
 	mu  sync.Mutex
 	out io.Writer
 	// size reports the terminal's columns and rows.
 	size func() (cols, rows int)
 
 	parts [numParts][]string
-	// cursor is where the input cursor is within partPrompt; hideCursor
+	// cursor is where the input cursor is within PartPrompt; hideCursor
 	// hides it (no input is being edited).
 	cursorRow, cursorCol int
 	hideCursor           bool
@@ -70,25 +76,25 @@ type screen struct {
 	held   strings.Builder
 }
 
-func newScreen(out io.Writer, size func() (int, int)) *screen {
-	s := &screen{out: out, size: size, hideCursor: true, query: -1}
+func New(out io.Writer, size func() (int, int)) *Screen {
+	s := &Screen{out: out, size: size, hideCursor: true, query: -1}
 	s.cols, _ = s.dims()
 	return s
 }
 
-func (s *screen) width() int {
+func (s *Screen) width() int {
 	cols, _ := s.dims()
 	return cols
 }
 
-func (s *screen) dims() (cols, rows int) {
+func (s *Screen) dims() (cols, rows int) {
 	cols, rows = s.size()
 	return max(cols, 10), max(rows, 4)
 }
 
 // Commit writes text (complete lines) into the scrollback, above the live
 // region.
-func (s *screen) Commit(text string) {
+func (s *Screen) Commit(text string) {
 	if text == "" {
 		return
 	}
@@ -99,7 +105,7 @@ func (s *screen) Commit(text string) {
 }
 
 // Update commits text and replaces the live parts in set, in one redraw.
-func (s *screen) Update(text string, set map[int][]string) {
+func (s *Screen) Update(text string, set map[int][]string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
@@ -116,7 +122,7 @@ func (s *screen) Update(text string, set map[int][]string) {
 }
 
 // Set replaces one part of the live region and redraws it.
-func (s *screen) Set(part int, rows []string) {
+func (s *Screen) Set(part int, rows []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
@@ -128,22 +134,22 @@ func (s *screen) Set(part int, rows []string) {
 }
 
 // SetPrompt replaces the prompt part and places the cursor in it.
-func (s *screen) SetPrompt(rows []string, curRow, curCol int, hint []string) {
+func (s *Screen) SetPrompt(rows []string, curRow, curCol int, hint []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
-	if equalRows(s.parts[partPrompt], rows) && equalRows(s.parts[partHint], hint) &&
+	if equalRows(s.parts[PartPrompt], rows) && equalRows(s.parts[PartHint], hint) &&
 		s.cursorRow == curRow && s.cursorCol == curCol && !s.hideCursor && s.cols == s.width() {
 		return // nothing changed: no redraw, no flicker
 	}
-	s.parts[partPrompt], s.parts[partHint] = rows, hint
+	s.parts[PartPrompt], s.parts[PartHint] = rows, hint
 	s.cursorRow, s.cursorCol, s.hideCursor = curRow, curCol, false
 	s.redraw("")
 }
 
 // Resized redraws after the terminal changed size (SIGWINCH). Every redraw
 // checks the size anyway; the signal only makes it happen at once.
-func (s *screen) Resized() {
+func (s *Screen) Resized() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
@@ -156,7 +162,7 @@ func (s *screen) Resized() {
 // Start draws the region where the cursor is, under what the shell
 // showed: nothing is scrolled away. (Once output fills the screen the
 // region sits at its bottom, as in any shell.)
-func (s *screen) Start() {
+func (s *Screen) Start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
@@ -169,7 +175,7 @@ func (s *screen) Start() {
 // Clear clears the visible screen (Ctrl+L, /clear) and draws the region at
 // its top, as a shell's clear does. The region is erased first, so the
 // copy a terminal keeps of the cleared screen holds no prompt.
-func (s *screen) Clear() {
+func (s *Screen) Clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
@@ -182,7 +188,7 @@ func (s *screen) Clear() {
 
 // Suspend erases the live region and leaves the cursor where it began,
 // for a shell to take the terminal over (Ctrl+Z); Resume draws it again.
-func (s *screen) Suspend() {
+func (s *Screen) Suspend() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
@@ -192,7 +198,7 @@ func (s *screen) Suspend() {
 
 // Resume draws the region afresh at the cursor, after a suspend: what the
 // shell printed meanwhile stays above it.
-func (s *screen) Resume() {
+func (s *Screen) Resume() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
@@ -206,7 +212,7 @@ func (s *screen) Resume() {
 
 // Send writes a sequence that draws nothing (a bell, a notification)
 // between two redraws, never in the middle of one.
-func (s *screen) Send(seq string) {
+func (s *Screen) Send(seq string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closed && !s.paused {
@@ -215,7 +221,7 @@ func (s *screen) Send(seq string) {
 }
 
 // Close erases the live region for good: what follows is plain output.
-func (s *screen) Close() {
+func (s *Screen) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
@@ -225,7 +231,7 @@ func (s *screen) Close() {
 }
 
 // erase removes the region and leaves the cursor where it began.
-func (s *screen) erase() {
+func (s *Screen) erase() {
 	var b strings.Builder
 	s.toTop(&b)
 	for i := range s.drawn {
@@ -242,7 +248,7 @@ func (s *screen) erase() {
 	s.drawn, s.widths, s.curRow, s.curCol = 0, nil, 0, 0
 }
 
-func (s *screen) toTop(b *strings.Builder) {
+func (s *Screen) toTop(b *strings.Builder) {
 	b.WriteString("\x1b[?25l")
 	if s.curRow > 0 {
 		fmt.Fprintf(b, "\x1b[%dA", s.curRow)
@@ -252,9 +258,9 @@ func (s *screen) toTop(b *strings.Builder) {
 
 // redraw writes commit (complete lines) where the region was, then the
 // region under it.
-func (s *screen) redraw(commit string) {
+func (s *Screen) redraw(commit string) {
 	if s.closed {
-		s.buf.WriteString(expandTabs(commit))
+		s.buf.WriteString(style.ExpandTabs(commit))
 		return
 	}
 	if s.paused {
@@ -272,7 +278,7 @@ func (s *screen) redraw(commit string) {
 		if line == "" {
 			continue
 		}
-		text := expandTabs(strings.TrimSuffix(line, "\n"))
+		text := style.ExpandTabs(strings.TrimSuffix(line, "\n"))
 		n, full := terminalRows(text, cols)
 		if k := min(n, height) - 1; k > 0 {
 			// Clear the rows the line will wrap over first: a wide
@@ -302,7 +308,7 @@ func (s *screen) redraw(commit string) {
 			b.WriteString("\r\n")
 		}
 		b.WriteString("\x1b[2K" + r)
-		widths[i] = width(r)
+		widths[i] = style.Width(r)
 	}
 	last := used + max(len(rows), 1) - 1 // the row the cursor is on now
 	if extra := s.drawn - (last + 1); extra > 0 {
@@ -343,7 +349,7 @@ func (s *screen) redraw(commit string) {
 // most the terminal's height less one: the stream's and the tail's oldest
 // rows go first, then the prompt's rows farthest from the cursor. It
 // returns the cursor's row and column (the last row's end when hidden).
-func (s *screen) compose(cols int) (rows []string, curRow, curCol int) {
+func (s *Screen) compose(cols int) (rows []string, curRow, curCol int) {
 	_, height := s.dims()
 	budget := max(height-1, 3)
 	parts := s.parts
@@ -351,28 +357,28 @@ func (s *screen) compose(cols int) (rows []string, curRow, curCol int) {
 	for _, p := range parts {
 		n += len(p)
 	}
-	for _, i := range []int{partStream, partTail, partQueue, partHint} {
+	for _, i := range []int{PartStream, PartTail, PartQueue, PartHint} {
 		if over := n - budget; over > 0 {
 			cut := min(over, len(parts[i]))
 			parts[i] = parts[i][cut:]
 			n -= cut
 		}
 	}
-	prompt, cursorRow := parts[partPrompt], s.cursorRow
+	prompt, cursorRow := parts[PartPrompt], s.cursorRow
 	if over := n - budget; over > 0 && len(prompt) > 1 {
 		// Keep the rows around the cursor.
 		keep := max(len(prompt)-over, 1)
 		start := min(max(cursorRow-keep+1, 0), len(prompt)-keep)
 		prompt, cursorRow = prompt[start:start+keep], cursorRow-start
 	}
-	parts[partPrompt] = prompt
+	parts[PartPrompt] = prompt
 	curRow, curCol = -1, 0
 	for i, p := range parts {
-		if i == partPrompt && !s.hideCursor && len(p) > 0 {
+		if i == PartPrompt && !s.hideCursor && len(p) > 0 {
 			curRow, curCol = len(rows)+min(cursorRow, len(p)-1), min(s.cursorCol, cols-1)
 		}
 		for _, r := range p {
-			rows = append(rows, truncate(expandTabs(r), cols))
+			rows = append(rows, style.Truncate(style.ExpandTabs(r), cols))
 		}
 	}
 	if curRow < 0 {
@@ -387,7 +393,7 @@ func (s *screen) compose(cols int) (rows []string, curRow, curCol int) {
 func terminalRows(s string, cols int) (rows int, full bool) {
 	rows, x := 1, 0
 	for _, r := range ansi.Strip(s) {
-		w := runeWidth(r)
+		w := style.RuneWidth(r)
 		if w == 0 {
 			continue
 		}

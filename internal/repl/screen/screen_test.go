@@ -1,10 +1,12 @@
-package repl
+package screen
 
 import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // terminalLines is how a terminal shows a committed line at cols columns.
@@ -12,8 +14,8 @@ func terminalLines(s string, cols int) []string {
 	var out []string
 	var row strings.Builder
 	x := 0
-	for _, r := range expandTabs(s) {
-		w := runeWidth(r)
+	for _, r := range style.ExpandTabs(s) {
+		w := style.RuneWidth(r)
 		if x+w > cols {
 			out = append(out, strings.TrimRight(row.String(), " "))
 			row.Reset()
@@ -45,7 +47,7 @@ func TestScreenKeepsOneRegion(t *testing.T) {
 	for iter := range 300 {
 		cols, rows := 12+rnd.IntN(70), 6+rnd.IntN(20)
 		v := newVT(cols, rows)
-		scr := newScreen(v, func() (int, int) { return cols, rows })
+		scr := New(v, func() (int, int) { return cols, rows })
 		var want []string
 		for step := range 40 {
 			switch rnd.IntN(6) {
@@ -58,7 +60,7 @@ func TestScreenKeepsOneRegion(t *testing.T) {
 				want = append(want, terminalLines(line, cols)...)
 				scr.Commit(line + "\n")
 			case 2:
-				part := []int{partStream, partTail, partStatus, partQueue, partHint}[rnd.IntN(5)]
+				part := []int{PartStream, PartTail, PartStatus, PartQueue, PartHint}[rnd.IntN(5)]
 				var rs []string
 				for range rnd.IntN(6) {
 					rs = append(rs, randomText(rnd, 8))
@@ -74,7 +76,7 @@ func TestScreenKeepsOneRegion(t *testing.T) {
 			case 4:
 				line := randomText(rnd, 12)
 				want = append(want, terminalLines(line, cols)...)
-				scr.Update(line+"\n", map[int][]string{partStream: {randomText(rnd, 6)}})
+				scr.Update(line+"\n", map[int][]string{PartStream: {randomText(rnd, 6)}})
 			}
 			live, _, _ := scr.compose(cols)
 			all := append(append([]string(nil), want...), trimAll(live)...)
@@ -95,7 +97,7 @@ func TestScreenKeepsOneRegion(t *testing.T) {
 func trimAll(rows []string) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = strings.TrimRight(expandTabs(r), " ")
+		out[i] = strings.TrimRight(style.ExpandTabs(r), " ")
 	}
 	return out
 }
@@ -103,8 +105,8 @@ func trimAll(rows []string) []string {
 // The cursor stands where the prompt says, within the region.
 func TestScreenCursor(t *testing.T) {
 	v := newVT(40, 10)
-	scr := newScreen(v, func() (int, int) { return 40, 10 })
-	scr.Set(partStatus, []string{"status"})
+	scr := New(v, func() (int, int) { return 40, 10 })
+	scr.Set(PartStatus, []string{"status"})
 	scr.SetPrompt([]string{"context: 1 tokens", "[build] /w> hello", "second row"}, 1, 17, nil)
 	scr.Commit("output\n")
 	if v.y != 3 || v.x != 17 || v.grid[v.y][0] != '[' {
@@ -119,7 +121,7 @@ func TestScreenCursor(t *testing.T) {
 // Clear leaves the region alone on the screen, at its top.
 func TestScreenClear(t *testing.T) {
 	v := newVT(30, 8)
-	scr := newScreen(v, func() (int, int) { return 30, 8 })
+	scr := New(v, func() (int, int) { return 30, 8 })
 	scr.SetPrompt([]string{"context: 1", "> x"}, 1, 3, nil)
 	scr.Commit("one\ntwo\n")
 	scr.Clear()
@@ -135,7 +137,7 @@ func TestScreenClear(t *testing.T) {
 func TestScreenStartsWhereTheCursorIs(t *testing.T) {
 	v := newVT(60, 12)
 	_, _ = v.Write([]byte("$ coder\r\n"))
-	scr := newScreen(v, func() (int, int) { return 60, 12 })
+	scr := New(v, func() (int, int) { return 60, 12 })
 	info, input := strings.Repeat("i", 60), "> "+strings.Repeat("w", 50)
 	scr.SetPrompt([]string{info, input}, 1, 52, nil)
 	scr.Start()
@@ -166,7 +168,7 @@ func TestScreenStartsWhereTheCursorIs(t *testing.T) {
 // so, every redraw is one synchronized update, and nothing after Close is.
 func TestScreenSynchronizedOutput(t *testing.T) {
 	var out strings.Builder
-	scr := newScreen(&out, func() (int, int) { return 40, 10 })
+	scr := New(&out, func() (int, int) { return 40, 10 })
 	scr.SetPrompt([]string{"context: 1", "> x"}, 1, 3, nil)
 	scr.Start()
 	if !strings.Contains(out.String(), "\x1b[?2026$p") || strings.Contains(out.String(), syncStart) {
@@ -175,7 +177,7 @@ func TestScreenSynchronizedOutput(t *testing.T) {
 	scr.SetSync(true)
 	out.Reset()
 	scr.Commit("line one\n")
-	scr.Set(partStatus, []string{"status"})
+	scr.Set(PartStatus, []string{"status"})
 	scr.Clear()
 	scr.SetPrompt([]string{"context: 1", "> xy"}, 1, 4, nil)
 	got := out.String()

@@ -1,9 +1,11 @@
-package repl
+package render
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
@@ -12,7 +14,7 @@ import (
 // The status line follows the turn: what happens, the time, the tokens.
 func TestStatusLine(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := newStatus(Style{}, func() time.Time { return now })
+	s := newStatus(style.Style{}, func() time.Time { return now })
 	if s.line(80) != "" {
 		t.Fatal("a status line before the turn")
 	}
@@ -44,7 +46,7 @@ func TestStatusLine(t *testing.T) {
 	if l := s.line(80); !strings.Contains(l, "read calc.go") {
 		t.Fatalf("the verify label outlived the verification: %q", l)
 	}
-	if l := s.line(30); width(l) > 30 {
+	if l := s.line(30); style.Width(l) > 30 {
 		t.Fatalf("%q is wider than 30", l)
 	}
 	s.end()

@@ -1,9 +1,19 @@
-package repl
+// Package render turns the core's events into the REPL's output: one
+// chronological stream in the normal scrollback (answers rendered as they
+// stream, tool calls, command output, usage) and, on a terminal, the live
+// parts of the screen (the streamed partial line, a command's tail, the
+// status line).
+package render
 
 import (
 	"io"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/coder-agent/coder/internal/repl/markdown"
+	"github.com/coder-agent/coder/internal/repl/screen"
+	"github.com/coder-agent/coder/internal/repl/style"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
@@ -15,7 +25,7 @@ import (
 const CancelLines = "Cancelled by ESC\nStopped model stream and tool execution; todo state remains unchanged unless a tool had already completed.\n"
 
 // Renderer is the REPL's event sink: one chronological stream in the normal
-// scrollback. It also remembers what the prompt shows, from the events.
+// scrollback, and, while the REPL runs, the live status line.
 //
 // With a width (a terminal) answers are rendered as they stream: Markdown
 // line by line, word-wrapped, the incomplete line shown in the live region
@@ -23,33 +33,32 @@ const CancelLines = "Cancelled by ESC\nStopped model stream and tool execution; 
 type Renderer struct {
 	mu sync.Mutex
 	w  io.Writer
-	st Style
-	o  RenderOptions
+	st style.Style
+	o  Options
 	// scr, when set, takes every line (the REPL's screen); live parts
 	// (the streamed partial line, a command's tail) are drawn there.
-	scr    *screen
-	status *status
+	scr    *screen.Screen
+	status *status // the status line, while attached
 
 	block string // "answer", "thinking" or "" — the block being streamed
 	cr    bool   // the last chunk streamed ended in "\r", held back: it may be a CRLF's
 	bol   bool   // raw text: the cursor is at the beginning of a line
-	sm    *streamer
+	sm    *markdown.Streamer
 
 	// pending is what the current call wrote for the screen: the lines to
 	// commit and the live parts to replace, drawn at once by flush.
 	pending strings.Builder
 	live    map[int][]string
 
-	prompt PromptState
-	calls  map[string]*toolRun // running tool calls by id
-	last   *finishedCall       // the latest finished call, for /output
-	shown  map[string]string   // the diff an approval showed, by call id
-	bang   bool                // the input being run is a ! command
-	usage  usageBook
+	calls map[string]*toolRun // running tool calls by id
+	last  *finishedCall       // the latest finished call, for /output
+	shown map[string]string   // the diff an approval showed, by call id
+	bang  bool                // the input being run is a ! command
+	usage usageBook
 }
 
-// RenderOptions shape the rendering.
-type RenderOptions struct {
+// Options shape the rendering.
+type Options struct {
 	// Markdown renders answers for the terminal; false writes them raw
 	// (still wrapped at word boundaries on a terminal).
 	Markdown bool
@@ -60,53 +69,51 @@ type RenderOptions struct {
 	Prices Pricer
 }
 
-// PromptState is what the prompt shows, as the events last told it.
-type PromptState struct {
-	Agent, Model, Cwd string
-	Tokens, Limit     int
-	SessionID         string
-	// Used: the session holds messages (so it is worth resuming).
-	Used bool
-}
-
-// NewRenderer writes to w.
-func NewRenderer(w io.Writer, st Style) *Renderer {
-	return &Renderer{w: w, st: st, bol: true, o: RenderOptions{Markdown: true}, calls: map[string]*toolRun{}}
+// New writes to w.
+func New(w io.Writer, st style.Style) *Renderer {
+	return &Renderer{w: w, st: st, bol: true, o: Options{Markdown: true}, calls: map[string]*toolRun{}}
 }
 
 // Configure sets the rendering options.
-func (r *Renderer) Configure(o RenderOptions) {
+func (r *Renderer) Configure(o Options) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.o = o
 }
 
-// attach routes the output through the REPL's screen, laid out at the
-// terminal's width; nil detaches it.
-func (r *Renderer) attach(s *screen, st *status, cols func() int) {
+// Attach routes the output through the REPL's screen, laid out at the
+// terminal's width, with a status line; nil detaches it.
+func (r *Renderer) Attach(s *screen.Screen, cols func() int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.endBlock()
 	r.flush()
-	r.scr, r.status = s, st
+	r.scr, r.status = s, nil
+	if s != nil {
+		r.status = newStatus(r.st, time.Now)
+	}
 	r.o.Width = cols
 }
 
-// refresh redraws the live parts after a resize.
-func (r *Renderer) refresh() {
+// StatusLine is the status line at cols cells: "" when no input runs.
+func (r *Renderer) StatusLine(cols int) string {
+	r.mu.Lock()
+	st := r.status
+	r.mu.Unlock()
+	if st == nil {
+		return ""
+	}
+	return st.line(cols) // the status has its own lock: a redraw never waits for an event
+}
+
+// Refresh redraws the live parts after a resize.
+func (r *Renderer) Refresh() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	defer r.flush()
 	if r.sm != nil {
-		r.setLive(partStream, r.sm.live(r.cols()))
+		r.setLive(screen.PartStream, r.sm.Live(r.cols()))
 	}
-}
-
-// Prompt is what the prompt shows now.
-func (r *Renderer) Prompt() PromptState {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.prompt
 }
 
 // Emit implements event.Sink.
@@ -129,12 +136,10 @@ func (r *Renderer) Emit(e event.Event) {
 			r.line(r.st.Yellow("[interrupted]"))
 		}
 		r.endBlock()
-		r.usage.call(e.Usage, r.prompt.Model, r.o.Prices)
-		r.prompt.Used = true
+		r.usage.call(e.Usage, r.o.Prices)
 	case event.UserMessage:
 		r.line("[USER]")
 		r.text(termsafe.Visible(e.Text))
-		r.prompt.Used = true
 	case event.ToolStarted:
 		r.toolStarted(e)
 	case event.ToolOutput:
@@ -152,17 +157,13 @@ func (r *Renderer) Emit(e event.Event) {
 	case event.Error:
 		r.line(r.errorText(termsafe.Visible(e.Message)))
 	case event.SessionStarted:
-		r.prompt.Agent, r.prompt.Model, r.prompt.Cwd = e.Agent, e.Model, e.Cwd
-		r.prompt.SessionID, r.prompt.Used = e.SessionID, e.Messages > 0
-		r.usage = usageBook{}
+		r.usage = usageBook{model: e.Model}
 	case event.Replay:
 		r.replay(e)
-	case event.ModeChanged:
-		r.prompt.Agent = e.Agent
 	case event.ModelChanged:
-		r.prompt.Model = e.Model
+		r.usage.model = e.Model
 	case event.ContextUpdated:
-		r.prompt.Tokens, r.prompt.Limit = e.Tokens, e.Limit
+		r.usage.context, r.usage.limit = e.Tokens, e.Limit
 	case event.UsageUpdated:
 		r.usage.total = e.Total
 		if costFigure(e) != "" { // the session's, as the core priced it
@@ -172,7 +173,6 @@ func (r *Renderer) Emit(e event.Event) {
 		r.compacted(e)
 	case event.TurnFinished:
 		r.turnDone(e)
-		r.prompt.Used = true
 	case event.TodoUpdated:
 		r.line(r.st.Blue("[todos]"))
 		r.todoLines(e.Todos)
@@ -190,9 +190,9 @@ func (r *Renderer) Cancelled() {
 	r.out(r.st.Yellow(strings.TrimSuffix(CancelLines, "\n")) + "\n")
 }
 
-// previewed records that an approval showed call id's diff: the result
+// Previewed records that an approval showed call id's diff: the result
 // does not show the same diff again.
-func (r *Renderer) previewed(id, diff string) {
+func (r *Renderer) Previewed(id, diff string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.shown == nil {
@@ -209,12 +209,25 @@ func (r *Renderer) Println(s string) {
 	r.line(s)
 }
 
-// beginInput is told which input runs next (a ! command shows one block).
-func (r *Renderer) beginInput(input string) {
+// BeginInput is told which input runs next (a ! command shows one block);
+// the status line starts.
+func (r *Renderer) BeginInput(input string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.bang = strings.HasPrefix(strings.TrimSpace(input), "!")
 	r.usage.beginTurn()
+	if r.status != nil {
+		r.status.begin()
+	}
+}
+
+// EndInput: the input ended; the status line goes.
+func (r *Renderer) EndInput() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.status != nil {
+		r.status.end()
+	}
 }
 
 func (r *Renderer) errorText(msg string) string {
@@ -252,14 +265,14 @@ func (r *Renderer) stream(block, header, text string) {
 		r.out(header + "\n")
 		r.block = block
 		if cols := r.cols(); cols > 0 {
-			var lr lineRenderer = plainRenderer{st: r.st}
+			lr := markdown.Plain(r.st)
 			switch {
 			case block == "thinking":
-				lr = plainRenderer{st: r.st, a: attrDim}
+				lr = markdown.Dim(r.st)
 			case r.o.Markdown:
-				lr = &mdRenderer{st: r.st}
+				lr = markdown.New(r.st)
 			}
-			r.sm = &streamer{r: lr}
+			r.sm = markdown.NewStreamer(lr)
 		}
 	}
 	if r.sm == nil {
@@ -272,14 +285,14 @@ func (r *Renderer) stream(block, header, text string) {
 		return
 	}
 	cols := r.cols()
-	r.commitRows(r.sm.write(text, cols))
-	r.setLive(partStream, r.sm.live(cols))
+	r.commitRows(r.sm.Write(text, cols))
+	r.setLive(screen.PartStream, r.sm.Live(cols))
 }
 
 func (r *Renderer) endBlock() {
 	if r.sm != nil {
-		r.commitRows(r.sm.finish(r.cols()))
-		r.setLive(partStream, nil)
+		r.commitRows(r.sm.Finish(r.cols()))
+		r.setLive(screen.PartStream, nil)
 		r.sm = nil
 	}
 	if !r.bol {
@@ -298,7 +311,7 @@ func (r *Renderer) text(s string) {
 	if cols := r.cols(); cols > 0 {
 		var rows []string
 		for l := range strings.SplitSeq(s, "\n") {
-			rows = append(rows, plainRenderer{st: r.st}.line(l, cols)...)
+			rows = append(rows, markdown.Plain(r.st).Line(l, cols)...)
 		}
 		r.commitRows(rows)
 		return
@@ -356,29 +369,16 @@ func (r *Renderer) flush() {
 	r.live = nil
 }
 
-// diff colors a unified diff: + green, - red, headers and hunks dim.
-func (r *Renderer) diff(d string) string {
+// Diff colors a unified diff: + green, - red, headers and hunks dim.
+func (r *Renderer) Diff(d string) string {
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(d, "\n") {
 		if l == "" {
 			continue
 		}
-		b.WriteString(diffLine(r.st, strings.TrimSuffix(l, "\n")) + "\n")
+		b.WriteString(markdown.DiffLine(r.st, strings.TrimSuffix(l, "\n")) + "\n")
 	}
 	return b.String()
-}
-
-func diffLine(st Style, l string) string {
-	switch {
-	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "@@"),
-		strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
-		return st.Dim(l)
-	case strings.HasPrefix(l, "+"):
-		return st.Green(l)
-	case strings.HasPrefix(l, "-"):
-		return st.Red(l)
-	}
-	return l
 }
 
 // subagent shows a subagent's tool calls and end, prefixed with its id; its
@@ -393,7 +393,7 @@ func (r *Renderer) subagent(e event.Subagent) {
 			r.line(tag + " " + r.errorText(termsafe.Visible(in.Name+": "+in.Summary)))
 		}
 	case event.TurnFinished:
-		r.line(tag + " " + r.st.Dim(string(in.State)+" after "+plural(in.Steps, "step", "steps")))
+		r.line(tag + " " + r.st.Dim(string(in.State)+" after "+style.Plural(in.Steps, "step", "steps")))
 	case event.HookRan:
 		r.hookRan(tag+" ", in)
 	}

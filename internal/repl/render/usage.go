@@ -1,8 +1,11 @@
-package repl
+package render
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/repl/markdown"
+	"github.com/coder-agent/coder/internal/repl/style"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
@@ -22,11 +25,15 @@ type usageBook struct {
 	cost     float64    // of the calls this process priced
 	priced   bool
 	streamed int // bytes streamed this turn, to estimate an interrupted call
+	// model prices the calls; context and limit are the core's estimate of
+	// the context, for the share a turn's line shows.
+	model          string
+	context, limit int
 }
 
 func (b *usageBook) beginTurn() { b.streamed, b.lastCall = 0, chat.Usage{} }
 
-func (b *usageBook) call(u chat.Usage, model string, p Pricer) {
+func (b *usageBook) call(u chat.Usage, p Pricer) {
 	if u.IsZero() {
 		return // an interrupted call: what streamed is all there is
 	}
@@ -35,7 +42,7 @@ func (b *usageBook) call(u chat.Usage, model string, p Pricer) {
 	if p == nil {
 		return
 	}
-	if c, ok := p.Cost(model, u); ok {
+	if c, ok := p.Cost(b.model, u); ok {
 		b.cost += c
 		b.priced = true
 	}
@@ -62,7 +69,7 @@ func (r *Renderer) turnDone(e event.TurnFinished) {
 		r.line(r.st.Yellow(termsafe.Visible(e.Verification)))
 	}
 	u := e.Usage
-	parts := []string{plural(e.Steps, "step", "steps"), elapsed(e.Duration)}
+	parts := []string{style.Plural(e.Steps, "step", "steps"), elapsed(e.Duration)}
 	switch {
 	case !u.IsZero():
 		in := "in " + tokens(u.PromptTokens())
@@ -88,11 +95,11 @@ func (r *Renderer) turnDone(e event.TurnFinished) {
 // contextShare is "context 12% of 128k": the last call's prompt and answer
 // as the provider counted them, else the core's estimate.
 func (r *Renderer) contextShare() string {
-	used := r.prompt.Tokens
+	used := r.usage.context
 	if !r.usage.lastCall.IsZero() {
 		used = usageOf(r.usage.lastCall)
 	}
-	limit := r.prompt.Limit
+	limit := r.usage.limit
 	if limit <= 0 || used <= 0 {
 		return ""
 	}
@@ -120,7 +127,7 @@ func (r *Renderer) replay(e event.Replay) {
 	}
 	r.line(r.st.Blue(head))
 	if e.Omitted > 0 {
-		r.line(r.st.Dim("  … " + plural(e.Omitted, "earlier entry", "earlier entries")))
+		r.line(r.st.Dim("  … " + style.Plural(e.Omitted, "earlier entry", "earlier entries")))
 	}
 	cols := r.cols()
 	for _, en := range e.Entries {
@@ -129,7 +136,7 @@ func (r *Renderer) replay(e event.Replay) {
 		case event.ReplayUser:
 			first, rest, _ := strings.Cut(text, "\n")
 			if rest != "" {
-				first += r.st.Dim(" (+" + plural(strings.Count(rest, "\n")+1, "line", "lines") + ")")
+				first += r.st.Dim(" (+" + style.Plural(strings.Count(rest, "\n")+1, "line", "lines") + ")")
 			}
 			r.line(r.st.Bold("> ") + first)
 		case event.ReplayTool:
@@ -153,14 +160,14 @@ func (r *Renderer) answerRows(text string, cols int) []string {
 	if cols <= 0 {
 		rows = strings.Split(text, "\n")
 	} else {
-		var lr lineRenderer = plainRenderer{st: r.st}
+		lr := markdown.Plain(r.st)
 		if r.o.Markdown {
-			lr = &mdRenderer{st: r.st}
+			lr = markdown.New(r.st)
 		}
 		for l := range strings.SplitSeq(text, "\n") {
-			rows = append(rows, lr.line(l, max(cols-2, 10))...)
+			rows = append(rows, lr.Line(l, max(cols-2, 10))...)
 		}
-		rows = append(rows, lr.flush(max(cols-2, 10))...)
+		rows = append(rows, lr.Flush(max(cols-2, 10))...)
 	}
 	cut := len(rows) > replayRows
 	if cut {

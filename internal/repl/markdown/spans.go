@@ -1,7 +1,9 @@
-package repl
+package markdown
 
 import (
 	"strings"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // attr is a set of text attributes, drawn as SGR codes when colour is on.
@@ -55,14 +57,14 @@ type span struct {
 
 // paint draws spans as one string: each span opens and closes its own
 // attributes, so a row never carries them into the next one.
-func paint(st Style, spans []span) string {
+func paint(st style.Style, spans []span) string {
 	var b strings.Builder
 	for _, sp := range merge(spans) {
 		if sp.text == "" {
 			continue
 		}
 		if code := sp.a.sgr(); st.Color && code != "" {
-			b.WriteString(code + sp.text + ansiReset)
+			b.WriteString(code + sp.text + style.Reset)
 		} else {
 			b.WriteString(sp.text)
 		}
@@ -87,7 +89,7 @@ func merge(spans []span) []span {
 func spansWidth(spans []span) int {
 	w := 0
 	for _, sp := range spans {
-		w += width(sp.text)
+		w += style.Width(sp.text)
 	}
 	return w
 }
@@ -95,7 +97,7 @@ func spansWidth(spans []span) int {
 // wrapSpans lays spans out in rows of at most cols cells, breaking at
 // spaces (a word longer than a row is cut). The first row starts with
 // first, the others with rest (e.g. a list marker and its hanging indent).
-func wrapSpans(st Style, spans []span, cols int, first, rest []span) []string {
+func wrapSpans(st style.Style, spans []span, cols int, first, rest []span) []string {
 	var (
 		rows  []string
 		row   []span
@@ -151,7 +153,7 @@ func wrapSpans(st Style, spans []span, cols int, first, rest []span) []string {
 				}
 				head, tail := cutWidth(text, room)
 				row = append(row, span{text: head, a: piece.a})
-				w += width(head)
+				w += style.Width(head)
 				text = tail
 			}
 		}
@@ -207,7 +209,7 @@ func splitWords(spans []span) [][]span {
 func cutWidth(s string, w int) (head, tail string) {
 	used := 0
 	for i, r := range s {
-		rw := runeWidth(r)
+		rw := style.RuneWidth(r)
 		if used+rw > w && i > 0 {
 			return s[:i], s[i:]
 		}

@@ -1,9 +1,15 @@
-package repl
+// Package markdown draws a model's answers for the terminal as they stream:
+// Markdown line by line (tables, highlighted code), or plain text wrapped at
+// words; complete rows are final, the incomplete line is a preview. It
+// depends only on the style.
+package markdown
 
 import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -41,7 +47,7 @@ func markdownParser() parser.Parser {
 
 // mdRenderer renders one answer's Markdown.
 type mdRenderer struct {
-	st    Style
+	st    style.Style
 	fence *fenceBlock
 	table []string // table lines held until the table ends
 	blank bool     // the last row was blank: runs of blank lines show one
@@ -56,7 +62,7 @@ type fenceBlock struct {
 
 // line renders one complete source line. A table line is held (no rows)
 // until the table ends.
-func (m *mdRenderer) line(src string, cols int) []string {
+func (m *mdRenderer) Line(src string, cols int) []string {
 	if f := m.fence; f != nil {
 		if isFenceClose(src, f.marker) {
 			m.fence = nil
@@ -73,7 +79,7 @@ func (m *mdRenderer) line(src string, cols int) []string {
 		m.table = append(m.table, src)
 		return nil
 	}
-	rows := m.flush(cols)
+	rows := m.Flush(cols)
 	if marker, info, ok := fenceOpen(trimmed); ok {
 		indent := src[:len(src)-len(trimmed)]
 		m.fence = &fenceBlock{marker: marker, indent: indent, hl: highlighter{lang: languageFor(info)},
@@ -95,7 +101,7 @@ func (m *mdRenderer) line(src string, cols int) []string {
 }
 
 // flush renders what is held (a table) and ends an open fence.
-func (m *mdRenderer) flush(cols int) []string {
+func (m *mdRenderer) Flush(cols int) []string {
 	if len(m.table) == 0 {
 		return nil
 	}
@@ -108,7 +114,7 @@ func (m *mdRenderer) flush(cols int) []string {
 // preview renders an incomplete line for the live region. stable reports
 // that all rows but the last will look the same when the line completes:
 // inline marks opened so far are closed, so the rows may be committed.
-func (m *mdRenderer) preview(partial string, cols int) (rows []string, stable bool) {
+func (m *mdRenderer) Preview(partial string, cols int) (rows []string, stable bool) {
 	if m.fence != nil {
 		return []string{m.codeRow(partial)}, false
 	}
@@ -132,11 +138,11 @@ func (m *mdRenderer) held() []string {
 func (m *mdRenderer) codeRow(src string) string {
 	f := m.fence
 	if !m.st.Color {
-		return expandTabs(src)
+		return style.ExpandTabs(src)
 	}
-	line := expandTabs(strings.TrimPrefix(src, f.indent))
+	line := style.ExpandTabs(strings.TrimPrefix(src, f.indent))
 	if f.diff {
-		return "  " + diffLine(m.st, line)
+		return "  " + DiffLine(m.st, line)
 	}
 	return "  " + paint(m.st, f.hl.line(line))
 }
@@ -145,7 +151,7 @@ func (m *mdRenderer) codeRow(src string) string {
 // are its indentation (nested lists, continuations), the rest is parsed.
 func (m *mdRenderer) block(src string, cols int) []string {
 	body := strings.TrimLeft(src, " \t")
-	indent := width(expandTabs(src[:len(src)-len(body)]))
+	indent := style.Width(style.ExpandTabs(src[:len(src)-len(body)]))
 	lead := []span{{text: strings.Repeat(" ", indent)}}
 	b := []byte(body)
 	doc := markdownParser().Parse(text.NewReader(b))
@@ -319,4 +325,19 @@ func inlineClosed(s string) bool {
 	single := strings.Count(strings.ReplaceAll(s, "**", ""), "*")
 	return strings.Count(s, "`")%2 == 0 && strings.Count(s, "**")%2 == 0 && single%2 == 0 && strings.Count(s, "~~")%2 == 0 &&
 		strings.Count(s, "[") == strings.Count(s, "]") && strings.Count(s, "(") == strings.Count(s, ")")
+}
+
+// DiffLine colours a line of a unified diff: + green, - red, headers and
+// hunks dim.
+func DiffLine(st style.Style, l string) string {
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "@@"),
+		strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
+		return st.Dim(l)
+	case strings.HasPrefix(l, "+"):
+		return st.Green(l)
+	case strings.HasPrefix(l, "-"):
+		return st.Red(l)
+	}
+	return l
 }

@@ -1,7 +1,9 @@
-package repl
+package markdown
 
 import (
 	"strings"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 
 	"github.com/yuin/goldmark/text"
 )
@@ -155,7 +157,7 @@ func (m *mdRenderer) tableRow(row [][]span, widths []int, aligns []align) []stri
 			if k < len(wrapped[j]) {
 				cell = wrapped[j][k]
 			}
-			pad := max(w-width(cell), 0)
+			pad := max(w-style.Width(cell), 0)
 			a := alignLeft
 			if j < len(aligns) {
 				a = aligns[j]

@@ -1,4 +1,4 @@
-package repl
+package render
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder-agent/coder/internal/repl/style"
+
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
@@ -17,13 +19,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// answerMD is an answer with every Markdown construct the renderer draws.
-const answerMD = "# Fixing the sign\n\nThe bug is in **Add**: it *subtracts* instead of adding. See `calc.go` and " +
-	"[the docs](https://go.dev/doc). This sentence is long enough that it has to wrap at sixty columns, at word boundaries only.\n\n" +
-	"- first item with `code`\n  - a nested item that is long enough to wrap around the terminal's edge when it is narrow\n" +
-	"1. one\n2. two\n\n> a quoted remark\n\n| name | result |\n|------|-------:|\n| Add  | 3      |\n| Sub  | -1     |\n\n" +
-	"```go\nfunc Add(a, b int) int {\n\treturn a + b // fixed \"ok\"\n}\n```\n\n```diff\n-\treturn a - b\n+\treturn a + b\n```\n---\n" +
-	"Done, ~~not~~ really 中文 works too.\n"
+// answerMD is an answer with every Markdown construct the renderer draws
+// (the Markdown package's own tests stream the same file).
+var answerMD = func() string {
+	b, err := os.ReadFile("../markdown/testdata/answer.md")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // prices is a Pricer that knows one model.
 type prices struct{}
@@ -47,7 +51,7 @@ func everyEvent(r *Renderer) {
 	r.Emit(event.Notice{Text: "resumed session 20261122-083000-abcdef (9 messages)"})
 	r.Emit(event.ModelChanged{Model: "m2"})
 	r.Emit(event.ModeChanged{Agent: "plan", Mode: "plan"})
-	r.beginInput("fix it")
+	r.BeginInput("fix it")
 	r.Emit(event.StateChanged{From: event.StateIdle, To: event.StatePreparing})
 	r.Emit(event.Attached{Paths: []string{"calc.go", "src"}})
 	r.Emit(event.ContextUpdated{Tokens: 1234, Limit: 128000})
@@ -114,22 +118,19 @@ func TestRendererGolden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			r := NewRenderer(&b, Style{Color: tc.color})
-			o := RenderOptions{Markdown: tc.markdown, Prices: prices{}}
+			r := New(&b, style.Style{Color: tc.color})
+			o := Options{Markdown: tc.markdown, Prices: prices{}}
 			if tc.width > 0 {
 				o.Width = func() int { return tc.width }
 			}
 			r.Configure(o)
 			everyEvent(r)
 			golden(t, filepath.Join("testdata", tc.name+".golden"), b.Bytes())
-			if p := r.Prompt(); p.Tokens != 1234 || p.Limit != 128000 || p.Agent != "plan" || p.Model != "m2" || p.Cwd != "/ws" || !p.Used {
-				t.Errorf("prompt state from the events: %+v", p)
-			}
 			if tc.width > 0 {
 				// The answer is wrapped to the width (code lines are kept whole).
 				answer := b.String()[strings.LastIndex(b.String(), "[ANSWER]"):strings.Index(b.String(), "[COMMAND]")]
 				for _, l := range strings.Split(answer, "\n") {
-					if w := width(l); w > tc.width {
+					if w := style.Width(l); w > tc.width {
 						t.Errorf("a row of %d cells at width %d: %q", w, tc.width, l)
 					}
 				}
@@ -154,43 +155,12 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 }
 
-func TestColorEnabled(t *testing.T) {
-	env := func(kv ...string) func(string) (string, bool) {
-		return func(k string) (string, bool) {
-			for i := 0; i < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1], true
-				}
-			}
-			return "", false
-		}
-	}
-	cases := []struct {
-		setting string
-		tty     bool
-		env     func(string) (string, bool)
-		want    bool
-	}{
-		{"auto", true, env(), true},
-		{"auto", false, env(), false},
-		{"auto", true, env("NO_COLOR", ""), false},
-		{"auto", true, env("TERM", "dumb"), false},
-		{"always", false, env("NO_COLOR", "1"), true},
-		{"never", true, env(), false},
-	}
-	for _, c := range cases {
-		if got := ColorEnabled(c.setting, c.tty, c.env); got != c.want {
-			t.Errorf("%+v: got %v", c, got)
-		}
-	}
-}
-
 // A turn stopped mid-stream has no usage from the provider: the end line
 // estimates what streamed instead of saying "out 0".
 func TestInterruptedTurnEstimatesOutput(t *testing.T) {
 	var b bytes.Buffer
-	r := NewRenderer(&b, Style{})
-	r.beginInput("talk")
+	r := New(&b, style.Style{})
+	r.BeginInput("talk")
 	r.Emit(event.TextDelta{Text: strings.Repeat("word ", 80)})
 	r.Emit(event.AssistantMessage{Message: chat.Message{Interrupted: true}})
 	r.Emit(event.TurnFinished{State: event.StateAborted, Steps: 1, Duration: time.Second})
@@ -201,7 +171,7 @@ func TestInterruptedTurnEstimatesOutput(t *testing.T) {
 
 func TestHookRunRendered(t *testing.T) {
 	var b bytes.Buffer
-	r := NewRenderer(&b, Style{})
+	r := New(&b, style.Style{})
 	r.Emit(event.HookRan{Event: "PreToolUse", Tool: "bash", Command: "check.sh", Outcome: "blocked", Reason: "no rm"})
 	r.Emit(event.HookRan{Event: "SessionStart", Command: "start.sh", Outcome: "ok", Output: "welcome\x1b[31m"})
 	r.Emit(event.Subagent{ID: "s1", Agent: "explore", Event: event.HookRan{Event: "SubagentStop", Command: "x", Outcome: "error", Reason: "exit 1"}})

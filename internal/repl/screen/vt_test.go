@@ -1,9 +1,11 @@
-package repl
+package screen
 
 import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // vt is a small terminal for tests: it interprets what the screen writes
@@ -47,7 +49,7 @@ func (v *vt) lf() {
 }
 
 func (v *vt) put(r rune) {
-	w := runeWidth(r)
+	w := style.RuneWidth(r)
 	if w == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package repl
+package screen
 
 import (
 	"io"
@@ -17,7 +17,7 @@ const (
 )
 
 // flush writes what the call gathered.
-func (s *screen) flush() {
+func (s *Screen) flush() {
 	if s.buf.Len() == 0 {
 		return
 	}
@@ -31,7 +31,7 @@ func (s *screen) flush() {
 
 // SetSync turns synchronized output on or off: on once the terminal said
 // it knows mode 2026.
-func (s *screen) SetSync(on bool) {
+func (s *Screen) SetSync(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sync = on && !s.closed

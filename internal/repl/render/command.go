@@ -1,8 +1,11 @@
-package repl
+package render
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/repl/markdown"
+	"github.com/coder-agent/coder/internal/repl/style"
 
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/termsafe"
@@ -15,7 +18,6 @@ func (r *Renderer) command(e event.CommandOutput) {
 	text := termsafe.Visible(e.Text)
 	switch e.Block {
 	case "COMMAND":
-		r.prompt.Used = true
 		if commandExit(text) == 0 {
 			r.line(r.st.Blue("[COMMAND]"))
 			r.line(text)
@@ -40,7 +42,7 @@ func (r *Renderer) commandText(command, text string) {
 	r.endBlock()
 	switch name, _, _ := strings.Cut(strings.TrimSpace(command), " "); name {
 	case "/diff":
-		r.out(r.diff(text + "\n"))
+		r.out(r.Diff(text + "\n"))
 	case "/todos":
 		r.todoText(text)
 	default:
@@ -50,7 +52,7 @@ func (r *Renderer) commandText(command, text string) {
 			return
 		}
 		for l := range strings.SplitSeq(text, "\n") {
-			r.commitRows(hangWrap(r.st, expandTabs(l), cols))
+			r.commitRows(markdown.HangWrap(r.st, style.ExpandTabs(l), cols))
 		}
 	}
 }
@@ -64,8 +66,8 @@ func (r *Renderer) markdown(text string) {
 		return
 	}
 	r.endBlock()
-	sm := &streamer{r: &mdRenderer{st: r.st}}
-	r.commitRows(append(sm.write(text+"\n", cols), sm.finish(cols)...))
+	sm := markdown.NewStreamer(markdown.New(r.st))
+	r.commitRows(append(sm.Write(text+"\n", cols), sm.Finish(cols)...))
 }
 
 // commandExit is the exit code a [COMMAND] block reports (its
@@ -85,7 +87,7 @@ func commandExit(block string) int {
 }
 
 // redExitLine is a failed [COMMAND] block with its exit line in red.
-func redExitLine(st Style, block string) string {
+func redExitLine(st style.Style, block string) string {
 	lines := strings.Split(block, "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, "exit=") {

@@ -1,8 +1,10 @@
-package repl
+package markdown
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // A row wraps at words, its continuation under its last column; with too
@@ -24,28 +26,15 @@ func TestHangWrap(t *testing.T) {
 			[]string{"  some-long-name a", "  description that wraps"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := hangWrap(Style{}, tc.in, tc.cols)
+			got := HangWrap(style.Style{}, tc.in, tc.cols)
 			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 				t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 			for _, row := range got {
-				if width(row) > tc.cols {
+				if style.Width(row) > tc.cols {
 					t.Fatalf("row %q is wider than %d", row, tc.cols)
 				}
 			}
 		})
-	}
-}
-
-func TestCommandExit(t *testing.T) {
-	for in, want := range map[string]int{
-		"$ false\nexit=1 duration=2ms\n(no output)": 1,
-		"$ ls\nexit=0 duration=3ms":                 0,
-		"$ x\nexit=-1 duration=3ms (truncated)":     -1,
-		"no exit line":                              0,
-	} {
-		if got := commandExit(in); got != want {
-			t.Errorf("%q: %d, want %d", in, got, want)
-		}
 	}
 }

@@ -1,4 +1,8 @@
-package repl
+package screen
+
+import (
+	"github.com/coder-agent/coder/internal/repl/style"
+)
 
 // Where the live region stands on the screen, and what a narrower
 // terminal's re-wrap does to it.
@@ -8,7 +12,7 @@ package repl
 // rows at the new width: a row of w cells now takes ⌈w/cols⌉ rows, and the
 // cursor moved with its cell. The region's top is found from that, and all
 // those rows are redrawn.
-func (s *screen) reflowed(cols int) {
+func (s *Screen) reflowed(cols int) {
 	up, total := 0, 0
 	for i, w := range s.widths {
 		n := max(1, (w+cols-1)/cols)
@@ -31,7 +35,7 @@ func (s *screen) reflowed(cols int) {
 
 // askRow asks the terminal where the cursor is (DSR); the answer comes
 // as a key event, to CursorAt.
-func (s *screen) askRow() {
+func (s *Screen) askRow() {
 	s.buf.WriteString("\x1b[6n")
 	s.query = 0
 }
@@ -39,7 +43,7 @@ func (s *screen) askRow() {
 // CursorAt takes the terminal's answer to askRow: the cursor's row on the
 // screen. An answer that output written since may have made untrue is
 // asked again.
-func (s *screen) CursorAt(row int) {
+func (s *Screen) CursorAt(row int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.flush()
@@ -64,14 +68,14 @@ const reflowFloor = 20
 // be copies of the prompt. So the cursor's row must be at least the rows
 // above it once re-wrapped at reflowFloor columns. Nothing is added where
 // the row is not known, or the region is lower than that anyway.
-func (s *screen) reflowRoom(rows []string, curRow, curCol, used, height int) int {
+func (s *Screen) reflowRoom(rows []string, curRow, curCol, used, height int) int {
 	if !s.rowKnown || len(rows) == 0 {
 		return 0
 	}
 	floor := min(reflowFloor, s.cols)
 	need := curCol / floor
 	for _, r := range rows[:curRow] {
-		need += max(1, (width(r)+floor-1)/floor)
+		need += max(1, (style.Width(r)+floor-1)/floor)
 	}
 	at := s.row - s.curRow + used + curRow // where the cursor will be
 	if at >= need || at+len(rows)-curRow > height-1 {

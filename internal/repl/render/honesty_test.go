@@ -1,10 +1,12 @@
-package repl
+package render
 
 import (
 	"bytes"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
@@ -20,13 +22,13 @@ var ownSGR = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 func TestUntrustedTextIsShownNotObeyed(t *testing.T) {
 	for _, width := range []int{0, 80} {
 		var b bytes.Buffer
-		r := NewRenderer(&b, Style{Color: true})
-		o := RenderOptions{Markdown: true, Prices: prices{}}
+		r := New(&b, style.Style{Color: true})
+		o := Options{Markdown: true, Prices: prices{}}
 		if width > 0 {
 			o.Width = func() int { return width }
 		}
 		r.Configure(o)
-		r.beginInput("go")
+		r.BeginInput("go")
 		r.Emit(event.TextDelta{Text: "title\x1b]0;pwned\x07 done\r"})
 		r.Emit(event.TextDelta{Text: "\nnext line\u009b2J end\n"})
 		r.Emit(event.ToolStarted{CallID: "1", Name: "bash\x1b[8m", ToolKind: "execute", Summary: "printf '\x1b[2K\rApprove? fake'"})

@@ -1,10 +1,12 @@
-package repl
+package render
 
 import (
 	"fmt"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/termsafe"
@@ -16,7 +18,7 @@ import (
 // times a second and never lets it into the scrollback.
 type status struct {
 	mu      sync.Mutex
-	st      Style
+	st      style.Style
 	now     func() time.Time
 	active  bool
 	started time.Time
@@ -32,7 +34,7 @@ type status struct {
 	cost      string // the session's, kept from turn to turn (costFigure)
 }
 
-func newStatus(st Style, now func() time.Time) *status {
+func newStatus(st style.Style, now func() time.Time) *status {
 	return &status{st: st, now: now}
 }
 
@@ -138,6 +140,6 @@ func (s *status) line(cols int) string {
 	figures = append(figures, "esc to stop")
 	tail := " · " + strings.Join(figures, " · ")
 	spin := spinner[s.frame%len(spinner)]
-	phase = truncate(phase, max(cols-width(tail)-2, 10))
-	return truncate(s.st.Yellow(spin)+" "+phase+s.st.Dim(tail), cols)
+	phase = style.Truncate(phase, max(cols-style.Width(tail)-2, 10))
+	return style.Truncate(s.st.Yellow(spin)+" "+phase+s.st.Dim(tail), cols)
 }

@@ -1,4 +1,4 @@
-package repl
+package style
 
 import (
 	"strconv"
@@ -13,34 +13,34 @@ import (
 // sequences nothing, and tabs expanded to spaces first (a terminal moves
 // over a tab without writing cells, so no width of one can be right).
 
-// tabStop is the column multiple a tab advances to.
-const tabStop = 4
+// TabStop is the column multiple a tab advances to.
+const TabStop = 4
 
-// runeWidth is the cells one rune takes.
-func runeWidth(r rune) int {
+// RuneWidth is the cells one rune takes.
+func RuneWidth(r rune) int {
 	if r < ' ' || r == 0x7f {
 		return 0
 	}
 	return displaywidth.Rune(r)
 }
 
-// width is the cells s takes; s may carry SGR escape sequences but no tabs
+// Width is the cells s takes; s may carry SGR escape sequences but no tabs
 // or newlines.
-func width(s string) int { return ansi.StringWidth(s) }
+func Width(s string) int { return ansi.StringWidth(s) }
 
-// truncate cuts s (styled or not) to w cells, ending in "…" when cut.
-func truncate(s string, w int) string {
+// Truncate cuts s (styled or not) to w cells, ending in "…" when cut.
+func Truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if width(s) <= w {
+	if Width(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, "…")
 }
 
-// expandTabs replaces tabs with spaces up to the next tab stop.
-func expandTabs(s string) string {
+// ExpandTabs replaces tabs with spaces up to the next tab stop.
+func ExpandTabs(s string) string {
 	if !strings.Contains(s, "\t") {
 		return s
 	}
@@ -49,7 +49,7 @@ func expandTabs(s string) string {
 	for _, r := range s {
 		switch r {
 		case '\t':
-			n := tabStop - col%tabStop
+			n := TabStop - col%TabStop
 			b.WriteString(strings.Repeat(" ", n))
 			col += n
 		case '\n':
@@ -57,14 +57,14 @@ func expandTabs(s string) string {
 			col = 0
 		default:
 			b.WriteRune(r)
-			col += runeWidth(r)
+			col += RuneWidth(r)
 		}
 	}
 	return b.String()
 }
 
-// plural is "1 line", "2 lines".
-func plural(n int, one, many string) string {
+// Plural is "1 line", "2 lines".
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

@@ -1,29 +1,33 @@
-package repl
+package markdown
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/coder-agent/coder/internal/repl/style"
+)
 
 // minHang is the least room a hanging column must leave for its text.
 const minHang = 12
 
-// hangWrap wraps a line of a command's output (a row of /tools, /tasks,
+// HangWrap wraps a line of a command's output (a row of /tools, /tasks,
 // /help) at words to cols cells. The continuation rows start under the
 // row's last column, the text after its last gap of two or more spaces,
 // so a description wraps beside its name instead of under it; where that
 // column leaves too little room (less than minHang, or less than a word
 // of its text), under an earlier column or the row's indentation.
-func hangWrap(st Style, line string, cols int) []string {
-	if width(line) <= cols {
+func HangWrap(st style.Style, line string, cols int) []string {
+	if style.Width(line) <= cols {
 		return []string{line}
 	}
 	indent := len(line) - len(strings.TrimLeft(line, " "))
 	at := indent // byte offset where the wrapped text starts
 	for _, j := range columns(line, indent) {
-		hang := width(line[:j])
+		hang := style.Width(line[:j])
 		if cols-hang >= minHang && longestWord(line[j:]) <= cols-hang {
 			at = j
 		}
 	}
-	hang := width(line[:at])
+	hang := style.Width(line[:at])
 	return wrapSpans(st, []span{{text: line[at:]}}, cols, []span{{text: line[:at]}}, []span{{text: strings.Repeat(" ", hang)}})
 }
 
@@ -50,7 +54,7 @@ func columns(line string, from int) []int {
 func longestWord(s string) int {
 	w := 0
 	for _, f := range strings.Fields(s) {
-		w = max(w, width(f))
+		w = max(w, style.Width(f))
 	}
 	return w
 }
