@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
+
+	"github.com/coder-agent/coder/internal/input"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/contextmgr"
@@ -29,7 +30,7 @@ func (o *Orchestrator) RunPrompt(ctx context.Context, p Prompt) (Outcome, error)
 	if len(p.Images) == 0 {
 		return o.RunInput(ctx, p.Text)
 	}
-	if in := strings.TrimSpace(p.Text); in == "" || in[0] == '!' {
+	if k := input.Parse(p.Text).Kind; k == input.Empty || k == input.Shell {
 		err := errors.New("images go with a request to the model, not with a ! command or an empty input")
 		o.emit(event.Error{Message: err.Error()})
 		return Outcome{State: event.StateFailed, Reason: err.Error()}, err

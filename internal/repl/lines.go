@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/input"
+
 	"github.com/coder-agent/coder/internal/repl/render"
 )
 
@@ -23,7 +25,7 @@ func RunLines(ctx context.Context, in io.Reader, o Runner, r *render.Renderer) i
 		if line == "" {
 			continue
 		}
-		if line == "/exit" || line == "/quit" {
+		if l := input.Parse(line); l.Is("exit") || l.Is("quit") {
 			return code
 		}
 		r.BeginInput(line)

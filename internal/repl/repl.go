@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder-agent/coder/internal/input"
+
 	"github.com/coder-agent/coder/internal/repl/render"
 
 	"github.com/coder-agent/coder/internal/repl/screen"
@@ -322,27 +324,29 @@ func (r *REPL) echo() string {
 
 // start runs one input in a goroutine of its own; the REPL's own commands
 // run here.
-func (r *REPL) start(ctx context.Context, input string) {
-	switch strings.TrimSpace(input) {
-	case "/exit", "/quit":
-		r.exiting, r.exitCode = true, exitOK
-		return
-	case "/clear":
-		r.scr.Clear()
-		return
-	case "/output":
-		r.o.Renderer.ShowLastOutput()
-		return
-	case "/rewind":
-		r.openRewind(ctx)
-		return
+func (r *REPL) start(ctx context.Context, typed string) {
+	if line := input.Parse(typed); line.Kind == input.Command && line.Args == "" {
+		switch line.Name {
+		case "exit", "quit":
+			r.exiting, r.exitCode = true, exitOK
+			return
+		case "clear":
+			r.scr.Clear()
+			return
+		case "output":
+			r.o.Renderer.ShowLastOutput()
+			return
+		case "rewind":
+			r.openRewind(ctx)
+			return
+		}
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	run := &activeRun{cancel: cancel, done: make(chan error, 1)}
 	r.run = run
-	r.o.Renderer.BeginInput(input)
+	r.o.Renderer.BeginInput(typed)
 	go func() {
-		_, err := r.runner.RunInput(runCtx, input)
+		_, err := r.runner.RunInput(runCtx, typed)
 		run.done <- err
 	}()
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-agent/coder/internal/input"
+
 	"github.com/coder-agent/coder/internal/repl/markdown"
 	"github.com/coder-agent/coder/internal/repl/screen"
 	"github.com/coder-agent/coder/internal/repl/style"
@@ -211,10 +213,10 @@ func (r *Renderer) Println(s string) {
 
 // BeginInput is told which input runs next (a ! command shows one block);
 // the status line starts.
-func (r *Renderer) BeginInput(input string) {
+func (r *Renderer) BeginInput(typed string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bang = strings.HasPrefix(strings.TrimSpace(input), "!")
+	r.bang = input.Parse(typed).Kind == input.Shell
 	r.usage.beginTurn()
 	if r.status != nil {
 		r.status.begin()
