@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/coder-agent/coder/internal/input"
-
 	"github.com/coder-agent/coder/internal/orchestrator"
 )
 

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/coder-agent/coder/internal/input"
-
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/tools"
 )
 

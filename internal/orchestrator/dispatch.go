@@ -4,10 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/coder-agent/coder/internal/input"
-
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/input"
 )
 
 // Outcome is how an input ended.

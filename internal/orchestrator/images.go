@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/coder-agent/coder/internal/input"
-
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/images"
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/llm/catalog"
 	"github.com/coder-agent/coder/internal/tools"
 )

@@ -4,14 +4,12 @@ import (
 	"context"
 	"strings"
 
-	"github.com/coder-agent/coder/internal/tools"
-
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/termsafe"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // interaction is an approval or a set of questions being answered: it

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/input"
-
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/input"
-
 	"github.com/coder-agent/coder/internal/repl/render"
 )
 

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // menuRows is how many candidates the menu shows at once.

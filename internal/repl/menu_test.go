@@ -6,12 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coder-agent/coder/internal/repl/render"
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/repl/render"
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // menuRunner offers a few commands and their summaries.

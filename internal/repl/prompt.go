@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/repl/style"
-
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 

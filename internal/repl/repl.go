@@ -14,17 +14,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coder-agent/coder/internal/input"
-
-	"github.com/coder-agent/coder/internal/repl/render"
-
-	"github.com/coder-agent/coder/internal/repl/screen"
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/repl/render"
+	"github.com/coder-agent/coder/internal/repl/screen"
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // Exit codes the REPL ends with.

@@ -3,9 +3,9 @@ package repl
 import (
 	"strings"
 
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // search is Ctrl+R: a reverse search of this process's inputs, newest

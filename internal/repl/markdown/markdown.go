@@ -9,12 +9,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // Markdown for the terminal, in the minimal style of the REPL: no boxes or

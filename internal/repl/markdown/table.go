@@ -3,9 +3,9 @@ package markdown
 import (
 	"strings"
 
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	"github.com/yuin/goldmark/text"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // align is a table column's alignment.

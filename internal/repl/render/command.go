@@ -4,10 +4,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/repl/markdown"
 	"github.com/coder-agent/coder/internal/repl/style"
-
-	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // The status line shows the session's cost once a call was priced, and

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/session"
 )
 

@@ -11,14 +11,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/input"
-
 	"github.com/coder-agent/coder/internal/repl/markdown"
 	"github.com/coder-agent/coder/internal/repl/screen"
 	"github.com/coder-agent/coder/internal/repl/style"
-
-	"github.com/coder-agent/coder/internal/chat"
-	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 

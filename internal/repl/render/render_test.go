@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/session"
 )
 

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/repl/screen"
 	"github.com/coder-agent/coder/internal/repl/style"
-
-	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/termsafe"
 )

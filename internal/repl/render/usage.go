@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/coder-agent/coder/internal/repl/markdown"
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/repl/markdown"
+	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 

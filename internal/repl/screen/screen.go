@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/coder-agent/coder/internal/repl/style"
-
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // The live region's parts, top to bottom.
