@@ -4,6 +4,17 @@
 // full-screen redraws. The output is drawn by its subpackages: render (the
 // events), markdown (answers), screen (the scrollback and the live region)
 // and style (colours and widths).
+//
+// Its files, by what they hold:
+//   - the loop: repl.go (keys, runs, the queue), lines.go (line mode),
+//     term_*.go (raw mode), burst.go (pastes without brackets),
+//     suspend_*.go and resume.go (Ctrl+Z), notify.go (desktop notices);
+//   - the input area: editor.go and keys.go (the line and its keys),
+//     layout.go and prompt.go (drawing it), prompt_state.go (the prompt's
+//     facts, from the events), complete.go and menu.go (Tab), search.go
+//     (Ctrl+R), inbox.go (what was typed while a turn runs);
+//   - the prompts that take over the input area: approve.go, question.go,
+//     rewind.go.
 package repl
 
 import (
