@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/repl/markdown"
 	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/termsafe"
@@ -39,10 +40,10 @@ func (r *Renderer) command(e event.CommandOutput) {
 // stream, anything else wrapped at words under each row's last column.
 func (r *Renderer) commandText(command, text string) {
 	r.endBlock()
-	switch name, _, _ := strings.Cut(strings.TrimSpace(command), " "); name {
-	case "/diff":
+	switch input.Parse(command).Name {
+	case "diff":
 		r.out(r.Diff(text + "\n"))
-	case "/todos":
+	case "todos":
 		r.todoText(text)
 	default:
 		cols := r.cols()
