@@ -9,13 +9,13 @@ import (
 )
 
 // heavyInit are packages whose initialisation builds large tables (SQLite's
-// C runtime, Markdown, JSON Schema, HTTP, the REPL) and that a sandbox
-// helper or `coder --version` never uses. earlyInit are more that only
+// C runtime, Markdown, JSON Schema, HTTP, the REPL's Markdown) and that a
+// sandbox helper or `coder --version` never uses. earlyInit are more that only
 // --version skips: the helper's package imports path/filepath and regexp,
 // which Go initialises after these (it orders ready packages by path).
 var (
 	heavyInit = []string{"modernc.org/sqlite", "modernc.org/libc", "github.com/yuin/goldmark/parser",
-		"github.com/google/jsonschema-go/jsonschema", "net/http", "github.com/coder-agent/coder/internal/repl"}
+		"github.com/google/jsonschema-go/jsonschema", "net/http", "github.com/coder-agent/coder/internal/repl/markdown"}
 	earlyInit = []string{"modernc.org/mathutil", "golang.org/x/net/html", "encoding/gob"}
 )
 

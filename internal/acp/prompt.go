@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/orchestrator"
 )
 
@@ -90,18 +91,21 @@ func embedded(r sdk.EmbeddedResourceResource) string {
 // an editor thread: those that would change the session under the editor
 // (its threads map to coder's sessions one to one) or end the program.
 // They are left out of the command list too.
-func refusedCommand(input string) string {
-	name, _, _ := strings.Cut(strings.TrimSpace(input), " ")
-	switch name {
-	case "/new":
+func refusedCommand(typed string) string {
+	line := input.Parse(typed)
+	if line.Kind != input.Command {
+		return ""
+	}
+	switch line.Name {
+	case "new":
 		return "In an editor, /new is the editor's: start a new thread there."
-	case "/resume":
+	case "resume":
 		return "In an editor, /resume is the editor's: open the session from its history (coder's session ids load with session/load); /sessions lists them."
-	case "/clear":
+	case "clear":
 		return "In an editor, start a new thread to begin afresh."
-	case "/output":
+	case "output":
 		return "In an editor, each tool call's entry shows its output."
-	case "/exit", "/quit":
+	case "exit", "quit":
 		return "In an editor, close the thread (or the agent panel) instead."
 	}
 	return ""

@@ -17,6 +17,8 @@ import (
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/repl"
+	"github.com/coder-agent/coder/internal/repl/render"
+	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/termsafe"
@@ -152,9 +154,9 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 		}
 	}
 	defer b.Close()
-	st := repl.Style{Color: repl.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
-	rend := repl.NewRenderer(stdio.Out, st)
-	rend.Configure(repl.RenderOptions{Markdown: b.cfg.UI.Markdown})
+	st := style.Style{Color: style.ColorEnabled(b.cfg.UI.Color, stdio.OutTTY, env)}
+	rend := render.New(stdio.Out, st)
+	rend.Configure(render.Options{Markdown: b.cfg.UI.Markdown})
 	front := orchestrator.Front{Sink: rend, Approver: permission.NonInteractive{AllowDanger: b.cfg.Approval.AllowDanger}}
 	var r *repl.REPL
 	if interactive {
@@ -162,6 +164,7 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 		r = repl.New(repl.Options{In: stdio.InFile, Out: stdio.OutFile, Renderer: rend, Style: st, Term: term,
 			Notify: repl.NewNotifier(b.cfg.Notifications, env)})
 		front.Questioner = r
+		front.Sink = r // the prompt takes its facts from the events, then the renderer draws them
 		front.Inbox = r
 		switch ap := b.cfg.Approval; {
 		case !ap.Interactive:

@@ -17,6 +17,7 @@ import (
 	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/hooks"
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
@@ -163,13 +164,12 @@ func frontOnly(context.Context, string) (string, error) {
 
 // RunInput runs one input: a leading / is a built-in or custom command;
 // anything else goes to the core (! commands and requests).
-func (x *Dispatcher) RunInput(ctx context.Context, input string) (orchestrator.Outcome, error) {
-	in := strings.TrimSpace(input)
-	if !strings.HasPrefix(in, "/") {
-		return x.core.RunInput(ctx, in)
+func (x *Dispatcher) RunInput(ctx context.Context, typed string) (orchestrator.Outcome, error) {
+	line := input.Parse(typed)
+	if line.Kind != input.Command {
+		return x.core.RunInput(ctx, line.Text)
 	}
-	name, args, _ := strings.Cut(strings.TrimPrefix(in, "/"), " ")
-	args = strings.TrimSpace(args)
+	name, args := line.Name, line.Args
 	if c, ok := x.customCommand(name); ok {
 		return x.core.RunTurn(ctx, c.Expand(args))
 	}
@@ -185,7 +185,7 @@ func (x *Dispatcher) RunInput(ctx context.Context, input string) (orchestrator.O
 		return x.failed(err)
 	}
 	if text != "" {
-		x.deps.Sink.Emit(event.CommandOutput{Command: in, Text: text})
+		x.deps.Sink.Emit(event.CommandOutput{Command: line.Text, Text: text})
 	}
 	return orchestrator.Outcome{State: event.StateCompleted, Result: text}, nil
 }

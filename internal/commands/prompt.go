@@ -3,8 +3,8 @@ package commands
 import (
 	"context"
 	"errors"
-	"strings"
 
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/orchestrator"
 )
 
@@ -12,16 +12,15 @@ import (
 // (--image, an editor's image blocks). A custom command takes them into
 // the turn it expands to; a built-in command has no use for them.
 func (x *Dispatcher) RunPrompt(ctx context.Context, p orchestrator.Prompt) (orchestrator.Outcome, error) {
-	in := strings.TrimSpace(p.Text)
+	line := input.Parse(p.Text)
 	if len(p.Images) == 0 {
-		return x.RunInput(ctx, in)
+		return x.RunInput(ctx, line.Text)
 	}
-	if !strings.HasPrefix(in, "/") {
-		return x.core.RunPrompt(ctx, orchestrator.Prompt{Text: in, Images: p.Images})
+	if line.Kind != input.Command {
+		return x.core.RunPrompt(ctx, orchestrator.Prompt{Text: line.Text, Images: p.Images})
 	}
-	name, args, _ := strings.Cut(strings.TrimPrefix(in, "/"), " ")
-	if c, ok := x.customCommand(name); ok {
-		return x.core.RunPrompt(ctx, orchestrator.Prompt{Text: c.Expand(strings.TrimSpace(args)), Images: p.Images})
+	if c, ok := x.customCommand(line.Name); ok {
+		return x.core.RunPrompt(ctx, orchestrator.Prompt{Text: c.Expand(line.Args), Images: p.Images})
 	}
-	return x.failed(errors.New("images go with a request to the model; /" + name + " takes none"))
+	return x.failed(errors.New("images go with a request to the model; /" + line.Name + " takes none"))
 }

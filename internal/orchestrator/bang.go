@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -17,9 +18,9 @@ const bangDisplayLines = 20
 // runBangCommand runs "!cmd": no model call; the bash tool goes through the
 // same agent check, policy and approval as a model's call; the result is
 // appended as a [COMMAND] block the next model call will see.
-func (o *Orchestrator) runBangCommand(ctx context.Context, raw string) (Outcome, error) {
-	ts := o.newTurnState(raw)
-	command := strings.TrimSpace(strings.TrimPrefix(raw, "!"))
+func (o *Orchestrator) runBangCommand(ctx context.Context, line input.Line) (Outcome, error) {
+	ts := o.newTurnState(line.Text)
+	command := line.Args
 	failed := func(err error) (Outcome, error) {
 		return Outcome{State: event.StateFailed, Reason: err.Error()}, err
 	}
@@ -29,7 +30,7 @@ func (o *Orchestrator) runBangCommand(ctx context.Context, raw string) (Outcome,
 		return failed(err)
 	}
 	defer func() { _ = o.endUndo(ctx) }()
-	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: raw, Turn: turn}); err != nil {
+	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleUser, Content: line.Text, Turn: turn}); err != nil {
 		return failed(err)
 	}
 	var block string
@@ -47,7 +48,7 @@ func (o *Orchestrator) runBangCommand(ctx context.Context, raw string) (Outcome,
 			block = FormatCommandBlock(command, *a.result)
 		}
 	}
-	o.emit(event.CommandOutput{Command: raw, Text: block, Block: "COMMAND"})
+	o.emit(event.CommandOutput{Command: line.Text, Text: block, Block: "COMMAND"})
 	if err := o.conv.append(ctx, chat.Message{Role: chat.RoleAssistant, Content: block}); err != nil {
 		return failed(err)
 	}

@@ -2,11 +2,11 @@ package orchestrator
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/input"
 )
 
 // Outcome is how an input ended.
@@ -35,14 +35,13 @@ type Outcome struct {
 // the commands package dispatches them before they get here. The error is
 // non-nil when the run failed or was cancelled; cancellation returns
 // ctx.Err() itself.
-func (o *Orchestrator) RunInput(ctx context.Context, input string) (Outcome, error) {
-	in := strings.TrimSpace(input)
-	switch {
-	case in == "":
+func (o *Orchestrator) RunInput(ctx context.Context, typed string) (Outcome, error) {
+	switch line := input.Parse(typed); line.Kind {
+	case input.Empty:
 		return Outcome{State: event.StateIdle}, nil
-	case strings.HasPrefix(in, "!"):
-		return o.runBangCommand(ctx, in)
+	case input.Shell:
+		return o.runBangCommand(ctx, line)
 	default:
-		return o.RunTurn(ctx, in)
+		return o.RunTurn(ctx, line.Text)
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/images"
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/llm/catalog"
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -29,7 +29,7 @@ func (o *Orchestrator) RunPrompt(ctx context.Context, p Prompt) (Outcome, error)
 	if len(p.Images) == 0 {
 		return o.RunInput(ctx, p.Text)
 	}
-	if in := strings.TrimSpace(p.Text); in == "" || in[0] == '!' {
+	if k := input.Parse(p.Text).Kind; k == input.Empty || k == input.Shell {
 		err := errors.New("images go with a request to the model, not with a ! command or an empty input")
 		o.emit(event.Error{Message: err.Error()})
 		return Outcome{State: event.StateFailed, Reason: err.Error()}, err

@@ -7,7 +7,9 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/termsafe"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // interaction is an approval or a set of questions being answered: it
@@ -77,7 +79,7 @@ func (r *REPL) beginApproval(a *ask) {
 	for _, reason := range req.Reasons {
 		b.WriteString(st.Yellow("  "+termsafe.Visible(reason)) + "\n")
 	}
-	if c.ReadOnlyWorkspace && string(c.Kind) == kindExecute && !c.Unsandboxed {
+	if c.ReadOnlyWorkspace && c.Kind == tools.KindExecute && !c.Unsandboxed {
 		// Plan mode's sandbox: saying yes runs it, but not as asked.
 		b.WriteString(st.Yellow("  plan mode: the sandbox keeps the workspace read-only, so if this command writes there it fails (\"Read-only file system\"); switch to build mode (/build) to let it write") + "\n")
 	}
@@ -89,13 +91,13 @@ func (r *REPL) beginApproval(a *ask) {
 		answers = "y: run it · always: and allow it from now on · n: refuse · n <why>: refuse and tell the model why · esc: stop the run"
 	}
 	if req.Preview != "" {
-		rows := strings.Split(strings.TrimRight(r.o.Renderer.diff(termsafe.Visible(req.Preview)), "\n"), "\n")
+		rows := strings.Split(strings.TrimRight(r.o.Renderer.Diff(termsafe.Visible(req.Preview)), "\n"), "\n")
 		page := r.page()
 		if len(rows) > page {
 			rows, ap.more = rows[:page], rows[page:]
 		}
 		b.WriteString(strings.Join(rows, "\n") + "\n")
-		r.o.Renderer.previewed(c.ID, req.Preview)
+		r.o.Renderer.Previewed(c.ID, req.Preview)
 	}
 	b.WriteString(st.Dim("  "+answers) + "\n")
 	r.o.Renderer.Println(strings.TrimSuffix(b.String(), "\n"))
@@ -110,11 +112,11 @@ func (r *REPL) page() int {
 	return max(rows-8, 10)
 }
 
-func (ap *approval) moreHint(st Style) string {
+func (ap *approval) moreHint(st style.Style) string {
 	if len(ap.more) == 0 {
 		return ""
 	}
-	return st.Dim("space: " + plural(len(ap.more), "more line", "more lines") + " of the diff")
+	return st.Dim("space: " + style.Plural(len(ap.more), "more line", "more lines") + " of the diff")
 }
 
 func (ap *approval) editor() *editor { return &ap.ed }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 
@@ -41,19 +42,20 @@ func (r *REPL) candidates(ctx context.Context) (m *menu, ok bool) {
 	before := string(r.ed.buf[:start])
 	var cands []string
 	commands := false
+	cmd := input.Parse(before) // the line up to the word, when it names a command
 	switch {
-	case strings.HasPrefix(word, "/") && strings.TrimSpace(before) == "":
+	case strings.TrimSpace(before) == "" && input.Parse(word).Kind == input.Command: // a command's name
 		for _, n := range r.runner.Names() {
 			cands = append(cands, "/"+n)
 		}
 		commands = true
 	case strings.HasPrefix(word, "@"):
-		cands = pathCandidates(r.o.Renderer.Prompt().Cwd, word[1:])
+		cands = pathCandidates(r.prompt.get().Cwd, word[1:])
 		for i := range cands {
 			cands[i] = "@" + cands[i]
 		}
-	case strings.HasPrefix(before, "/") && len(strings.Fields(before)) == 1 && strings.HasSuffix(before, " "):
-		cands = r.arguments(ctx, strings.TrimPrefix(strings.TrimSpace(before), "/"))
+	case cmd.Kind == input.Command && len(strings.Fields(before)) == 1 && strings.HasSuffix(before, " "): // its argument
+		cands = r.arguments(ctx, cmd.Name)
 	default:
 		return nil, false
 	}

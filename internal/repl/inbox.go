@@ -1,8 +1,9 @@
 package repl
 
 import (
-	"strings"
 	"sync"
+
+	"github.com/coder-agent/coder/internal/input"
 )
 
 // inbox is what a person queued while a turn runs. The core takes the
@@ -67,6 +68,6 @@ func (b *inbox) clear() {
 }
 
 func isCommand(s string) bool {
-	s = strings.TrimSpace(s)
-	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "!")
+	k := input.Parse(s).Kind
+	return k == input.Command || k == input.Shell
 }

@@ -1,6 +1,10 @@
 package repl
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/coder-agent/coder/internal/repl/style"
+)
 
 // inputLayout is the input area laid out for a terminal of cols cells: the
 // rows to draw and where the cursor is. The REPL wraps the input itself
@@ -12,11 +16,11 @@ type inputLayout struct {
 	curRow, curCol int
 }
 
-// layoutInput lays out prefix (drawn with style) followed by text, wrapped
+// layoutInput lays out prefix (drawn with color) followed by text, wrapped
 // at cols: tabs expand to the next tab stop, newlines start a row, a wide
 // character that does not fit starts the next row. cursor is a rune offset
 // into text.
-func layoutInput(prefix string, style func(string) string, text []rune, cursor, cols int) inputLayout {
+func layoutInput(prefix string, color func(string) string, text []rune, cursor, cols int) inputLayout {
 	cols = max(cols, 2)
 	var (
 		out       inputLayout
@@ -24,13 +28,13 @@ func layoutInput(prefix string, style func(string) string, text []rune, cursor, 
 		col       int
 	)
 	flush := func() {
-		out.rows = append(out.rows, style(pre.String())+body.String())
+		out.rows = append(out.rows, color(pre.String())+body.String())
 		pre.Reset()
 		body.Reset()
 		col = 0
 	}
 	for _, r := range prefix {
-		w := runeWidth(r)
+		w := style.RuneWidth(r)
 		if col+w > cols {
 			flush()
 		}
@@ -39,9 +43,9 @@ func layoutInput(prefix string, style func(string) string, text []rune, cursor, 
 	}
 	mark := func() { out.curRow, out.curCol = len(out.rows), col }
 	for i, r := range text {
-		w := runeWidth(r)
+		w := style.RuneWidth(r)
 		if r == '\t' {
-			w = tabStop - col%tabStop
+			w = style.TabStop - col%style.TabStop
 		}
 		if r != '\n' && (col >= cols || col+w > cols) {
 			if r == '\t' && col < cols {
@@ -49,7 +53,7 @@ func layoutInput(prefix string, style func(string) string, text []rune, cursor, 
 			} else {
 				flush()
 				if r == '\t' {
-					w = tabStop
+					w = style.TabStop
 				}
 			}
 		}

@@ -3,6 +3,8 @@ package repl
 import (
 	"strings"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 func plainStyle(s string) string { return s }
@@ -30,25 +32,10 @@ func TestLayoutInput(t *testing.T) {
 				t.Fatalf("rows %q cursor %d,%d; want %q %d,%d", l.rows, l.curRow, l.curCol, tc.rows, tc.row, tc.col)
 			}
 			for _, r := range l.rows {
-				if width(r) > tc.cols {
+				if style.Width(r) > tc.cols {
 					t.Fatalf("row %q wider than %d", r, tc.cols)
 				}
 			}
 		})
-	}
-}
-
-func TestWidths(t *testing.T) {
-	if got := expandTabs("a\tbc\td"); got != "a   bc  d" {
-		t.Fatalf("expandTabs %q", got)
-	}
-	if got := truncate("中文字abc", 5); got != "中文…" || width(got) != 5 {
-		t.Fatalf("truncate %q", got)
-	}
-	if plural(1, "step", "steps") != "1 step" || plural(2, "step", "steps") != "2 steps" || plural(0, "line", "lines") != "0 lines" {
-		t.Fatal("plural")
-	}
-	if tokens(950) != "950" || tokens(1200) != "1.2k" || tokens(12345) != "12k" || tokens(128000) != "128k" || tokens(1500000) != "1.5M" {
-		t.Fatal("tokens")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // menuRows is how many candidates the menu shows at once.
@@ -79,25 +81,25 @@ func (r *REPL) menuLines(cols int) []string {
 	last := min(first+menuRows, len(m.items))
 	w := 0
 	for _, it := range m.items[first:last] {
-		w = max(w, width(it))
+		w = max(w, style.Width(it))
 	}
 	w = min(w, max(cols/2, 12))
 	var rows []string
 	for i := first; i < last; i++ {
-		item := truncate(m.items[i], w)
-		row := item + strings.Repeat(" ", w-width(item))
+		item := style.Truncate(m.items[i], w)
+		row := item + strings.Repeat(" ", w-style.Width(item))
 		if i < len(m.notes) && m.notes[i] != "" {
 			row += "  " + st.Dim(m.notes[i])
 		}
 		if i == m.sel {
-			rows = append(rows, truncate(st.Cyan("› ")+st.Reverse(item)+row[len(item):], cols))
+			rows = append(rows, style.Truncate(st.Cyan("› ")+st.Reverse(item)+row[len(item):], cols))
 			continue
 		}
-		rows = append(rows, truncate("  "+row, cols))
+		rows = append(rows, style.Truncate("  "+row, cols))
 	}
 	foot := "↑↓ select · enter take · esc close"
 	if len(m.items) > last-first {
-		foot = strings.Join([]string{plural(len(m.items), "match", "matches"), foot}, " · ")
+		foot = strings.Join([]string{style.Plural(len(m.items), "match", "matches"), foot}, " · ")
 	}
-	return append(rows, truncate(st.Dim("  "+foot), cols))
+	return append(rows, style.Truncate(st.Dim("  "+foot), cols))
 }

@@ -9,6 +9,8 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/repl/render"
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // menuRunner offers a few commands and their summaries.
@@ -35,7 +37,7 @@ func key(code rune, text string) uv.KeyPressEvent { return uv.KeyPressEvent{Code
 // typing narrows it.
 func TestCompletionMenu(t *testing.T) {
 	ctx := context.Background()
-	r := New(Options{Renderer: NewRenderer(io.Discard, Style{})})
+	r := New(Options{Renderer: render.New(io.Discard, style.Style{})})
 	r.runner = menuRunner{}
 	r.ed.insert("/h")
 	r.complete(ctx)

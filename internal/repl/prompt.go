@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 
@@ -37,12 +38,12 @@ func (r *REPL) inputRows(withCursor bool) inputLayout {
 
 // infoRow is the prompt's first line: dim, cut to the terminal's width.
 func (r *REPL) infoRow() string {
-	st := r.o.Renderer.Prompt()
-	return r.o.Style.Dim(truncate(fmt.Sprintf("context: %d tokens · model: %s", st.Tokens, termsafe.Visible(st.Model)), r.term.cols()))
+	st := r.prompt.get()
+	return r.o.Style.Dim(style.Truncate(fmt.Sprintf("context: %d tokens · model: %s", st.Tokens, termsafe.Visible(st.Model)), r.term.cols()))
 }
 
 func (r *REPL) layout(e *editor, withCursor bool) inputLayout {
-	st := r.o.Renderer.Prompt()
+	st := r.prompt.get()
 	cols := r.term.cols()
 	info := r.infoRow()
 	text, cur := e.display()
@@ -60,15 +61,15 @@ func (r *REPL) layout(e *editor, withCursor bool) inputLayout {
 
 // answerLayout is a one-line prompt (an approval's question, a
 // question's "> ") with its input.
-func (r *REPL) answerLayout(prompt string, style func(string) string, e *editor) inputLayout {
+func (r *REPL) answerLayout(prompt string, color func(string) string, e *editor) inputLayout {
 	text, cur := e.display()
-	return layoutInput(prompt, style, text, cur, r.term.cols())
+	return layoutInput(prompt, color, text, cur, r.term.cols())
 }
 
 // answerEcho is an answered prompt, for the scrollback.
-func (r *REPL) answerEcho(prompt string, style func(string) string, e *editor) string {
+func (r *REPL) answerEcho(prompt string, color func(string) string, e *editor) string {
 	text, _ := e.display()
-	l := layoutInput(prompt, style, text, len(text), r.term.cols())
+	l := layoutInput(prompt, color, text, len(text), r.term.cols())
 	rows := l.rows
 	if len(rows) > 1 && rows[len(rows)-1] == "" {
 		rows = rows[:len(rows)-1]

@@ -1,3 +1,20 @@
+// Package repl is the interactive terminal: the input loop, the editor and
+// the input area, and the approval and question prompts. It keeps the
+// terminal's normal scrollback: no alternate screen, no mouse capture, no
+// full-screen redraws. The output is drawn by its subpackages: render (the
+// events), markdown (answers), screen (the scrollback and the live region)
+// and style (colours and widths).
+//
+// Its files, by what they hold:
+//   - the loop: repl.go (keys, runs, the queue), lines.go (line mode),
+//     term_*.go (raw mode), burst.go (pastes without brackets),
+//     suspend_*.go and resume.go (Ctrl+Z), notify.go (desktop notices);
+//   - the input area: editor.go and keys.go (the line and its keys),
+//     layout.go and prompt.go (drawing it), prompt_state.go (the prompt's
+//     facts, from the events), complete.go and menu.go (Tab), search.go
+//     (Ctrl+R), inbox.go (what was typed while a turn runs);
+//   - the prompts that take over the input area: approve.go, question.go,
+//     rewind.go.
 package repl
 
 import (
@@ -11,7 +28,11 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/orchestrator"
+	"github.com/coder-agent/coder/internal/repl/render"
+	"github.com/coder-agent/coder/internal/repl/screen"
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // Exit codes the REPL ends with.
@@ -23,8 +44,8 @@ const (
 // Options configure an interactive session.
 type Options struct {
 	In, Out  *os.File
-	Renderer *Renderer
-	Style    Style
+	Renderer *render.Renderer
+	Style    style.Style
 	// Term is $TERM, for the key decoder.
 	Term string
 	// Notify tells a person away from the terminal that a turn ended or
@@ -50,8 +71,8 @@ type Runner interface {
 }
 
 // REPL is an interactive session on a terminal. It is created before the
-// core, which it serves as approver, questioner and inbox; Run gets the
-// runner.
+// core, which it serves as event sink (passing the events on to its
+// renderer), approver, questioner and inbox; Run gets the runner.
 //
 // One goroutine owns the keyboard and the input area: it reads keys, runs
 // each input in a goroutine of its own and, while it runs, keeps the input
@@ -61,8 +82,7 @@ type REPL struct {
 	o      Options
 	runner Runner
 	term   *terminal
-	scr    *screen
-	status *status
+	scr    *screen.Screen
 	ed     editor
 	inbox  inbox
 	events chan uv.Event
@@ -76,6 +96,7 @@ type REPL struct {
 	search *search     // Ctrl+R
 	menu   *menu       // Tab's completion menu
 	hint   string      // a line under the prompt (completions, a refused answer)
+	prompt promptState // what the prompt shows, from the events (Emit)
 
 	exiting  bool
 	exitCode int
@@ -118,11 +139,10 @@ func (r *REPL) Run(ctx context.Context, runner Runner) int {
 	}
 	r.term = t
 	defer t.restore()
-	r.scr = newScreen(r.o.Out, t.size)
-	r.status = newStatus(r.o.Style, time.Now)
+	r.scr = screen.New(r.o.Out, t.size)
 	r.inbox.onChange = r.showQueue
-	r.o.Renderer.attach(r.scr, r.status, t.cols)
-	defer r.o.Renderer.attach(nil, nil, nil)
+	r.o.Renderer.Attach(r.scr, t.cols)
+	defer r.o.Renderer.Attach(nil, nil)
 	notifySignals(r.winch, r.cont)
 	defer signal.Stop(r.winch)
 	defer signal.Stop(r.cont)
@@ -139,7 +159,7 @@ func (r *REPL) Run(ctx context.Context, runner Runner) int {
 	r.drawPrompt()
 	code := r.loop(ctx)
 	r.scr.Close()
-	if p := r.o.Renderer.Prompt(); p.Used && p.SessionID != "" {
+	if p := r.prompt.get(); p.Used && p.SessionID != "" {
 		r.o.Renderer.Println(r.o.Style.Dim("resume this session with: coder --resume " + p.SessionID))
 	}
 	return code
@@ -159,7 +179,7 @@ func (r *REPL) loop(ctx context.Context) int {
 			r.interrupt()
 		case <-r.winch:
 			r.scr.Resized()
-			r.o.Renderer.refresh()
+			r.o.Renderer.Refresh()
 		case <-r.cont:
 			r.resume() // stopped from elsewhere: the shell had the terminal
 		case ev := <-r.events:
@@ -188,10 +208,10 @@ func (r *REPL) tick(ctx context.Context) {
 			return
 		case <-t.C:
 			var rows []string
-			if line := r.status.line(r.term.cols()); line != "" {
+			if line := r.o.Renderer.StatusLine(r.term.cols()); line != "" {
 				rows = []string{line}
 			}
-			r.scr.Set(partStatus, rows)
+			r.scr.Set(screen.PartStatus, rows)
 		}
 	}
 }
@@ -312,28 +332,29 @@ func (r *REPL) echo() string {
 
 // start runs one input in a goroutine of its own; the REPL's own commands
 // run here.
-func (r *REPL) start(ctx context.Context, input string) {
-	switch strings.TrimSpace(input) {
-	case "/exit", "/quit":
-		r.exiting, r.exitCode = true, exitOK
-		return
-	case "/clear":
-		r.scr.Clear()
-		return
-	case "/output":
-		r.o.Renderer.showLastOutput()
-		return
-	case "/rewind":
-		r.openRewind(ctx)
-		return
+func (r *REPL) start(ctx context.Context, typed string) {
+	if line := input.Parse(typed); line.Kind == input.Command && line.Args == "" {
+		switch line.Name {
+		case "exit", "quit":
+			r.exiting, r.exitCode = true, exitOK
+			return
+		case "clear":
+			r.scr.Clear()
+			return
+		case "output":
+			r.o.Renderer.ShowLastOutput()
+			return
+		case "rewind":
+			r.openRewind(ctx)
+			return
+		}
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	run := &activeRun{cancel: cancel, done: make(chan error, 1)}
 	r.run = run
-	r.o.Renderer.beginInput(input)
-	r.status.begin()
+	r.o.Renderer.BeginInput(typed)
 	go func() {
-		_, err := r.runner.RunInput(runCtx, input)
+		_, err := r.runner.RunInput(runCtx, typed)
 		run.done <- err
 	}()
 }
@@ -344,8 +365,8 @@ func (r *REPL) runEnded(ctx context.Context, err error) {
 	run := r.run
 	r.run = nil
 	run.cancel()
-	r.status.end()
-	r.scr.Set(partStatus, nil)
+	r.o.Renderer.EndInput()
+	r.scr.Set(screen.PartStatus, nil)
 	r.ia = nil
 	if run.escaped && errors.Is(err, context.Canceled) {
 		r.o.Renderer.Cancelled()
@@ -383,7 +404,7 @@ func (r *REPL) next(ctx context.Context) {
 // the history (↑, Ctrl+R), once the session is another than before: at
 // start (--continue, --resume) and after /resume.
 func (r *REPL) syncHistory() {
-	id := r.o.Renderer.Prompt().SessionID
+	id := r.prompt.get().SessionID
 	if id == r.histSession {
 		return
 	}
@@ -419,5 +440,5 @@ func (r *REPL) showQueue(items []entry) {
 	for _, q := range items {
 		rows = append(rows, r.o.Style.Dim("queued: ")+q.oneLine())
 	}
-	r.scr.Set(partQueue, rows)
+	r.scr.Set(screen.PartQueue, rows)
 }

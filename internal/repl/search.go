@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/coder-agent/coder/internal/repl/style"
 )
 
 // search is Ctrl+R: a reverse search of this process's inputs, newest
@@ -84,7 +86,7 @@ func (r *REPL) searchLayout() inputLayout {
 	}
 	l := layoutInput(label, r.o.Style.Yellow, []rune(found), 0, r.term.cols())
 	// The cursor sits at the end of the query, as in a shell.
-	l.curRow, l.curCol = 1, min(width(label)-3, r.term.cols()-1)
+	l.curRow, l.curCol = 1, min(style.Width(label)-3, r.term.cols()-1)
 	l.rows = append([]string{r.infoRow()}, l.rows...)
 	return l
 }
