@@ -236,6 +236,10 @@ func New(o Options) (*Orchestrator, error) {
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
 	orch.tools = reg
+	// The policy's presets are derived from the tools' facts.
+	if p, ok := o.Policy.(permission.ToolAware); ok {
+		p.UseTools(reg.Tools())
+	}
 	// A subagent's agent names no preset: it shares its parent's policy,
 	// and with it the preset in force.
 	if o.Agent.Preset != "" {
@@ -327,7 +331,7 @@ func (o *Orchestrator) LoadLazyTools(ctx context.Context) {
 
 // ToolSpecs is the tool list the active agent offers the model.
 func (o *Orchestrator) ToolSpecs() []chat.ToolSpec {
-	return o.tools.Specs(o.agent.Enabled)
+	return o.tools.Specs(o.enabled)
 }
 
 // SystemPrompt is the system prompt of the next model call.

@@ -148,7 +148,7 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 	v := o.opts.Workflow.Verify
 	_, hasBash := o.tools.Get(tools.Bash)
 	d := decideVerify(verifyInput{
-		edited: ts.edited, enabled: v.Enabled, bashEnabled: hasBash && o.agent.Enabled(tools.Bash),
+		edited: ts.edited, enabled: v.Enabled, bashEnabled: hasBash && o.enabled(tools.Bash),
 		mode: o.agent.Mode, attempts: ts.verifyAttempts, maxAttempts: v.MaxAttempts,
 	})
 	if !d.run {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/termsafe"
@@ -17,17 +18,15 @@ const (
 	tailLines = 10
 	// firstMatches is how many of a search's results show.
 	firstMatches = 3
-	// The kinds of call (event.ToolStarted.ToolKind) shown their own way:
-	// a command's summary is the command; a search shows its first results.
-	kindExecute = "execute"
-	kindSearch  = "search"
 )
 
 // toolRun is a running tool call and the output it wrote so far.
 type toolRun struct {
 	name, summary string
-	kind          string // event.ToolStarted.ToolKind
-	out           outputLog
+	// kind is the call's (event.ToolStarted.ToolKind): a command's summary
+	// is the command; a search shows its first results.
+	kind chat.ToolKind
+	out  outputLog
 }
 
 // finishedCall is the latest finished call, for /output.
@@ -104,11 +103,11 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 		return
 	}
 	detail := summary
-	if c.summary != "" && c.kind != kindExecute && !strings.Contains(summary, c.summary) {
+	if c.summary != "" && c.kind != chat.ToolExecute && !strings.Contains(summary, c.summary) {
 		detail = c.summary + " · " + summary
 	}
 	r.line(r.st.Green("  ✓ "+name) + " " + detail)
-	if c.kind == kindSearch {
+	if c.kind == chat.ToolSearch {
 		r.firstResults(e.Result)
 	}
 	if e.Diff != "" && (!previewed || strings.TrimSpace(shown) != strings.TrimSpace(e.Diff)) {

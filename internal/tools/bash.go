@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/coder-agent/coder/internal/chat"
 	"os"
 	"slices"
 	"strings"
@@ -71,7 +72,9 @@ type BashResult struct {
 
 func (bashTool) Name() string        { return Bash }
 func (bashTool) Description() string { return bashDescription }
-func (bashTool) Kind() Kind          { return KindExecute }
+func (bashTool) Facts() Facts {
+	return Facts{Kind: chat.ToolExecute, Effect: EffectOpen, Plan: true, General: true, Claude: []string{"Bash"}}
+}
 func (bashTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"command":{"type":"string","description":"Shell command"},` +

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 //go:embed description/edit.md
@@ -29,7 +31,9 @@ type editArgs struct {
 
 func (editTool) Name() string        { return Edit }
 func (editTool) Description() string { return editDescription }
-func (editTool) Kind() Kind          { return KindEdit }
+func (editTool) Facts() Facts {
+	return Facts{Kind: chat.ToolEdit, Effect: EffectEdit, Paths: true, General: true, Claude: []string{"Edit", "MultiEdit"}}
+}
 func (editTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"File to edit"},` +

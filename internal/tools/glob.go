@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 //go:embed description/glob.md
@@ -35,7 +37,10 @@ type globHit struct {
 
 func (globTool) Name() string        { return Glob }
 func (globTool) Description() string { return globDescription }
-func (globTool) Kind() Kind          { return KindSearch }
+func (globTool) Facts() Facts {
+	return Facts{Kind: chat.ToolSearch, Effect: EffectNone, Paths: true, Plan: true, Explore: true, General: true,
+		Claude: []string{"Glob"}}
+}
 func (globTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"pattern":{"type":"string","description":"Glob, e.g. **/*.go"},` +

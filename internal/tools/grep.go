@@ -16,6 +16,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/secrets"
 )
 
@@ -72,7 +73,10 @@ type grepMatch struct {
 
 func (grepTool) Name() string        { return Grep }
 func (grepTool) Description() string { return grepDescription }
-func (grepTool) Kind() Kind          { return KindSearch }
+func (grepTool) Facts() Facts {
+	return Facts{Kind: chat.ToolSearch, Effect: EffectNone, Paths: true, Plan: true, Explore: true, General: true,
+		Claude: []string{"Grep"}}
+}
 func (grepTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"pattern":{"type":"string","description":"Regular expression"},` +

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 //go:embed description/list.md
@@ -36,7 +38,10 @@ type listEntry struct {
 
 func (listTool) Name() string        { return List }
 func (listTool) Description() string { return listDescription }
-func (listTool) Kind() Kind          { return KindRead }
+func (listTool) Facts() Facts {
+	return Facts{Kind: chat.ToolRead, Effect: EffectNone, Paths: true, Plan: true, Explore: true, General: true,
+		Claude: []string{"LS"}}
+}
 func (listTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"Directory (default \".\")"},` +

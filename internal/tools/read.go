@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/images"
 	"github.com/coder-agent/coder/internal/secrets"
 )
@@ -55,7 +56,10 @@ type readArgs struct {
 
 func (readTool) Name() string        { return Read }
 func (readTool) Description() string { return readDescription }
-func (readTool) Kind() Kind          { return KindRead }
+func (readTool) Facts() Facts {
+	return Facts{Kind: chat.ToolRead, Effect: EffectNone, Paths: true, Plan: true, Explore: true, General: true,
+		Claude: []string{"Read"}}
+}
 func (readTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"File to read"},` +

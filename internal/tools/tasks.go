@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 //go:embed description/bash_output.md
@@ -198,11 +200,13 @@ func (t taskTool) Description() string {
 	return bashOutputDescription
 }
 
-func (t taskTool) Kind() Kind {
+// Facts: reading or stopping the session's own background commands
+// changes nothing in the workspace.
+func (t taskTool) Facts() Facts {
 	if t.kill {
-		return KindExecute
+		return Facts{Kind: chat.ToolExecute, Effect: EffectNone, Plan: true, General: true, Claude: []string{"KillShell", "KillBash"}}
 	}
-	return KindRead
+	return Facts{Kind: chat.ToolRead, Effect: EffectNone, Plan: true, General: true, Claude: []string{"BashOutput"}}
 }
 
 func (taskTool) Schema() json.RawMessage {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 //go:embed description/write.md
@@ -27,7 +29,9 @@ type writeArgs struct {
 
 func (writeTool) Name() string        { return Write }
 func (writeTool) Description() string { return writeDescription }
-func (writeTool) Kind() Kind          { return KindEdit }
+func (writeTool) Facts() Facts {
+	return Facts{Kind: chat.ToolEdit, Effect: EffectEdit, Paths: true, General: true, Claude: []string{"Write"}}
+}
 func (writeTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"File to write"},` +
