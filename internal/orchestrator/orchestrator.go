@@ -229,7 +229,7 @@ func New(o Options) (*Orchestrator, error) {
 		conv: newConversation(s, o.Persistence.Store, o.Now), attended: o.Front.Questioner != nil, books: newBooks()}
 	own := []tools.Tool{todoRead{orch}, todoWrite{orch}, questionTool{orch}, exitPlanTool{orch}}
 	if o.Subagents.MaxPerTurn > 0 {
-		own = append(own, taskTool{orch})
+		own = append(own, subagentTool{orch})
 	}
 	reg, err := tools.NewRegistry(append(o.Tools.Tools(), own...)...)
 	if err != nil {

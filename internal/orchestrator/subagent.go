@@ -55,30 +55,31 @@ type subagents struct {
 	seq    int
 }
 
-type taskTool struct{ o *Orchestrator }
+// subagentTool is the task tool: the model hands a task to a subagent.
+type subagentTool struct{ o *Orchestrator }
 
-type taskArgs struct {
+type subagentArgs struct {
 	Description string `json:"description"`
 	Prompt      string `json:"prompt"`
 	Agent       string `json:"agent"`
 }
 
-func (taskTool) Name() string        { return tools.Task }
-func (taskTool) Description() string { return taskDescription }
+func (subagentTool) Name() string        { return tools.Task }
+func (subagentTool) Description() string { return taskDescription }
 
 // Facts: what a subagent does is its tools' business; as a whole the task
 // tool is treated as an edit. No subagent gets it (no recursion).
-func (taskTool) Facts() tools.Facts {
+func (subagentTool) Facts() tools.Facts {
 	return tools.Facts{Kind: chat.ToolOther, Effect: tools.EffectDelegate, Claude: []string{"Task"}}
 }
-func (taskTool) Schema() json.RawMessage {
+func (subagentTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"description":{"type":"string","description":"3-6 words"},"prompt":{"type":"string"},"agent":{"type":"string","enum":["explore","general"]}},"required":["prompt"]}`)
 }
 
 // Prepare: explore subagents only read, so they run concurrently with
 // other read-only calls.
-func (taskTool) Prepare(c *tools.Call) error {
-	var a taskArgs
+func (subagentTool) Prepare(c *tools.Call) error {
+	var a subagentArgs
 	if err := json.Unmarshal(c.Input, &a); err != nil {
 		return err
 	}
@@ -93,8 +94,8 @@ func (taskTool) Prepare(c *tools.Call) error {
 	return nil
 }
 
-func (t taskTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
-	a := c.Args.(*taskArgs)
+func (t subagentTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
+	a := c.Args.(*subagentArgs)
 	kind := a.Agent
 	id, refusal := t.o.subs.start(t.o.opts.Subagents)
 	if refusal != "" {

@@ -176,24 +176,25 @@ func (o *taskOutput) take() (string, int) {
 	return s, d
 }
 
-type taskArgs struct {
+type backgroundArgs struct {
 	TaskID string `json:"task_id"`
 }
 
-// taskTool is bash_output (kill false) or bash_kill (kill true).
-type taskTool struct {
+// backgroundTool is bash_output (kill false) or bash_kill (kill true): the
+// model reads or stops one of the session's background commands.
+type backgroundTool struct {
 	tasks *Tasks
 	kill  bool
 }
 
-func (t taskTool) Name() string {
+func (t backgroundTool) Name() string {
 	if t.kill {
 		return BashKill
 	}
 	return BashOutput
 }
 
-func (t taskTool) Description() string {
+func (t backgroundTool) Description() string {
 	if t.kill {
 		return bashKillDescription
 	}
@@ -202,19 +203,19 @@ func (t taskTool) Description() string {
 
 // Facts: reading or stopping the session's own background commands
 // changes nothing in the workspace.
-func (t taskTool) Facts() Facts {
+func (t backgroundTool) Facts() Facts {
 	if t.kill {
 		return Facts{Kind: chat.ToolExecute, Effect: EffectNone, Plan: true, General: true, Claude: []string{"KillShell", "KillBash"}}
 	}
 	return Facts{Kind: chat.ToolRead, Effect: EffectNone, Plan: true, General: true, Claude: []string{"BashOutput"}}
 }
 
-func (taskTool) Schema() json.RawMessage {
+func (backgroundTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"]}`)
 }
 
-func (t taskTool) Prepare(c *Call) error {
-	a, err := decodeArgs[taskArgs](c)
+func (t backgroundTool) Prepare(c *Call) error {
+	a, err := decodeArgs[backgroundArgs](c)
 	if err != nil {
 		return err
 	}
@@ -222,7 +223,7 @@ func (t taskTool) Prepare(c *Call) error {
 	return nil
 }
 
-func (t taskTool) Run(_ context.Context, c *Call) (Result, error) {
+func (t backgroundTool) Run(_ context.Context, c *Call) (Result, error) {
 	if t.tasks == nil {
 		return Failure("background tasks are not available in this run"), nil
 	}
