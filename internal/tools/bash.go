@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/coder-agent/coder/internal/chat"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/secrets"
 	"github.com/coder-agent/coder/internal/shell"
 )
 
@@ -183,11 +183,11 @@ func (t bashTool) env() []string {
 // withoutSecrets drops environment entries whose value holds a secret, so
 // `env` in a command cannot put the API key into the session or the next
 // request.
-func withoutSecrets(env, secrets []string) []string {
+func withoutSecrets(env, values []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		_, v, _ := strings.Cut(kv, "=")
-		if !slices.ContainsFunc(secrets, func(s string) bool { return len(s) >= 8 && strings.Contains(v, s) }) {
+		if !secrets.Holds(v, values) {
 			out = append(out, kv)
 		}
 	}
