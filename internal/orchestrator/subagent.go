@@ -13,6 +13,7 @@ import (
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -118,7 +119,7 @@ func (t subagentTool) Run(ctx context.Context, c *tools.Call) (tools.Result, err
 	case err != nil:
 		return tools.Failure("subagent %s failed: %v", id, err), nil
 	}
-	return tools.Result{OK: true, Content: out.Result + note, Summary: plural(out.Steps, "step", "steps")}, nil
+	return tools.Result{OK: true, Content: out.Result + note, Summary: plural.Count(out.Steps, "step", "steps")}, nil
 }
 
 // start admits a subagent within the caps; refusal says why not.

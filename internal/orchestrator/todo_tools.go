@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -40,7 +41,7 @@ func (t todoRead) Run(context.Context, *tools.Call) (tools.Result, error) {
 	if len(todos) == 0 {
 		return tools.Result{OK: true, Content: "no todos", Summary: "no todos"}, nil
 	}
-	return tools.Result{OK: true, Content: session.FormatTodos(todos), Summary: plural(len(todos), "todo", "todos")}, nil
+	return tools.Result{OK: true, Content: session.FormatTodos(todos), Summary: plural.Count(len(todos), "todo", "todos")}, nil
 }
 
 type todoWriteArgs struct{ Todos []session.Todo }
@@ -88,6 +89,6 @@ func (t todoWrite) Run(_ context.Context, c *tools.Call) (tools.Result, error) {
 			done++
 		}
 	}
-	summary := fmt.Sprintf("%s, %d done", plural(len(todos), "todo", "todos"), done)
+	summary := fmt.Sprintf("%s, %d done", plural.Count(len(todos), "todo", "todos"), done)
 	return tools.Result{OK: true, Content: "todo list saved: " + summary, Summary: summary}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -189,7 +190,7 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 		ts.verification = withLSP(fmt.Sprintf("verified: %s (exit 0)", cmd), o.lspLine(ctx, ts))
 		return false, nil
 	}
-	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %s", cmd, r.ExitCode, plural(ts.verifyAttempts, "attempt", "attempts"))
+	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %s", cmd, r.ExitCode, plural.Count(ts.verifyAttempts, "attempt", "attempts"))
 	if ts.verifyAttempts >= v.MaxAttempts {
 		ts.verification = withLSP(ts.verification, o.lspLine(ctx, ts))
 		return false, nil

@@ -1,11 +1,12 @@
 package repl
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clipperhouse/displaywidth"
+
+	pluralpkg "github.com/coder-agent/coder/internal/plural"
 )
 
 // Every width the REPL computes comes from here: the terminal's cells, with
@@ -63,10 +64,6 @@ func expandTabs(s string) string {
 	return b.String()
 }
 
-// plural is "1 line", "2 lines".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+// plural is "1 line", "2 lines": the shared rule, under the name the
+// REPL's files call it by.
+var plural = pluralpkg.Count
