@@ -214,9 +214,9 @@ func waitProc(ctx context.Context, proc Proc, timeout time.Duration) string {
 	}
 }
 
-// exitCode is the shell's exit status, 128+N when a signal N ended it, -1
-// when unknown.
-func exitCode(ps *os.ProcessState) int {
+// shellStatus is the shell's exit status (the exit_code the model reads),
+// 128+N when a signal N ended it, -1 when unknown.
+func shellStatus(ps *os.ProcessState) int {
 	if ps == nil {
 		return -1
 	}
