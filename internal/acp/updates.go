@@ -191,7 +191,7 @@ func (m *mapper) adopt(key, coderID string) *callState {
 
 func (m *mapper) toolStarted(scope, prefix string, e event.ToolStarted) []sdk.SessionUpdate {
 	st := m.adopt(callKey(scope, e.CallID), e.CallID)
-	st.name, st.kind = e.Name, toolKind(e.ToolKind)
+	st.name, st.kind = e.Name, toolKind(string(e.ToolKind))
 	st.title = prefix + title(e.Name, e.Summary)
 	if scope == "" && (e.Name == tools.Question || e.Name == tools.ExitPlanMode) {
 		m.question = st

@@ -39,7 +39,8 @@ type Agent struct {
 	Mode Mode
 	// Prompt is the agent's part of the system prompt.
 	Prompt string
-	// Tools lists the enabled tools; nil means every registered tool.
+	// Tools lists the enabled tools; nil means the tools of the agent's
+	// mode, as their facts say (tools.Facts.Plan, PlanOnly).
 	Tools []string
 	// Disabled lists tools switched off even when Tools is nil.
 	Disabled []string
@@ -51,12 +52,19 @@ type Agent struct {
 	MaxSteps int
 }
 
-// Enabled reports whether the agent may use tool name.
-func (a Agent) Enabled(name string) bool {
-	if slices.Contains(a.Disabled, name) {
+// Enabled reports whether the agent may use tool name, whose facts are f:
+// those its Tools name, else those of its mode — in plan mode the tools
+// whose facts say plan mode has them, in build mode all but plan's own.
+func (a Agent) Enabled(name string, f tools.Facts) bool {
+	switch {
+	case slices.Contains(a.Disabled, name):
 		return false
+	case a.Tools != nil:
+		return slices.Contains(a.Tools, name)
+	case a.Mode == Plan:
+		return f.Plan
 	}
-	return a.Tools == nil || slices.Contains(a.Tools, name)
+	return !f.PlanOnly
 }
 
 //go:embed prompts/build.md
@@ -65,22 +73,17 @@ var buildPrompt string
 //go:embed prompts/plan.md
 var planPrompt string
 
-// BuildAgent delivers changes: every tool but todowrite (which build leaves
-// to plan mode; the todos stay visible as a reminder) and plan's own tools.
+// BuildAgent delivers changes: every tool but plan mode's own (todowrite,
+// which build leaves to plan mode — the todos stay visible as a reminder —,
+// question and exit_plan_mode: tools.Facts.PlanOnly).
 func BuildAgent() Agent {
-	return Agent{Name: string(Build), Mode: Build, Prompt: buildPrompt,
-		Disabled: []string{tools.TodoWrite, tools.Question, tools.ExitPlanMode}}
+	return Agent{Name: string(Build), Mode: Build, Prompt: buildPrompt}
 }
 
-// PlanAgent analyses and plans and changes nothing.
+// PlanAgent analyses and plans and changes nothing: it has the tools whose
+// facts say plan mode has them (tools.Facts.Plan).
 func PlanAgent() Agent {
-	return Agent{
-		Name:   string(Plan),
-		Mode:   Plan,
-		Prompt: planPrompt,
-		Tools: []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.Bash, tools.BashOutput, tools.BashKill,
-			tools.Fetch, tools.TodoRead, tools.TodoWrite, tools.Question, tools.Skill, tools.ExitPlanMode},
-	}
+	return Agent{Name: string(Plan), Mode: Plan, Prompt: planPrompt}
 }
 
 // ForMode is the built-in agent of mode m.

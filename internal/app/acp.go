@@ -20,7 +20,7 @@ import (
 )
 
 // runACP is `coder acp`: coder as an Agent Client Protocol agent on stdio,
-// for editors. Each editor thread gets the runtime the REPL gets (build),
+// for editors. Each editor thread gets the assembly the REPL gets (build),
 // with the editor as its front end. Nothing but protocol messages reaches
 // stdout; diagnostics go to stderr, which editors keep in their logs.
 func runACP(ctx context.Context, f flags, stdio IO, env func(string) (string, bool)) int {
@@ -76,7 +76,7 @@ func absUnder(base, p string) string {
 	return filepath.Join(base, p)
 }
 
-// acpFactory builds one runtime per editor thread, for its workspace.
+// acpFactory builds one assembly per editor thread, for its workspace.
 type acpFactory struct {
 	f   flags
 	env func(string) (string, bool)
@@ -99,33 +99,33 @@ func (a *acpFactory) Open(ctx context.Context, req acp.OpenRequest) (_ *acp.Runt
 	}()
 	b.files, b.terminals = req.Front.Files, req.Front.Terminals
 	b.cfg.MCP.Servers = withEditorServers(b.cfg.MCP.Servers, req.MCPServers)
-	rt, err := build(ctx, b, orchestrator.Front{Sink: req.Front.Sink, Questioner: req.Front.Questioner,
+	asm, err := build(ctx, b, orchestrator.Front{Sink: req.Front.Sink, Questioner: req.Front.Questioner,
 		Approver: editorApprover(b.cfg.Approval, req.Front.Approver)})
 	if err != nil {
 		return nil, err
 	}
 	catalog, err := agent.NewCatalog(definitions(b.cfg.Agents.Definitions))
 	if err != nil {
-		rt.Close()
+		asm.Close()
 		return nil, setupError{err}
 	}
 	// Closing a thread ends what its session started, as leaving the REPL
 	// does: SessionEnd hooks, background tasks, the sandbox's temp dir, MCP.
-	out := &acp.Runtime{Core: rt.orch, Input: rt.input, Sessions: b.store, Workspace: rt.workspace,
-		Close: func() { rt.Close(); b.Close() }}
+	out := &acp.Runtime{Core: asm.orch, Input: asm.input, Sessions: b.store, Workspace: asm.workspace,
+		Close: func() { asm.Close(); b.Close() }}
 	for _, name := range catalog.Names() {
 		if ag, ok := catalog.Lookup(name); ok {
 			out.Agents = append(out.Agents, ag)
 		}
 	}
-	for _, c := range rt.input.Infos() {
+	for _, c := range asm.input.Infos() {
 		cmd := acp.Command{Name: c.Name, Description: c.Summary}
 		if c.Custom {
 			cmd.Hint = "arguments"
 		}
 		out.Commands = append(out.Commands, cmd)
 	}
-	for _, w := range rt.warnings {
+	for _, w := range asm.warnings {
 		out.Warnings = append(out.Warnings, w.Error())
 	}
 	return out, nil

@@ -102,13 +102,13 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	b.schema = schema
 	defer b.Close()
 	p := &headless.Printer{Format: format, Out: stdio.Out, Err: stdio.Err}
-	rt, err := build(ctx, b, orchestrator.Front{Sink: p,
+	asm, err := build(ctx, b, orchestrator.Front{Sink: p,
 		Approver: permission.NonInteractive{AllowDanger: b.cfg.Approval.AllowDanger}})
 	if err != nil {
 		return fail(stdio, err)
 	}
-	defer rt.Close()
-	if err := rt.startSession(ctx, f); err != nil {
+	defer asm.Close()
+	if err := asm.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
 	var out orchestrator.Outcome
@@ -116,15 +116,15 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if f.rewind > 0 {
 		// Files a person changed since are left (and named): no one is
 		// there to confirm overwriting them.
-		out, runErr = rt.input.RunInput(ctx, fmt.Sprintf("/rewind %d both --keep", f.rewind))
+		out, runErr = asm.input.RunInput(ctx, fmt.Sprintf("/rewind %d both --keep", f.rewind))
 		if runErr == nil && prompt != "" && format == headless.Text {
 			fmt.Fprintln(stdio.Err, "coder: "+termsafe.Visible(out.Result))
 		}
 	}
 	if runErr == nil && (f.rewind == 0 || prompt != "") {
-		out, runErr = rt.input.RunPrompt(ctx, orchestrator.Prompt{Text: prompt, Images: imgs})
+		out, runErr = asm.input.RunPrompt(ctx, orchestrator.Prompt{Text: prompt, Images: imgs})
 	}
-	rt.end("other") // its hooks' reports come before the result
+	asm.end("other") // its hooks' reports come before the result
 	p.Finish(out, runErr)
 	if runErr != nil && format == headless.Text {
 		fmt.Fprintln(stdio.Err, "coder: "+oneLine(out.Reason))
@@ -175,28 +175,28 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 			front.Approver = r
 		}
 	}
-	rt, err := build(ctx, b, front)
+	asm, err := build(ctx, b, front)
 	if err != nil {
 		return fail(stdio, err)
 	}
-	defer rt.Close()
-	if err := rt.startSession(ctx, f); err != nil {
+	defer asm.Close()
+	if err := asm.startSession(ctx, f); err != nil {
 		return fail(stdio, err)
 	}
 	resumed := f.resume != "" || f.continueLast
 	if !interactive {
 		if resumed {
-			rt.showResumed()
+			asm.showResumed()
 		}
-		code := repl.RunLines(ctx, stdio.In, rt.input, rend)
-		rt.end("prompt_input_exit")
+		code := repl.RunLines(ctx, stdio.In, asm.input, rend)
+		asm.end("prompt_input_exit")
 		return code
 	}
 	if resumed {
-		r.Before(rt.showResumed) // laid out at the terminal's width
+		r.Before(asm.showResumed) // laid out at the terminal's width
 	}
-	code := r.Run(ctx, rt.input)
-	rt.end("prompt_input_exit")
+	code := r.Run(ctx, asm.input)
+	asm.end("prompt_input_exit")
 	return code
 }
 

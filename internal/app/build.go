@@ -94,8 +94,9 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 	return &base{loaded: loaded, cfg: cfg, store: store, storeDir: dir}, nil
 }
 
-// runtime is everything a turn needs, built once per process.
-type runtime struct {
+// assembly is everything a turn needs, put together once per process
+// (build).
+type assembly struct {
 	*base
 	workspace string
 	orch      *orchestrator.Orchestrator
@@ -119,7 +120,7 @@ type runtime struct {
 
 // build wires provider, tools, orchestrator and commands onto the base,
 // for the front end that consumes the events and answers the core.
-func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, error) {
+func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, error) {
 	cfg := b.cfg
 	rp, err := b.loaded.ResolveProvider(ctx)
 	if err != nil {
@@ -260,7 +261,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*runtime, er
 	if w := effectiveReport(sandboxProfile(b.loaded, "build", "")).Warning(); w != "" {
 		warnings = append([]error{errors.New(w)}, warnings...)
 	}
-	return &runtime{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
+	return &assembly{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
 		launch: launch, tasks: tasks, lsp: langServers, warnings: warnings, catalog: cat}, nil
 }
 
@@ -325,49 +326,49 @@ func rememberApproval(p *permission.Engine, project config.ProjectWriter, l *lau
 
 // startSession announces a new session, or resumes the one --resume or
 // --continue names.
-func (rt *runtime) startSession(ctx context.Context, f flags) error {
+func (asm *assembly) startSession(ctx context.Context, f flags) error {
 	var (
 		s   *session.Session
 		err error
 	)
 	switch {
 	case f.resume != "":
-		s, err = rt.store.Load(ctx, f.resume)
+		s, err = asm.store.Load(ctx, f.resume)
 	case f.continueLast:
-		s, err = rt.store.Latest(ctx)
+		s, err = asm.store.Latest(ctx)
 		if errors.Is(err, session.ErrNotFound) {
 			err = errors.New("no session to continue in this workspace; start one without --continue")
 		}
 	default:
-		rt.orch.AnnounceSession(false)
-		rt.warn()
+		asm.orch.AnnounceSession(false)
+		asm.warn()
 		return nil
 	}
 	if err != nil {
 		return setupError{err}
 	}
-	rt.warn()
-	return rt.orch.Resume(ctx, s)
+	asm.warn()
+	return asm.orch.Resume(ctx, s)
 }
 
 // Close ends what the session started: its background tasks, its
 // language servers, its temp dir, its MCP servers.
-func (rt *runtime) Close() {
-	rt.end("other")
-	rt.tasks.StopAll()
-	if rt.lsp != nil {
-		rt.lsp.Close()
+func (asm *assembly) Close() {
+	asm.end("other")
+	asm.tasks.StopAll()
+	if asm.lsp != nil {
+		asm.lsp.Close()
 	}
-	rt.launch.Close()
-	rt.mcp.Close()
+	asm.launch.Close()
+	asm.mcp.Close()
 }
 
 // end runs the SessionEnd hooks once (reason: Claude Code's, e.g.
 // prompt_input_exit when the person left the REPL).
-func (rt *runtime) end(reason string) {
-	if !rt.ended {
-		rt.ended = true
-		rt.orch.EndSession(reason)
+func (asm *assembly) end(reason string) {
+	if !asm.ended {
+		asm.ended = true
+		asm.orch.EndSession(reason)
 	}
 }
 
@@ -404,19 +405,19 @@ func credentials(rp config.ResolvedProvider) []string {
 
 // showResumed shows where a resumed session stands (the REPL only: a
 // headless run prints its answer and nothing else).
-func (rt *runtime) showResumed() {
-	s := rt.orch.Session()
-	rt.sink.Emit(rt.orch.Replay(commands.ReplayEntries))
+func (asm *assembly) showResumed() {
+	s := asm.orch.Session()
+	asm.sink.Emit(asm.orch.Replay(commands.ReplayEntries))
 	n := fmt.Sprintf("%d messages", len(s.Messages))
 	if len(s.Messages) == 1 {
 		n = "1 message"
 	}
-	rt.sink.Emit(event.Notice{Text: "resumed session " + s.ID + " (" + n + ")"})
+	asm.sink.Emit(event.Notice{Text: "resumed session " + s.ID + " (" + n + ")"})
 }
 
-func (rt *runtime) warn() {
-	for _, w := range rt.warnings {
-		rt.sink.Emit(event.Notice{Text: w.Error()})
+func (asm *assembly) warn() {
+	for _, w := range asm.warnings {
+		asm.sink.Emit(event.Notice{Text: w.Error()})
 	}
 }
 

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/hooks"
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/secrets"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -62,12 +64,10 @@ func hookEnv(environ []string, workspace string, creds []string) []string {
 // holdsCredential: value is one of creds, or holds one long enough not to
 // turn up by chance (a header value "Bearer KEY").
 func holdsCredential(value string, creds []string) bool {
-	for _, c := range creds {
-		if c != "" && (value == c || len(c) >= 8 && strings.Contains(value, c)) {
-			return true
-		}
+	if value != "" && slices.Contains(creds, value) {
+		return true
 	}
-	return false
+	return secrets.Holds(value, creds)
 }
 
 // RunHook implements hooks.Launcher.

@@ -62,19 +62,19 @@ func (r *mcpRunner) Run(ctx context.Context, req mcpserve.Request, sink event.Si
 		return mcpserve.Result{}, err
 	}
 	defer b.Close()
-	rt, err := build(ctx, b, orchestrator.Front{Sink: sink,
+	asm, err := build(ctx, b, orchestrator.Front{Sink: sink,
 		Approver: permission.NonInteractive{AllowDanger: b.cfg.Approval.AllowDanger}})
 	if err != nil {
 		return mcpserve.Result{}, err
 	}
-	defer rt.Close()
-	if err := rt.startSession(ctx, f); err != nil {
+	defer asm.Close()
+	if err := asm.startSession(ctx, f); err != nil {
 		return mcpserve.Result{}, err
 	}
-	id := rt.orch.Session().ID
+	id := asm.orch.Session().ID
 	before := newestUndoTurn(ctx, b.store, id)
-	out, runErr := rt.input.RunInput(ctx, req.Prompt)
-	rt.end("other")
+	out, runErr := asm.input.RunInput(ctx, req.Prompt)
+	asm.end("other")
 	res := mcpserve.Result{SessionID: id, Result: out.Result, IsError: runErr != nil, Verification: out.Verification,
 		NumTurns: out.Steps, DurationMS: out.Duration.Milliseconds(), Usage: out.Usage}
 	if runErr != nil {
@@ -82,7 +82,7 @@ func (r *mcpRunner) Run(ctx context.Context, req mcpserve.Request, sink event.Si
 	}
 	// The turn's changes are read after it, whatever its outcome: a failed
 	// or cancelled turn may have changed files too.
-	res.FilesChanged, err = changedSince(context.WithoutCancel(ctx), b.store, id, rt.workspace, before)
+	res.FilesChanged, err = changedSince(context.WithoutCancel(ctx), b.store, id, asm.workspace, before)
 	if err != nil {
 		res.FilesChanged = []string{"(could not list the changed files: " + err.Error() + ")"}
 	}

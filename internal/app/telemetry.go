@@ -18,7 +18,7 @@ import (
 // exportState is the process's OpenTelemetry export. It belongs to the process,
 // not to a session (coder acp and coder mcp serve run many sessions, and
 // all of them export through one pipeline), so it lives here, at the
-// composition root: started by the first runtime whose configuration
+// composition root: started by the first assembly whose configuration
 // enables telemetry, shut down (flushed) when Run returns. Until then it
 // is a zero value: with telemetry off nothing is built and nothing runs.
 var exportState struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/session"
 )
 
@@ -58,13 +59,5 @@ func (x *Dispatcher) resume(ctx context.Context, args string) (string, error) {
 		return "", err
 	}
 	x.deps.Sink.Emit(x.core.Replay(ReplayEntries))
-	return fmt.Sprintf("resumed session %s (%s): %s", sess.ID, plural(len(sess.Messages), "message", "messages"), sess.Title), nil
-}
-
-// plural is "1 message", "2 messages".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return fmt.Sprintf("resumed session %s (%s): %s", sess.ID, plural.Count(len(sess.Messages), "message", "messages"), sess.Title), nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/coder-agent/coder/internal/paths"
 	"github.com/coder-agent/coder/internal/regfile"
 )
 
@@ -140,26 +141,20 @@ func resolveRef(ref, workspace string) (rel, abs string, err error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(workspace, p)
 		}
-		if !within(workspace, p) && !within(root, p) {
+		if !paths.Within(workspace, p) && !paths.Within(root, p) {
 			return "", "", errors.New("outside the workspace")
 		}
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			continue
 		}
-		if !within(root, real) {
+		if !paths.Within(root, real) {
 			return "", "", errors.New("outside the workspace")
 		}
 		r, _ := filepath.Rel(root, real)
 		return filepath.ToSlash(r), real, nil
 	}
 	return "", "", errors.New("not found")
-}
-
-// within reports whether p is dir or below it (both cleaned, absolute).
-func within(dir, p string) bool {
-	r, err := filepath.Rel(dir, p)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
 // attachment renders one file or directory, within budget bytes.

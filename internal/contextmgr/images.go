@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/coder-agent/coder/internal/images"
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // ImageRef is an image file a request names, to be sent as an image.
@@ -80,7 +81,7 @@ func regular(abs string) error {
 }
 
 func displayName(abs, workspace string) string {
-	if rel, err := filepath.Rel(workspace, abs); err == nil && within(workspace, abs) {
+	if rel, err := filepath.Rel(workspace, abs); err == nil && paths.Within(workspace, abs) {
 		return filepath.ToSlash(rel)
 	}
 	return abs

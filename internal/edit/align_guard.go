@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
+
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 // unfaithful is the wrong-change guard, run on every match before anything
@@ -42,7 +44,7 @@ func unfaithful(content string, c candidate, repl, old, new string, script []lcs
 	}
 	if fileDel > modelDel || fileIns > modelIns {
 		return fmt.Sprintf("the result would change %s of the file where the edit changes %s",
-			plural(max(fileDel, fileIns), "line"), plural(max(modelDel, modelIns), "line"))
+			plural.Of(max(fileDel, fileIns), "line"), plural.Of(max(modelDel, modelIns), "line"))
 	}
 	if !slices.Equal(lineKeys(splitLines(pre+repl+post)), lineKeys(splitLines(pre+new+post))) {
 		return "the result would not read like the new text"

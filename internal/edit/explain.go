@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 // What a refused edit tells the model: which place, which rung, what to
@@ -32,7 +34,7 @@ func (e *MatchError) Explain(rel string) string {
 			e.lines[0], rel, e.rung.after(), e.unfaithful)
 	case e.replaceAll && e.count > 0:
 		return fmt.Sprintf("old_string has no exact match in %s, and replace_all matches exactly only; after %s it matches %s (lines %s): copy the exact text from the file, or drop replace_all to edit one unique place",
-			rel, e.rung.name, plural(e.count, "place"), e.lineList())
+			rel, e.rung.name, plural.Of(e.count, "place"), e.lineList())
 	case e.count > 1 && e.rung.tolerant:
 		return fmt.Sprintf("old_string matches %d places in %s (lines %s) after %s; include more surrounding lines to make it unique",
 			e.count, rel, e.lineList(), e.rung.name)

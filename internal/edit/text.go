@@ -1,13 +1,12 @@
 package edit
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
 
-// Small text helpers the engine's messages need. validUTF8, cutRunes and
-// plural have twins in tools (text.go), which keeps its own for its output.
+// Small text helpers the engine's messages need. validUTF8 and cutRunes
+// have twins in tools (text.go), which keeps its own for its output.
 
 // validUTF8 replaces invalid UTF-8 sequences with U+FFFD.
 func validUTF8(s string) string {
@@ -37,18 +36,4 @@ func cutRunes(s string, n int) (out string, cut bool) {
 // lineOf is the 1-based line of byte offset off in s.
 func lineOf(s string, off int) int {
 	return strings.Count(s[:off], "\n") + 1
-}
-
-// plural is "1 line", "2 lines", "3 matches", "4 entries".
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	switch {
-	case strings.HasSuffix(word, "y"):
-		word = word[:len(word)-1] + "ie"
-	case strings.HasSuffix(word, "ch"), strings.HasSuffix(word, "s"), strings.HasSuffix(word, "x"):
-		word += "e"
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -106,9 +106,10 @@ type AssistantMessage struct {
 type ToolStarted struct {
 	CallID string `json:"call_id"`
 	Name   string `json:"name"`
-	// ToolKind says what the call does (read, edit, execute, …).
-	ToolKind string `json:"kind,omitempty"`
-	Summary  string `json:"summary"`
+	// ToolKind says what the call does (read, edit, execute, …): the
+	// tool's facts, or what Prepare made of the call.
+	ToolKind chat.ToolKind `json:"kind,omitempty"`
+	Summary  string        `json:"summary"`
 	// Args are the arguments as the model sent them.
 	Args string `json:"args"`
 	// Paths are the files the call names, workspace-relative.

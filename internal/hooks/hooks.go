@@ -62,42 +62,6 @@ type Group struct {
 	re *regexp.Regexp // nil: matches everything
 }
 
-// toolAliases maps Claude Code's tool names to coder's, so a matcher
-// written for Claude Code ("Bash", "Edit|Write") selects the same calls.
-var toolAliases = map[string][]string{
-	"Bash":            {"bash"},
-	"Read":            {"read"},
-	"Write":           {"write"},
-	"Edit":            {"edit", "patch"},
-	"MultiEdit":       {"edit", "patch"},
-	"Grep":            {"grep"},
-	"Glob":            {"glob"},
-	"LS":              {"list"},
-	"WebFetch":        {"fetch"},
-	"Task":            {"task"},
-	"TodoWrite":       {"todowrite"},
-	"BashOutput":      {"bash_output"},
-	"KillShell":       {"bash_kill"},
-	"KillBash":        {"bash_kill"},
-	"ExitPlanMode":    {"exit_plan_mode"},
-	"AskUserQuestion": {"question"},
-	"Skill":           {"skill"},
-}
-
-// claudeNames is the reverse of toolAliases: coder's name → Claude's.
-var claudeNames = func() map[string][]string {
-	m := map[string][]string{}
-	for claude, ours := range toolAliases {
-		for _, n := range ours {
-			m[n] = append(m[n], claude)
-		}
-	}
-	for _, v := range m {
-		slices.Sort(v)
-	}
-	return m
-}()
-
 // compile makes a group's matcher: empty or "*" matches every name;
 // otherwise a regular expression that must match the whole name (Claude
 // Code's "Write" matches Write, not WriteFile).
@@ -121,16 +85,18 @@ func matcherRE(matcher string) (*regexp.Regexp, error) {
 }
 
 // Matches reports whether the group applies to name: a tool name for the
-// tool events (coder's name, or a Claude Code name that stands for it),
-// the source, trigger or reason for the session events.
-func (g *Group) Matches(name string) bool {
+// tool events (coder's name, or one of aliases: the Claude Code names the
+// tool's facts give, so a matcher written for Claude Code — "Bash",
+// "Edit|Write" — selects the same calls), the source, trigger or reason
+// for the session events.
+func (g *Group) Matches(name string, aliases ...string) bool {
 	if g.re == nil {
 		return true
 	}
 	if g.re.MatchString(name) {
 		return true
 	}
-	for _, alias := range claudeNames[name] {
+	for _, alias := range aliases {
 		if g.re.MatchString(alias) {
 			return true
 		}

@@ -81,8 +81,10 @@ type Input struct {
 	SessionID      string
 	Cwd            string
 	PermissionMode string
-	// Tool events.
+	// Tool events. ToolAliases are Claude Code's names for the tool (its
+	// facts), which the matchers may use instead of ToolName.
 	ToolName     string
+	ToolAliases  []string
 	ToolUseID    string
 	ToolInput    json.RawMessage
 	ToolResponse json.RawMessage
@@ -119,6 +121,16 @@ func (in Input) subject() (s string, ok bool) {
 		return in.Reason, true
 	}
 	return "", false
+}
+
+// aliases are the other names the subject goes by: a tool's Claude Code
+// names.
+func (in Input) aliases() []string {
+	switch in.Event {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		return in.ToolAliases
+	}
+	return nil
 }
 
 func (r *Runner) payload(in Input) []byte {
@@ -178,7 +190,7 @@ func (r *Runner) Run(ctx context.Context, in Input) Outcome {
 	subject, matched := in.subject()
 	for i := range r.Groups() {
 		g := &r.groups[i]
-		if g.Event != in.Event || (matched && !g.Matches(subject)) {
+		if g.Event != in.Event || (matched && !g.Matches(subject, in.aliases()...)) {
 			continue
 		}
 		for _, c := range g.Commands {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/clipperhouse/displaywidth"
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 // Limits on what one tool result carries.
@@ -71,7 +72,8 @@ func count(ps []problem, what string) string {
 	var parts []string
 	for _, w := range []string{"error", "warning", "info", "hint"} {
 		if n[w] > 0 {
-			parts = append(parts, plural(n[w], strings.TrimSpace(what+" "+w)))
+			word := strings.TrimSpace(what + " " + w)
+			parts = append(parts, plural.Count(n[w], word, word+"s"))
 		}
 	}
 	return strings.Join(parts, " and ")

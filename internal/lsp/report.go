@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 // fileCheck is one changed file's outcome.
@@ -205,7 +207,7 @@ func (m *Manager) Check(ctx context.Context, paths []string) string {
 	if len(shown) > 3 {
 		shown = append(slices.Clone(shown[:3]), "…")
 	}
-	return fmt.Sprintf("LSP: %s in the edited files (%s)", plural(len(errs), "error"), strings.Join(shown, ", "))
+	return fmt.Sprintf("LSP: %s in the edited files (%s)", plural.Count(len(errs), "error", "errors"), strings.Join(shown, ", "))
 }
 
 // recheck brings an open file up to date with the disk (a command may have
@@ -232,11 +234,4 @@ func (m *Manager) recheck(ctx context.Context, spec Spec, abs, rel string, deadl
 		return nil, false
 	}
 	return reported(newSince(d.res.probs, d.baseline), false), true
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

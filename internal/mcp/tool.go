@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -47,7 +48,13 @@ func adapters(s *server, remote []*sdk.Tool) []tools.Tool {
 func (t *tool) Name() string            { return t.name }
 func (t *tool) Description() string     { return t.desc }
 func (t *tool) Schema() json.RawMessage { return t.schema }
-func (t *tool) Kind() tools.Kind        { return tools.KindOther }
+
+// Facts: another program's tool may do anything; it is asked (unless its
+// server hints it is read-only), enabled in build mode only, and given to
+// no subagent.
+func (t *tool) Facts() tools.Facts {
+	return tools.Facts{Kind: chat.ToolOther, Effect: tools.EffectOpen}
+}
 
 // Prepare keeps the checked arguments as they are (the server reads them)
 // and shows them, shortened, for the tool-start line. Only an explicit

@@ -34,7 +34,7 @@ func (o *Orchestrator) runBangCommand(ctx context.Context, line input.Line) (Out
 		return failed(err)
 	}
 	var block string
-	if !o.agent.Enabled(tools.Bash) {
+	if !o.enabled(tools.Bash) {
 		block = "command mode denied: bash disabled by active agent " + o.agent.Name
 	} else {
 		a := o.admit(ctx, ts, o.bashCall(fmt.Sprintf("bang_%s", ts.runID), command))

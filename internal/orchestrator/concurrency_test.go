@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -32,7 +33,9 @@ func (t timedTool) Description() string { return "waits, then answers" }
 func (t timedTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)
 }
-func (t timedTool) Kind() tools.Kind { return tools.KindOther }
+func (t timedTool) Facts() tools.Facts {
+	return tools.Facts{Kind: chat.ToolOther, Effect: tools.EffectOpen}
+}
 
 func (t timedTool) Prepare(c *tools.Call) error {
 	c.ReadOnly = t.readOnly

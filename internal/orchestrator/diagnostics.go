@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"path/filepath"
-	"slices"
 
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -23,9 +22,10 @@ type Diagnostics interface {
 }
 
 // checksEdits reports whether c is a call whose changed files the
-// language servers look at: write, edit and patch.
+// language servers look at: the tools that edit the files their arguments
+// name (write, edit, patch).
 func (o *Orchestrator) checksEdits(c *tools.Call) bool {
-	return o.opts.Diagnostics != nil && c.Failure == nil && slices.Contains(tools.EditTools, c.Name)
+	return o.opts.Diagnostics != nil && c.Failure == nil && c.Tool.Facts().Effect == tools.EffectEdit
 }
 
 // beforeEdit tells the servers what a file tool is about to change.

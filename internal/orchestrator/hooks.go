@@ -90,8 +90,8 @@ func (o *Orchestrator) promptHooks(ctx context.Context, input string) (extra str
 // checked call), the hooks' permission decision, or a refusal.
 func (o *Orchestrator) preToolHooks(ctx context.Context, a *admitted) (c *tools.Call, perm, reason string, refused bool) {
 	c = a.call
-	out := o.runHooks(ctx, hooks.Input{Event: hooks.PreToolUse, ToolName: c.Name, ToolUseID: c.ID,
-		ToolInput: json.RawMessage(c.Raw)})
+	out := o.runHooks(ctx, hooks.Input{Event: hooks.PreToolUse, ToolName: c.Name, ToolAliases: c.Tool.Facts().Claude,
+		ToolUseID: c.ID, ToolInput: json.RawMessage(c.Raw)})
 	switch {
 	case out.Stop:
 		a.hookStop = out.StopReason
@@ -125,7 +125,8 @@ func (o *Orchestrator) postToolHooks(ctx context.Context, a *admitted, res tools
 		return res // without encoding the whole result for nobody
 	}
 	c := a.call
-	in := hooks.Input{Event: ev, ToolName: c.Name, ToolUseID: c.ID, ToolInput: json.RawMessage(c.Raw)}
+	in := hooks.Input{Event: ev, ToolName: c.Name, ToolAliases: c.Tool.Facts().Claude, ToolUseID: c.ID,
+		ToolInput: json.RawMessage(c.Raw)}
 	if res.OK {
 		in.ToolResponse = toolResponse(res)
 	} else {

@@ -427,3 +427,39 @@ func readTestFile(t *testing.T, dir, name string) string {
 	}
 	return string(b)
 }
+
+// A hook matcher written for Claude Code ("Edit", "MultiEdit") selects
+// the calls of the tools whose facts give that name (edit and patch), and
+// no other: the names reach the hooks from the tools.
+func TestHookMatchersUseTheToolsClaudeNames(t *testing.T) {
+	sc := llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("patch", `{"patch":"*** Begin Patch\n*** Add File: new.txt\n+hello\n*** End Patch"}`)),
+		llmtest.Calls(llmtest.Call("read", `{"path":"a.txt"}`)),
+		llmtest.Text("done"),
+	}}
+	r, err := hooks.New(hooks.Options{Launcher: hooks.Direct{}, Groups: []hooks.Group{{Event: hooks.PreToolUse,
+		Matcher: "MultiEdit", Commands: []hooks.Command{{Command: "echo 'no edits' >&2; exit 2", Timeout: 20 * time.Second}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, sc, nil, func(o *Options) { o.Hooks = r })
+	h.write("a.txt", "alpha\n")
+	if _, err := h.run("go"); err != nil {
+		t.Fatal(err)
+	}
+	if msg := failure(t, lastText(h, 1)); !strings.Contains(msg, "no edits") {
+		t.Errorf("the patch call was not blocked by the MultiEdit hook: %s", msg)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "new.txt")); err == nil {
+		t.Error("the blocked patch ran")
+	}
+	if got := lastText(h, 2); !strings.Contains(got, "alpha") { // positive control: read is no MultiEdit
+		t.Errorf("the read call was blocked too: %s", got)
+	}
+}
+
+// lastText is the last message of the recorded request req.
+func lastText(h *harness, req int) string {
+	msgs := h.srv.Requests()[req].Messages()
+	return msgs[len(msgs)-1].Text
+}

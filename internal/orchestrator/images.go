@@ -12,6 +12,7 @@ import (
 	"github.com/coder-agent/coder/internal/images"
 	"github.com/coder-agent/coder/internal/input"
 	"github.com/coder-agent/coder/internal/llm/catalog"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -78,7 +79,7 @@ func (o *Orchestrator) turnImages(input string, given []chat.Image) ([]chat.Imag
 	}
 	if !o.AcceptsImages() {
 		return nil, fmt.Errorf("%w: %s takes text only (per the model catalog), so this request with %s was not sent; "+
-			"switch with /model to one that accepts images, or set provider.images to true if this one does", ErrImagesRefused, o.model, plural(len(imgs), "image", "images"))
+			"switch with /model to one that accepts images, or set provider.images to true if this one does", ErrImagesRefused, o.model, plural.Count(len(imgs), "image", "images"))
 	}
 	for _, n := range notes {
 		o.emit(event.Notice{Text: "attached image " + n})

@@ -229,13 +229,17 @@ func New(o Options) (*Orchestrator, error) {
 		conv: newConversation(s, o.Persistence.Store, o.Now), attended: o.Front.Questioner != nil, books: newBooks()}
 	own := []tools.Tool{todoRead{orch}, todoWrite{orch}, questionTool{orch}, exitPlanTool{orch}}
 	if o.Subagents.MaxPerTurn > 0 {
-		own = append(own, taskTool{orch})
+		own = append(own, subagentTool{orch})
 	}
 	reg, err := tools.NewRegistry(append(o.Tools.Tools(), own...)...)
 	if err != nil {
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
 	orch.tools = reg
+	// The policy's presets are derived from the tools' facts.
+	if p, ok := o.Policy.(permission.ToolAware); ok {
+		p.UseTools(reg.Tools())
+	}
 	// A subagent's agent names no preset: it shares its parent's policy,
 	// and with it the preset in force.
 	if o.Agent.Preset != "" {
@@ -327,7 +331,7 @@ func (o *Orchestrator) LoadLazyTools(ctx context.Context) {
 
 // ToolSpecs is the tool list the active agent offers the model.
 func (o *Orchestrator) ToolSpecs() []chat.ToolSpec {
-	return o.tools.Specs(o.agent.Enabled)
+	return o.tools.Specs(o.enabled)
 }
 
 // SystemPrompt is the system prompt of the next model call.

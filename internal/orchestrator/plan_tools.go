@@ -50,7 +50,12 @@ type questionArgs struct{ Questions []Question }
 
 func (questionTool) Name() string        { return tools.Question }
 func (questionTool) Description() string { return questionDescription }
-func (questionTool) Kind() tools.Kind    { return tools.KindOther } // one interaction at a time
+
+// Facts: a question is one interaction at a time (kind other: never run
+// concurrently); it is plan mode's.
+func (questionTool) Facts() tools.Facts {
+	return tools.Facts{Kind: chat.ToolOther, Effect: tools.EffectNone, Plan: true, PlanOnly: true, Claude: []string{"AskUserQuestion"}}
+}
 func (questionTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"questions":{"type":"array","items":{"type":"object","properties":{"question":{"type":"string"},"options":{"type":"array","items":{"type":"object","properties":{"label":{"type":"string"},"description":{"type":"string"}},"required":["label"]}}},"required":["question","options"]}}},"required":["questions"]}`)
 }
@@ -123,7 +128,9 @@ type exitPlanArgs struct{ Plan string }
 
 func (exitPlanTool) Name() string        { return tools.ExitPlanMode }
 func (exitPlanTool) Description() string { return exitPlanDescription }
-func (exitPlanTool) Kind() tools.Kind    { return tools.KindMode }
+func (exitPlanTool) Facts() tools.Facts {
+	return tools.Facts{Kind: chat.ToolSwitchMode, Effect: tools.EffectNone, Plan: true, PlanOnly: true, Claude: []string{"ExitPlanMode"}}
+}
 func (exitPlanTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"plan":{"type":"string","description":"the plan, in Markdown"}},"required":["plan"]}`)
 }

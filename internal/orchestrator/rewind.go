@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/session"
 )
 
@@ -40,7 +41,7 @@ func (o *Orchestrator) Turns() []TurnInfo {
 func (o *Orchestrator) RewindConversation(ctx context.Context, number int) (TurnInfo, error) {
 	turns := o.Turns()
 	if number < 1 || number > len(turns) {
-		return TurnInfo{}, fmt.Errorf("no turn %d: the history has %s", number, plural(len(turns), "turn", "turns"))
+		return TurnInfo{}, fmt.Errorf("no turn %d: the history has %s", number, plural.Count(len(turns), "turn", "turns"))
 	}
 	t := turns[number-1]
 	msgs := o.conv.messages()

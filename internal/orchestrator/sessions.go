@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/session"
 )
 
@@ -88,10 +89,10 @@ func (o *Orchestrator) recordUsage(ctx context.Context, ts *turnState, u session
 func interruptedNotice(repaired, started int) string {
 	switch {
 	case started == 0:
-		return plural(repaired, "tool call", "tool calls") + " interrupted by the last exit did not run; the model is told so"
+		return plural.Count(repaired, "tool call", "tool calls") + " interrupted by the last exit did not run; the model is told so"
 	case started == repaired:
-		return plural(started, "tool call", "tool calls") + " had started when the last run ended; the outcome is unknown and the model is told to check before re-running"
+		return plural.Count(started, "tool call", "tool calls") + " had started when the last run ended; the outcome is unknown and the model is told to check before re-running"
 	}
 	return fmt.Sprintf("the last exit interrupted %s: %d had started (outcome unknown), %d did not run; the model is told so",
-		plural(repaired, "tool call", "tool calls"), started, repaired-started)
+		plural.Count(repaired, "tool call", "tool calls"), started, repaired-started)
 }

@@ -11,7 +11,9 @@ import (
 	"sync"
 
 	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -31,11 +33,17 @@ type SubagentOptions struct {
 // ErrTokenBudget ends a subagent that used up its token budget.
 var ErrTokenBudget = errors.New("token budget used up")
 
-// subagentTools are each kind's tools; no kind gets task (no recursion).
-var subagentTools = map[string][]string{
-	"explore": {tools.Read, tools.List, tools.Glob, tools.Grep},
-	"general": {tools.Read, tools.List, tools.Glob, tools.Grep, tools.Write, tools.Edit, tools.Patch,
-		tools.Bash, tools.BashOutput, tools.BashKill, tools.Fetch, tools.Skill},
+// The kinds of subagent: explorers only look; general ones may change
+// things. Each gets the tools whose facts name its kind (none the task tool:
+// no recursion).
+const (
+	exploreAgent = "explore"
+	generalAgent = "general"
+)
+
+// subagentGets reports whether a subagent of kind is given a tool with facts f.
+func subagentGets(kind string, f tools.Facts) bool {
+	return kind == exploreAgent && f.Explore || kind == generalAgent && f.General
 }
 
 const subagentPrompt = `You are a subagent of coder, working for another agent, not a person. Do the task in the prompt with your tools, then answer with exactly what was asked for: concise, with file paths and line numbers where they help. Your answer is all the other agent sees.`
@@ -48,41 +56,47 @@ type subagents struct {
 	seq    int
 }
 
-type taskTool struct{ o *Orchestrator }
+// subagentTool is the task tool: the model hands a task to a subagent.
+type subagentTool struct{ o *Orchestrator }
 
-type taskArgs struct {
+type subagentArgs struct {
 	Description string `json:"description"`
 	Prompt      string `json:"prompt"`
 	Agent       string `json:"agent"`
 }
 
-func (taskTool) Name() string        { return tools.Task }
-func (taskTool) Description() string { return taskDescription }
-func (taskTool) Kind() tools.Kind    { return tools.KindOther }
-func (taskTool) Schema() json.RawMessage {
+func (subagentTool) Name() string        { return tools.Task }
+func (subagentTool) Description() string { return taskDescription }
+
+// Facts: what a subagent does is its tools' business; as a whole the task
+// tool is treated as an edit. No subagent gets it (no recursion).
+func (subagentTool) Facts() tools.Facts {
+	return tools.Facts{Kind: chat.ToolOther, Effect: tools.EffectDelegate, Claude: []string{"Task"}}
+}
+func (subagentTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"description":{"type":"string","description":"3-6 words"},"prompt":{"type":"string"},"agent":{"type":"string","enum":["explore","general"]}},"required":["prompt"]}`)
 }
 
 // Prepare: explore subagents only read, so they run concurrently with
 // other read-only calls.
-func (taskTool) Prepare(c *tools.Call) error {
-	var a taskArgs
+func (subagentTool) Prepare(c *tools.Call) error {
+	var a subagentArgs
 	if err := json.Unmarshal(c.Input, &a); err != nil {
 		return err
 	}
-	a.Agent = orDefault(a.Agent, "explore")
-	if _, ok := subagentTools[a.Agent]; !ok {
+	a.Agent = orDefault(a.Agent, exploreAgent)
+	if a.Agent != exploreAgent && a.Agent != generalAgent {
 		return fmt.Errorf("unknown agent %q (use explore or general)", a.Agent)
 	}
 	c.Args = &a
 	c.Subject = a.Agent
 	c.Summary = orDefault(a.Description, "subagent")
-	c.ReadOnly = a.Agent == "explore"
+	c.ReadOnly = a.Agent == exploreAgent
 	return nil
 }
 
-func (t taskTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
-	a := c.Args.(*taskArgs)
+func (t subagentTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) {
+	a := c.Args.(*subagentArgs)
 	kind := a.Agent
 	id, refusal := t.o.subs.start(t.o.opts.Subagents)
 	if refusal != "" {
@@ -105,7 +119,7 @@ func (t taskTool) Run(ctx context.Context, c *tools.Call) (tools.Result, error) 
 	case err != nil:
 		return tools.Failure("subagent %s failed: %v", id, err), nil
 	}
-	return tools.Result{OK: true, Content: out.Result + note, Summary: plural(out.Steps, "step", "steps")}, nil
+	return tools.Result{OK: true, Content: out.Result + note, Summary: plural.Count(out.Steps, "step", "steps")}, nil
 }
 
 // start admits a subagent within the caps; refusal says why not.
@@ -142,9 +156,10 @@ func (s *subagents) resetTurn() {
 // events tagged.
 func (o *Orchestrator) child(kind, id, taskCallID string) (*Orchestrator, error) {
 	var ts []tools.Tool
+	var names []string
 	for _, t := range o.opts.Tools.Tools() {
-		if slices.Contains(subagentTools[kind], t.Name()) {
-			ts = append(ts, t)
+		if subagentGets(kind, t.Facts()) {
+			ts, names = append(ts, t), append(names, t.Name())
 		}
 	}
 	reg, err := tools.NewRegistry(ts...)
@@ -159,7 +174,7 @@ func (o *Orchestrator) child(kind, id, taskCallID string) (*Orchestrator, error)
 	opts.Model.Name = o.model
 	// A subagent works in its parent's mode: a plan-mode explorer stays
 	// read-only under the plan policy and sandbox.
-	opts.Agent = agent.Agent{Name: kind, Mode: o.agent.Mode, Prompt: subagentPrompt, Tools: subagentTools[kind]}
+	opts.Agent = agent.Agent{Name: kind, Mode: o.agent.Mode, Prompt: subagentPrompt, Tools: names}
 	opts.Limits.MaxSteps = o.opts.Subagents.MaxSteps
 	opts.Limits.TokenBudget = o.opts.Subagents.TokenBudget
 	opts.Subagents = SubagentOptions{} // no recursion

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/tools"
 )
@@ -27,7 +29,9 @@ type todoWrite struct{ o *Orchestrator }
 func (todoRead) Name() string            { return tools.TodoRead }
 func (todoRead) Description() string     { return todoReadDescription }
 func (todoRead) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
-func (todoRead) Kind() tools.Kind        { return tools.KindRead }
+func (todoRead) Facts() tools.Facts {
+	return tools.Facts{Kind: chat.ToolRead, Effect: tools.EffectNone, Plan: true}
+}
 func (todoRead) Prepare(*tools.Call) error {
 	return nil
 }
@@ -37,14 +41,16 @@ func (t todoRead) Run(context.Context, *tools.Call) (tools.Result, error) {
 	if len(todos) == 0 {
 		return tools.Result{OK: true, Content: "no todos", Summary: "no todos"}, nil
 	}
-	return tools.Result{OK: true, Content: session.FormatTodos(todos), Summary: plural(len(todos), "todo", "todos")}, nil
+	return tools.Result{OK: true, Content: session.FormatTodos(todos), Summary: plural.Count(len(todos), "todo", "todos")}, nil
 }
 
 type todoWriteArgs struct{ Todos []session.Todo }
 
 func (todoWrite) Name() string        { return tools.TodoWrite }
 func (todoWrite) Description() string { return todoWriteDescription }
-func (todoWrite) Kind() tools.Kind    { return tools.KindThink }
+func (todoWrite) Facts() tools.Facts {
+	return tools.Facts{Kind: chat.ToolThink, Effect: tools.EffectNone, Plan: true, PlanOnly: true, Claude: []string{"TodoWrite"}}
+}
 func (todoWrite) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"content":{"type":"string"},"status":{"type":"string","enum":["pending","in_progress","done"]}},"required":["content","status"]}}},"required":["todos"]}`)
 }
@@ -83,6 +89,6 @@ func (t todoWrite) Run(_ context.Context, c *tools.Call) (tools.Result, error) {
 			done++
 		}
 	}
-	summary := fmt.Sprintf("%s, %d done", plural(len(todos), "todo", "todos"), done)
+	summary := fmt.Sprintf("%s, %d done", plural.Count(len(todos), "todo", "todos"), done)
 	return tools.Result{OK: true, Content: "todo list saved: " + summary, Summary: summary}, nil
 }

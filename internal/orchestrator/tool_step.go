@@ -182,7 +182,7 @@ func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c *tools.Call) 
 	if c.Failure != nil {
 		return a.refuse(*c.Failure)
 	}
-	if !o.agent.Enabled(c.Name) {
+	if !o.agent.Enabled(c.Name, c.Tool.Facts()) {
 		return a.refuse(tools.Failure("tool %q is disabled in %s mode", c.Name, o.agent.Name))
 	}
 	c, hookPerm, hookReason, refused := o.preToolHooks(ctx, a)
@@ -288,7 +288,7 @@ func denialText(req permission.Request, reply permission.Reply) string {
 // execute runs an admitted call. The error is an infrastructure failure.
 func (o *Orchestrator) execute(ctx context.Context, a *admitted, ts *turnState) error {
 	c := a.call
-	o.emit(event.ToolStarted{CallID: c.ID, Name: c.Name, ToolKind: string(c.Kind), Summary: c.Summary,
+	o.emit(event.ToolStarted{CallID: c.ID, Name: c.Name, ToolKind: c.Kind, Summary: c.Summary,
 		Args: c.Raw, Paths: relPaths(c)})
 	start := time.Now()
 	if err := o.conv.markStarted(ctx, c.ID); err != nil {
@@ -414,12 +414,22 @@ func (ts *turnState) addEdited(paths []string) {
 
 func (o *Orchestrator) enabledNames() []string {
 	var names []string
-	for _, n := range o.tools.Names() {
-		if o.agent.Enabled(n) {
-			names = append(names, n)
+	for _, t := range o.tools.Tools() {
+		if o.agent.Enabled(t.Name(), t.Facts()) {
+			names = append(names, t.Name())
 		}
 	}
 	return names
+}
+
+// enabled reports whether the active agent may use the tool called name
+// (by its facts: a tool that is not registered has none).
+func (o *Orchestrator) enabled(name string) bool {
+	var f tools.Facts
+	if t, ok := o.tools.Get(name); ok {
+		f = t.Facts()
+	}
+	return o.agent.Enabled(name, f)
 }
 
 func orDefault(s, def string) string {

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -83,12 +82,4 @@ func (o *Orchestrator) NoteUndo(ctx context.Context, restored []string) error {
 	}
 	o.emitContext()
 	return nil
-}
-
-// plural is "1 step", "2 steps": what people read says it right.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

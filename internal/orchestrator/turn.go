@@ -130,7 +130,7 @@ func (o *Orchestrator) todoReminder(input string) string {
 	if !o.opts.Workflow.RequireTodoForComplex || !isComplexTask(input) {
 		return ""
 	}
-	if o.agent.Enabled(tools.TodoWrite) {
+	if o.enabled(tools.TodoWrite) {
 		return "\n\n<system-reminder>This task has several steps: first write a todo plan with todowrite, then work through it, keeping the list current.</system-reminder>"
 	}
 	todos := o.conv.todos()

@@ -11,6 +11,7 @@ import (
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -148,7 +149,7 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 	v := o.opts.Workflow.Verify
 	_, hasBash := o.tools.Get(tools.Bash)
 	d := decideVerify(verifyInput{
-		edited: ts.edited, enabled: v.Enabled, bashEnabled: hasBash && o.agent.Enabled(tools.Bash),
+		edited: ts.edited, enabled: v.Enabled, bashEnabled: hasBash && o.enabled(tools.Bash),
 		mode: o.agent.Mode, attempts: ts.verifyAttempts, maxAttempts: v.MaxAttempts,
 	})
 	if !d.run {
@@ -189,7 +190,7 @@ func (o *Orchestrator) autoVerifyStep(ctx context.Context, ts *turnState) (again
 		ts.verification = withLSP(fmt.Sprintf("verified: %s (exit 0)", cmd), o.lspLine(ctx, ts))
 		return false, nil
 	}
-	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %s", cmd, r.ExitCode, plural(ts.verifyAttempts, "attempt", "attempts"))
+	ts.verification = fmt.Sprintf("not verified: %s (exit %d) after %s", cmd, r.ExitCode, plural.Count(ts.verifyAttempts, "attempt", "attempts"))
 	if ts.verifyAttempts >= v.MaxAttempts {
 		ts.verification = withLSP(ts.verification, o.lspLine(ctx, ts))
 		return false, nil

@@ -28,6 +28,43 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// stateTool stands for one of the orchestrator's own tools (todos,
+// questions, plan exit, subagents), which this package cannot build: only
+// its name and facts matter to a policy.
+type stateTool struct {
+	tools.Tool
+	name  string
+	facts tools.Facts
+}
+
+func (s stateTool) Name() string       { return s.name }
+func (s stateTool) Facts() tools.Facts { return s.facts }
+
+// allTools are the tools a policy is told of, as the orchestrator tells
+// it: the built-in ones with their facts, and stand-ins for the
+// orchestrator's.
+func allTools() []tools.Tool {
+	fetch, err := tools.NewFetchTool(tools.FetchOptions{})
+	if err != nil {
+		panic(err)
+	}
+	own := tools.Facts{Effect: tools.EffectNone}
+	return append(tools.Builtins(tools.Env{Workspace: probeWS}), fetch,
+		stateTool{name: tools.Task, facts: tools.Facts{Effect: tools.EffectDelegate}},
+		stateTool{name: tools.TodoRead, facts: own}, stateTool{name: tools.TodoWrite, facts: own},
+		stateTool{name: tools.Question, facts: own}, tools.NewSkillTool(nil),
+		stateTool{name: tools.ExitPlanMode, facts: own})
+}
+
+// newPolicy builds an engine told of allTools, as the orchestrator does.
+func newPolicy(opts PolicyOptions) (*Engine, error) {
+	e, err := NewPolicy(opts)
+	if err == nil {
+		e.UseTools(allTools())
+	}
+	return e, err
+}
+
 // probe is a decoded call and the mode it is made in.
 type probe struct {
 	c    *tools.Call

@@ -10,11 +10,6 @@ import (
 	"github.com/coder-agent/coder/internal/tools"
 )
 
-// knownTools are the built-in tools, in the order /permissions lists them.
-var knownTools = []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.Write, tools.Edit,
-	tools.Patch, tools.Bash, tools.BashOutput, tools.BashKill, tools.Fetch, tools.Task, tools.TodoRead, tools.TodoWrite, tools.Question,
-	tools.Skill, tools.ExitPlanMode}
-
 const dangerSummary = `Danger checks ask every time, whatever the rules say ("always" never skips them):
   recursive deletes of /, ~, .., the workspace or paths computed at run time; sudo, doas, su;
   mkfs and disk wipes; dd of=; chmod/chown -R on broad paths; fork bombs; downloads piped
@@ -43,13 +38,19 @@ func (e *Engine) Matrix(mode agent.Mode) string {
 }
 
 func (e *Engine) toolTable(b *strings.Builder, rs, guard []compiledRule) {
-	tools := slices.Clone(knownTools)
+	// The known tools in the order they were registered, then the other
+	// tools the configuration names.
+	var tools []string
+	for _, k := range e.known {
+		tools = append(tools, k.name)
+	}
+	n := len(tools)
 	for t := range e.opts.Permission.Tools {
 		if t != "*" && !slices.Contains(tools, t) {
 			tools = append(tools, t)
 		}
 	}
-	slices.Sort(tools[len(knownTools):])
+	slices.Sort(tools[n:])
 	fmt.Fprintf(b, "  %-16s %-6s %s\n", "TOOL", "ACTION", "DECIDED BY")
 	row := func(label, tool string) {
 		v := judge(tool, "", rs, guard, func(r compiledRule) bool { return r.anyPattern() })

@@ -27,7 +27,7 @@ func TestMatrixGolden(t *testing.T) {
 	} {
 		p := perm
 		p.Preset = tc.preset
-		e, err := NewPolicy(PolicyOptions{Permission: p})
+		e, err := newPolicy(PolicyOptions{Permission: p})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,13 +29,48 @@ type Engine struct {
 	// agentPreset is the active agent's preset (agents.definitions
 	// permission_preset); while set it is the one in force.
 	agentPreset string
-	runtime     Ruleset // allow rules added by AllowExact
+	runtime     Ruleset     // allow rules added by AllowExact
+	known       []knownTool // the tools whose facts the presets read (UseTools)
 	build       []compiledRule
 	plan        []compiledRule
 	guard       []compiledRule // plan rules alone
 }
 
 var _ Policy = (*Engine)(nil)
+
+// knownTool is a tool's name and facts, as the presets and /permissions
+// read them.
+type knownTool struct {
+	name  string
+	facts tools.Facts
+}
+
+// ToolAware is a policy whose rules are derived from the tools' facts: it
+// is told of the registered tools (the orchestrator does, at start).
+type ToolAware interface {
+	UseTools(ts []tools.Tool)
+}
+
+var _ ToolAware = (*Engine)(nil)
+
+// UseTools adds the facts of the tools not known yet (a subagent's subset
+// adds nothing) and derives the presets' rules again: a tool that changes
+// nothing is allowed, one that edits is trusted (and denied in plan mode),
+// the others are asked.
+func (e *Engine) UseTools(ts []tools.Tool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	added := false
+	for _, t := range ts {
+		if !slices.ContainsFunc(e.known, func(k knownTool) bool { return k.name == t.Name() }) {
+			e.known = append(e.known, knownTool{name: t.Name(), facts: t.Facts()})
+			added = true
+		}
+	}
+	if added {
+		_ = e.compile() // the rules were valid when the engine was built
+	}
+}
 
 // NewPolicy builds the policy from config. The preset may be "build" or
 // "plan" (ParsePreset tells the caller which mode that selects).
@@ -141,9 +176,9 @@ func (e *Engine) rules(mode agent.Mode) Ruleset {
 	if p.Default != "" {
 		rs = append(rs, Rule{Tool: "*", Pattern: "*", Action: Action(p.Default), Source: "config permission.default"})
 	}
-	rs = append(rs, presetRules(e.active())...)
+	rs = append(rs, presetRules(e.active(), e.known)...)
 	if mode == agent.Plan {
-		rs = append(rs, planRules()...)
+		rs = append(rs, planRules(e.known)...)
 	}
 	return append(rs, e.userRules()...)
 }
@@ -187,7 +222,7 @@ func (e *Engine) compile() error {
 	}
 	e.build = compileAll(e.rules(agent.Build))
 	e.plan = compileAll(e.rules(agent.Plan))
-	e.guard = compileAll(planRules())
+	e.guard = compileAll(planRules(e.known))
 	return nil
 }
 
@@ -220,7 +255,7 @@ func (e *Engine) Decide(c *tools.Call, m agent.Mode) Decision {
 	switch {
 	case c.Name == tools.Bash:
 		vs = e.bashVerdicts(c.Shell, rs, guard)
-	case slices.Contains(tools.FileTools, c.Name):
+	case c.Tool != nil && c.Tool.Facts().Paths:
 		vs = e.pathVerdicts(c, rs, guard)
 	default:
 		v := judge(c.Name, c.Subject, rs, guard, func(r compiledRule) bool { return r.matchSubject(c.Subject) })

@@ -12,7 +12,7 @@ import (
 
 func newEngine(t *testing.T, p config.Permission) *Engine {
 	t.Helper()
-	e, err := NewPolicy(PolicyOptions{Permission: p})
+	e, err := newPolicy(PolicyOptions{Permission: p})
 	if err != nil {
 		t.Fatal(err)
 	}

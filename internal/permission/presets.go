@@ -2,7 +2,6 @@ package permission
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/agent"
@@ -42,12 +41,6 @@ func ParsePreset(name string) (preset string, mode agent.Mode, err error) {
 // defaultsSource names the catch-all rule every ruleset starts with.
 const defaultsSource = "defaults"
 
-// readOnlyTools change nothing in the workspace (todowrite and question
-// touch only the session; bash_output and bash_kill only read or stop the
-// session's own background tasks).
-var readOnlyTools = []string{tools.Read, tools.List, tools.Glob, tools.Grep, tools.TodoRead,
-	tools.TodoWrite, tools.Question, tools.Skill, tools.ExitPlanMode, tools.BashOutput, tools.BashKill}
-
 // devCommands: balanced's allowlist beyond the read-only whitelist. These
 // build, test and lint the project; they write only build output.
 var devCommands = []string{
@@ -85,8 +78,9 @@ func defaultRules() Ruleset {
 	return Ruleset{{Tool: "*", Pattern: "*", Action: Ask, Source: defaultsSource}}
 }
 
-// presetRules returns a preset's ruleset; the preset name must be valid.
-func presetRules(preset string) Ruleset {
+// presetRules returns a preset's ruleset over the known tools (their
+// facts: what their calls change); the preset name must be valid.
+func presetRules(preset string, known []knownTool) Ruleset {
 	src := preset + " preset"
 	if preset == PresetYolo {
 		return Ruleset{{Tool: "*", Pattern: "*", Action: Allow, Source: src}}
@@ -95,15 +89,17 @@ func presetRules(preset string) Ruleset {
 	add := func(tool, pattern string, a Action) {
 		rs = append(rs, Rule{Tool: tool, Pattern: pattern, Action: a, Source: src})
 	}
-	for _, t := range readOnlyTools {
-		add(t, "*", Allow)
-	}
 	trusted := Allow
 	if preset == PresetStrict {
 		trusted = Ask
 	}
-	for _, t := range slices.Concat(tools.EditTools, []string{tools.Task}) {
-		add(t, "*", trusted)
+	for _, t := range known {
+		switch {
+		case t.facts.Effect == tools.EffectNone:
+			add(t.name, "*", Allow)
+		case t.facts.Effect.Changes():
+			add(t.name, "*", trusted)
+		}
 	}
 	// fetch reaches the network: balanced asks per site ("always"
 	// remembers the host); auto-edit lets the model browse.
@@ -130,11 +126,14 @@ func presetRules(preset string) Ruleset {
 const planSource = "plan mode"
 
 // planRules is the plan agent's ruleset: nothing that changes the
-// workspace runs without a person; read-only commands run directly.
-func planRules() Ruleset {
+// workspace runs without a person (the tools whose facts say they change it
+// are denied); read-only commands run directly.
+func planRules(known []knownTool) Ruleset {
 	rs := Ruleset{}
-	for _, t := range slices.Concat(tools.EditTools, []string{tools.Task}) {
-		rs = append(rs, Rule{Tool: t, Pattern: "*", Action: Deny, Source: planSource})
+	for _, t := range known {
+		if t.facts.Effect.Changes() {
+			rs = append(rs, Rule{Tool: t.name, Pattern: "*", Action: Deny, Source: planSource})
+		}
 	}
 	rs = append(rs, Rule{Tool: tools.Bash, Pattern: "*", Action: Ask, Source: planSource})
 	for _, p := range planGitDenied {

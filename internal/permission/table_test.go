@@ -99,7 +99,7 @@ func TestCommandTable(t *testing.T) {
 	ws := newWorkspace(t)
 	engines := make([]*Engine, len(tableColumns))
 	for i, col := range tableColumns {
-		e, err := NewPolicy(PolicyOptions{Permission: config.Permission{Preset: col.preset}})
+		e, err := newPolicy(PolicyOptions{Permission: config.Permission{Preset: col.preset}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func FuzzAnalyzeBash(f *testing.F) {
 	f.Add("a=$(b <(c) `d`) e ${f:-$(g)} <<EOF\n$(h)\nEOF\n")
 	f.Add("function f { f | f & }; f; [[ $(x) ]]; (( $(y) )); case $(z) in $(w)) v;; esac")
 	ws := newWorkspace(f)
-	e, err := NewPolicy(PolicyOptions{})
+	e, err := newPolicy(PolicyOptions{})
 	if err != nil {
 		f.Fatal(err)
 	}

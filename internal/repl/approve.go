@@ -6,10 +6,11 @@ import (
 
 	uv "github.com/charmbracelet/ultraviolet"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/termsafe"
-	"github.com/coder-agent/coder/internal/tools"
 )
 
 // interaction is an approval or a set of questions being answered: it
@@ -79,7 +80,7 @@ func (r *REPL) beginApproval(a *ask) {
 	for _, reason := range req.Reasons {
 		b.WriteString(st.Yellow("  "+termsafe.Visible(reason)) + "\n")
 	}
-	if c.ReadOnlyWorkspace && c.Kind == tools.KindExecute && !c.Unsandboxed {
+	if c.ReadOnlyWorkspace && c.Kind == chat.ToolExecute && !c.Unsandboxed {
 		// Plan mode's sandbox: saying yes runs it, but not as asked.
 		b.WriteString(st.Yellow("  plan mode: the sandbox keeps the workspace read-only, so if this command writes there it fails (\"Read-only file system\"); switch to build mode (/build) to let it write") + "\n")
 	}
@@ -116,7 +117,7 @@ func (ap *approval) moreHint(st style.Style) string {
 	if len(ap.more) == 0 {
 		return ""
 	}
-	return st.Dim("space: " + style.Plural(len(ap.more), "more line", "more lines") + " of the diff")
+	return st.Dim("space: " + plural.Count(len(ap.more), "more line", "more lines") + " of the diff")
 }
 
 func (ap *approval) editor() *editor { return &ap.ed }

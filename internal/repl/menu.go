@@ -6,6 +6,7 @@ import (
 
 	uv "github.com/charmbracelet/ultraviolet"
 
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/repl/style"
 )
 
@@ -99,7 +100,7 @@ func (r *REPL) menuLines(cols int) []string {
 	}
 	foot := "↑↓ select · enter take · esc close"
 	if len(m.items) > last-first {
-		foot = strings.Join([]string{style.Plural(len(m.items), "match", "matches"), foot}, " · ")
+		foot = strings.Join([]string{plural.Count(len(m.items), "match", "matches"), foot}, " · ")
 	}
 	return append(rows, style.Truncate(st.Dim("  "+foot), cols))
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/coder-agent/coder/internal/control"
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // Denial says why a failed command looks stopped by the sandbox.
@@ -92,7 +93,7 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 			"outside " + p.writableText() + ". Work there; do not try to get around the sandbox."}, true
 	}
 	for _, d := range p.DenyRead {
-		if within(path, d) {
+		if paths.Within(d, path) {
 			return Denial{Kind: "read", Path: path, Message: "This looks like coder's sandbox: " + path +
 				" is kept unreadable (sandbox.deny_read). Do not try to read it another way."}, true
 		}
@@ -101,7 +102,7 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 		rel, err := filepath.Rel(p.Workspace, path)
 		isControl := err == nil && control.Is(filepath.ToSlash(rel))
 		for _, pr := range p.protected() {
-			isControl = isControl || within(path, pr)
+			isControl = isControl || paths.Within(pr, path)
 		}
 		if isControl {
 			return Denial{Kind: "write", Path: path, Message: "This looks like coder's sandbox: " + path +
@@ -110,12 +111,12 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 		}
 	}
 	for _, w := range p.writable() {
-		if within(path, w) {
+		if paths.Within(w, path) {
 			return Denial{}, false // an ordinary permission problem
 		}
 	}
 	msg := "This looks like coder's sandbox: " + path + " is outside " + p.writableText() + "."
-	if p.ReadOnly && within(path, p.Workspace) {
+	if p.ReadOnly && paths.Within(p.Workspace, path) {
 		msg = "This looks like coder's sandbox: the workspace is read-only in plan mode (" + path + ")."
 	}
 	return Denial{Kind: "write", Path: path, Message: msg +
@@ -127,11 +128,11 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 // private at LevelFull, when the command needed it outside the places
 // bound back.
 func (p Profile) hiddenTmp(path string) (Denial, bool) {
-	if path == "" || !within(path, "/tmp") || p.level() < LevelFull {
+	if path == "" || !paths.Within("/tmp", path) || p.level() < LevelFull {
 		return Denial{}, false
 	}
 	for _, k := range append(p.writable(), p.Workspace) {
-		if within(path, k) {
+		if paths.Within(k, path) {
 			return Denial{}, false
 		}
 	}

@@ -32,10 +32,5 @@ func (p Profile) environ() []string {
 }
 
 func (p Profile) holdsSecret(value string) bool {
-	for _, s := range p.Secrets {
-		if len(s) >= 8 && strings.Contains(value, s) {
-			return true
-		}
-	}
-	return false
+	return secrets.Holds(value, p.Secrets)
 }

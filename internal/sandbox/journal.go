@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/control"
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // The journal keeps a Guard's baseline on disk while sandboxed processes
@@ -175,7 +176,7 @@ func (j *journal) remove() {
 func (p Profile) journalUsable(dir string) bool {
 	r := resolved(dir)
 	for _, w := range append(p.writable(), p.Workspace) {
-		if within(r, resolved(w)) {
+		if paths.Within(resolved(w), r) {
 			return false
 		}
 	}

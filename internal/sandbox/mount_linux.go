@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/paths"
 	"golang.org/x/sys/unix"
 )
 
@@ -116,7 +117,7 @@ func depth(p string) int {
 func wantWritable(point string, ops []bindOp) bool {
 	rw, best := false, -1
 	for _, op := range ops {
-		if !op.pin && within(point, op.path) && depth(op.path) >= best {
+		if !op.pin && paths.Within(op.path, point) && depth(op.path) >= best {
 			rw, best = op.rw, depth(op.path)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/coder-agent/coder/internal/control"
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // scanPlace is one tree to scan, what its top is, and the patterns of
@@ -27,11 +28,11 @@ func (p Profile) scanRoots() []scanPlace {
 		inside := false
 		for _, o := range p.GitDirs {
 			o = filepath.Clean(o)
-			if o != d && within(d, o) {
+			if o != d && paths.Within(o, d) {
 				inside = true
 			}
 		}
-		if !inside && !within(d, p.Workspace) {
+		if !inside && !paths.Within(p.Workspace, d) {
 			out = append(out, scanPlace{d, control.GitDir, nil})
 		}
 	}

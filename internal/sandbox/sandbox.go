@@ -26,8 +26,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // HelperArg is the hidden first argument that turns the coder binary into
@@ -209,7 +210,7 @@ func (p Profile) enforceable(list []string) (enforced, skipped []string) {
 	}
 	for _, d := range list {
 		rd := resolved(d)
-		if slices.ContainsFunc(needed, func(n string) bool { return within(n, rd) }) {
+		if slices.ContainsFunc(needed, func(n string) bool { return paths.Within(rd, n) }) {
 			skipped = append(skipped, d)
 		} else {
 			enforced = append(enforced, d)
@@ -280,7 +281,7 @@ func landlockWritable(writable []string, p Profile) []string {
 	}
 	var out []string
 	for _, w := range writable {
-		if !within(resolved(p.Workspace), resolved(w)) {
+		if !paths.Within(resolved(w), resolved(p.Workspace)) {
 			out = append(out, w)
 		}
 	}
@@ -419,10 +420,4 @@ func resolved(p string) string {
 		return r
 	}
 	return abs
-}
-
-// within reports whether path is dir or below it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }

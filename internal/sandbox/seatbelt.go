@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // SandboxExec is macOS's Seatbelt front end: it applies a profile to
@@ -166,7 +168,7 @@ func ancestorsWithin(p string, roots []string) []string {
 	for dir := filepath.Dir(p); dir != p; p, dir = dir, filepath.Dir(dir) {
 		held := false
 		for _, r := range roots {
-			if dir != r && within(dir, r) {
+			if dir != r && paths.Within(r, dir) {
 				held = true
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // A service that listens on a socket and acts for whoever connects runs
@@ -103,7 +105,7 @@ func (p Profile) keepInTmp(s spec) (keep []string, private bool) {
 	tmp := resolved("/tmp")
 	var cands []string
 	for _, c := range append(append(append([]string{}, s.Writable...), s.ReadOnly...), s.Pinned...) {
-		if !within(c, p.Workspace) { // what is inside comes with it
+		if !paths.Within(p.Workspace, c) { // what is inside comes with it
 			cands = append(cands, c)
 		}
 	}
@@ -130,13 +132,13 @@ func (p Profile) keepInTmp(s spec) (keep []string, private bool) {
 		switch {
 		case r == tmp:
 			return nil, false
-		case within(r, tmp) && !slices.Contains(keep, r):
+		case paths.Within(tmp, r) && !slices.Contains(keep, r):
 			keep = append(keep, r)
 		}
 	}
 	slices.Sort(keep)
 	// The outermost only: a bind brings what is below it.
 	return slices.DeleteFunc(keep, func(k string) bool {
-		return slices.ContainsFunc(keep, func(o string) bool { return o != k && within(k, o) })
+		return slices.ContainsFunc(keep, func(o string) bool { return o != k && paths.Within(o, k) })
 	}), true
 }

@@ -9,6 +9,19 @@ import (
 // blank out ordinary words.
 const minSecret = 8
 
+// Holds reports whether value holds one of the secret values anywhere in
+// it. A value shorter than a secret can be (minSecret) is passed over: it
+// would turn up by chance. It is the one rule for what a sandboxed
+// command's, a bash call's or a hook's environment may not carry.
+func Holds(value string, secretValues []string) bool {
+	for _, s := range secretValues {
+		if len(s) >= minSecret && strings.Contains(value, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // secretSuffixes end the names of variables that usually hold credentials;
 // secretParts mark one anywhere in the name (AWS_ACCESS_KEY_ID,
 // GITHUB_TOKEN_RO).
@@ -58,7 +71,7 @@ type Redactor struct {
 }
 
 // NewRedactor redacts the values of named (label → value); values shorter
-// than 8 bytes are ignored.
+// than a secret can be (minSecret) are ignored.
 func NewRedactor(named map[string]string) *Redactor {
 	r := &Redactor{labels: map[string]string{}}
 	for label, v := range named {

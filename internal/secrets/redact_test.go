@@ -35,3 +35,27 @@ func TestScrubEnv(t *testing.T) {
 		}
 	}
 }
+
+// Holds finds a secret anywhere in a value ("Bearer KEY"), and passes
+// over values too short to be one — the same length the redactor ignores.
+func TestHoldsIsTheRedactorsRule(t *testing.T) {
+	for _, c := range []struct {
+		value  string
+		values []string
+		want   bool
+	}{
+		{"Bearer sk-12345678", []string{"sk-12345678"}, true},
+		{"Bearer sk-12345678", []string{"", "other-value", "sk-12345678"}, true},
+		{"a 1234567 b", []string{"1234567"}, false}, // 7 bytes: ordinary text
+		{"a 12345678 b", []string{"12345678"}, true},
+		{"nothing here", []string{"sk-12345678"}, false},
+	} {
+		if got := Holds(c.value, c.values); got != c.want {
+			t.Errorf("Holds(%q, %q) = %v, want %v", c.value, c.values, got, c.want)
+		}
+		redacted := NewRedactor(map[string]string{"K": c.values[len(c.values)-1]}).Redact(c.value) != c.value
+		if redacted != c.want {
+			t.Errorf("the redactor changes %q: %v, Holds says %v", c.value, redacted, c.want)
+		}
+	}
+}

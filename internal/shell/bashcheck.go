@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // Danger checks on single commands. Each reason names what the command
@@ -137,9 +139,9 @@ func (a *analyzer) broad(p string) string {
 		return "everything in the workspace"
 	case abs == a.workspace:
 		return "the workspace"
-	case within(abs, a.workspace):
+	case paths.Within(abs, a.workspace):
 		return "contains the workspace"
-	case a.home != "" && within(abs, home):
+	case a.home != "" && paths.Within(abs, home):
 		return "contains the home directory"
 	}
 	return ""

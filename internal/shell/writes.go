@@ -9,6 +9,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/coder-agent/coder/internal/control"
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // Where commands write, and whether that stays inside the workspace.
@@ -142,7 +143,7 @@ func (a *analyzer) writeTarget(w word) {
 		a.reason("writes to a block device: " + p)
 	case !a.inside(p):
 		a.reason("writes outside the workspace: " + p)
-	case within(a.workspace, p):
+	case paths.Within(a.workspace, p):
 		if rel, err := filepath.Rel(a.workspace, p); err == nil {
 			if r := control.Reason(filepath.ToSlash(rel)); r != "" {
 				a.reason(r)
@@ -219,24 +220,15 @@ func (a *analyzer) resolve(p string) string {
 }
 
 func (a *analyzer) inside(p string) bool {
-	if within(a.workspace, p) {
+	if paths.Within(a.workspace, p) {
 		return true
 	}
 	for _, d := range a.writable {
-		if within(d, p) {
+		if paths.Within(d, p) {
 			return true
 		}
 	}
 	return false
-}
-
-// within reports whether p is root or below it (both clean and absolute).
-func within(root, p string) bool {
-	if root == "" {
-		return false
-	}
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // realPath resolves symlinks in the longest existing prefix of p, so a

@@ -8,11 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/secrets"
 	"github.com/coder-agent/coder/internal/shell"
 )
 
@@ -71,7 +72,9 @@ type BashResult struct {
 
 func (bashTool) Name() string        { return Bash }
 func (bashTool) Description() string { return bashDescription }
-func (bashTool) Kind() Kind          { return KindExecute }
+func (bashTool) Facts() Facts {
+	return Facts{Kind: chat.ToolExecute, Effect: EffectOpen, Plan: true, General: true, Claude: []string{"Bash"}}
+}
 func (bashTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"command":{"type":"string","description":"Shell command"},` +
@@ -180,11 +183,11 @@ func (t bashTool) env() []string {
 // withoutSecrets drops environment entries whose value holds a secret, so
 // `env` in a command cannot put the API key into the session or the next
 // request.
-func withoutSecrets(env, secrets []string) []string {
+func withoutSecrets(env, values []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		_, v, _ := strings.Cut(kv, "=")
-		if !slices.ContainsFunc(secrets, func(s string) bool { return len(s) >= 8 && strings.Contains(v, s) }) {
+		if !secrets.Holds(v, values) {
 			out = append(out, kv)
 		}
 	}
@@ -211,9 +214,9 @@ func waitProc(ctx context.Context, proc Proc, timeout time.Duration) string {
 	}
 }
 
-// exitCode is the shell's exit status, 128+N when a signal N ended it, -1
-// when unknown.
-func exitCode(ps *os.ProcessState) int {
+// shellStatus is the shell's exit status (the exit_code the model reads),
+// 128+N when a signal N ended it, -1 when unknown.
+func shellStatus(ps *os.ProcessState) int {
 	if ps == nil {
 		return -1
 	}

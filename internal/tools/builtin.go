@@ -77,7 +77,7 @@ func Builtins(env Env) []Tool {
 		patchTool{ws: ws, g: g, journal: patchJournal{dir: env.JournalDir}, writeTemp: writeNewIn},
 		bashTool{ws: ws, shell: env.Shell, maxTimeout: env.CommandTimeout, outputLimit: env.OutputLimit,
 			outputDir: env.OutputDir, launch: launch, secrets: env.SecretValues, tasks: tasks},
-		taskTool{tasks: tasks},
-		taskTool{tasks: tasks, kill: true},
+		backgroundTool{tasks: tasks},
+		backgroundTool{tasks: tasks, kill: true},
 	}
 }

@@ -31,34 +31,6 @@ const (
 	Task         = "task"
 )
 
-// FileTools are the tools whose calls name workspace paths.
-var FileTools = []string{Read, List, Glob, Grep, Write, Edit, Patch}
-
-// EditTools are the tools that change files through their arguments (as
-// opposed to bash, whose changes are found afterwards).
-var EditTools = []string{Write, Edit, Patch}
-
-// Kind says what a call does, in the Agent Client Protocol's words.
-type Kind string
-
-const (
-	KindRead    Kind = "read"
-	KindEdit    Kind = "edit"
-	KindDelete  Kind = "delete"
-	KindMove    Kind = "move"
-	KindSearch  Kind = "search"
-	KindExecute Kind = "execute"
-	KindThink   Kind = "think"
-	KindFetch   Kind = "fetch"
-	KindMode    Kind = "switch_mode"
-	KindOther   Kind = "other"
-)
-
-// readOnly: calls of these kinds change nothing unless the tool says otherwise.
-func (k Kind) readOnly() bool {
-	return k == KindRead || k == KindSearch || k == KindFetch || k == KindThink
-}
-
 // Call is one tool call of the model, decoded and checked exactly once
 // (Registry.Decode) before anything else looks at it: the policy, the
 // approval prompt, the undo recorder, the renderers and the tool's Run all
@@ -79,8 +51,9 @@ type Call struct {
 	Input json.RawMessage
 	// Args is the tool's typed arguments: a pointer to its params struct.
 	Args any
-	// Kind says what the call does.
-	Kind Kind
+	// Kind says what the call does (the tool's Facts.Kind unless Prepare
+	// says otherwise: a patch that deletes or moves).
+	Kind chat.ToolKind
 	// ReadOnly: the call changes nothing; a batch of such calls runs
 	// concurrently.
 	ReadOnly bool
@@ -149,13 +122,13 @@ func Unknown(name string, available []string) Result {
 // (Prepare). Anything wrong becomes c.Failure, a result naming the problem;
 // nothing the model sends can crash the program.
 func (r *Registry) Decode(tc chat.ToolCall) (c *Call) {
-	c = &Call{ID: tc.ID, Name: tc.Name, Raw: tc.Arguments, Kind: KindOther}
+	c = &Call{ID: tc.ID, Name: tc.Name, Raw: tc.Arguments, Kind: chat.ToolOther}
 	t, ok := r.Get(tc.Name)
 	if !ok {
 		return c.fail(Unknown(tc.Name, r.Names()))
 	}
-	c.Tool, c.Kind = t, t.Kind()
-	c.ReadOnly = c.Kind.readOnly()
+	c.Tool, c.Kind = t, t.Facts().Kind
+	c.ReadOnly = readOnly(c.Kind)
 	input, fail := checkArgs(t, tc.Arguments)
 	if fail != nil {
 		return c.fail(*fail)

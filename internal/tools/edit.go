@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/edit"
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 //go:embed description/edit.md
@@ -28,7 +30,9 @@ type editArgs struct {
 
 func (editTool) Name() string        { return Edit }
 func (editTool) Description() string { return editDescription }
-func (editTool) Kind() Kind          { return KindEdit }
+func (editTool) Facts() Facts {
+	return Facts{Kind: chat.ToolEdit, Effect: EffectEdit, Paths: true, General: true, Claude: []string{"Edit", "MultiEdit"}}
+}
 func (editTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"File to edit"},` +
@@ -101,14 +105,14 @@ func (t editTool) change(tg target, before string, existed bool, a editArgs) (*c
 		return fail("no such file or directory: %s (to create it, use an empty old_string or write)", tg.Rel)
 	case !existed:
 		ch.describe = func(int, int) string {
-			return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
+			return fmt.Sprintf("created %s (%s)", tg.Rel, plural.Of(countLines(a.NewString), "line"))
 		}
 		return ch, nil
 	case a.OldString == "" && before != "":
 		return fail("old_string is empty but %s is not: give the text to replace, or use write to replace the whole file", tg.Rel)
 	case a.OldString == "":
 		ch.describe = func(int, int) string {
-			return fmt.Sprintf("filled %s (%s)", tg.Rel, plural(countLines(a.NewString), "line"))
+			return fmt.Sprintf("filled %s (%s)", tg.Rel, plural.Of(countLines(a.NewString), "line"))
 		}
 		return ch, nil
 	}
@@ -124,7 +128,7 @@ func (t editTool) change(tg target, before string, existed bool, a editArgs) (*c
 	}
 	ch.after = out.Text
 	ch.describe = func(added, removed int) string {
-		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural(out.Count, "replacement"), added, removed, out.Note())
+		return fmt.Sprintf("edited %s (%s, +%d -%d)%s", tg.Rel, plural.Of(out.Count, "replacement"), added, removed, out.Note())
 	}
 	return ch, nil
 }

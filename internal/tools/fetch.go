@@ -21,6 +21,8 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 //go:embed description/fetch.md
@@ -98,7 +100,9 @@ func NewFetchTool(opts FetchOptions) (Tool, error) {
 
 func (fetchTool) Name() string        { return Fetch }
 func (fetchTool) Description() string { return fetchDescription }
-func (fetchTool) Kind() Kind          { return KindFetch }
+func (fetchTool) Facts() Facts {
+	return Facts{Kind: chat.ToolFetch, Effect: EffectOpen, Plan: true, General: true, Claude: []string{"WebFetch"}}
+}
 func (fetchTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"url":{"type":"string","description":"Absolute http:// or https:// URL"}},` +

@@ -180,7 +180,7 @@ func TestFetchRefuses(t *testing.T) {
 			t.Errorf("%s = %s, want %q", url, res.Content, want)
 		}
 	}
-	if tool, _ := NewFetchTool(FetchOptions{}); !tool.Kind().readOnly() {
+	if tool, _ := NewFetchTool(FetchOptions{}); !readOnly(tool.Facts().Kind) {
 		t.Error("fetch is not read-only")
 	}
 }

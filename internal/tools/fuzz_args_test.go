@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 // FuzzCheckArgs feeds every built-in tool's argument check the raw text a
@@ -102,7 +104,7 @@ type schemaTool string
 func (schemaTool) Name() string              { return "fuzzed" }
 func (schemaTool) Description() string       { return "" }
 func (s schemaTool) Schema() json.RawMessage { return json.RawMessage(s) }
-func (schemaTool) Kind() Kind                { return KindRead }
+func (schemaTool) Facts() Facts              { return Facts{Kind: chat.ToolRead} }
 func (schemaTool) Prepare(*Call) error       { return nil }
 func (schemaTool) Run(context.Context, *Call) (Result, error) {
 	return Result{OK: true, Content: "ran"}, nil

@@ -8,8 +8,9 @@ import (
 	"sync"
 
 	"github.com/charlievieth/fastwalk"
-	"github.com/coder-agent/coder/internal/ignore"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/coder-agent/coder/internal/ignore"
 )
 
 // ignoreRules decides which entries list, glob and grep skip below a root:

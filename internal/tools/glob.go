@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 //go:embed description/glob.md
@@ -35,7 +38,10 @@ type globHit struct {
 
 func (globTool) Name() string        { return Glob }
 func (globTool) Description() string { return globDescription }
-func (globTool) Kind() Kind          { return KindSearch }
+func (globTool) Facts() Facts {
+	return Facts{Kind: chat.ToolSearch, Effect: EffectNone, Paths: true, Plan: true, Explore: true, General: true,
+		Claude: []string{"Glob"}}
+}
 func (globTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"pattern":{"type":"string","description":"Glob, e.g. **/*.go"},` +
@@ -99,7 +105,7 @@ func (t globTool) Run(ctx context.Context, c *Call) (Result, error) {
 	if len(hits) > globMaxResults {
 		fmt.Fprintf(&b, "[showing the %d newest of %d files; narrow the pattern or path]\n", globMaxResults, len(hits))
 	}
-	return Result{OK: true, Content: b.String(), Summary: plural(len(hits), "file")}, nil
+	return Result{OK: true, Content: b.String(), Summary: plural.Of(len(hits), "file")}, nil
 }
 
 func globWalk(ctx context.Context, root, pattern, wsRoot string) ([]globHit, error) {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/secrets"
 )
 
@@ -72,7 +74,10 @@ type grepMatch struct {
 
 func (grepTool) Name() string        { return Grep }
 func (grepTool) Description() string { return grepDescription }
-func (grepTool) Kind() Kind          { return KindSearch }
+func (grepTool) Facts() Facts {
+	return Facts{Kind: chat.ToolSearch, Effect: EffectNone, Paths: true, Plan: true, Explore: true, General: true,
+		Claude: []string{"Grep"}}
+}
 func (grepTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"pattern":{"type":"string","description":"Regular expression"},` +
@@ -141,7 +146,7 @@ func (t grepTool) Run(ctx context.Context, c *Call) (Result, error) {
 	if set.total > len(ms) {
 		out += fmt.Sprintf("[showing the first %d of %d matches; narrow the pattern, path or include]\n", len(ms), set.total)
 	}
-	return Result{OK: true, Content: out, Summary: plural(set.total, "match")}, nil
+	return Result{OK: true, Content: out, Summary: plural.Of(set.total, "match")}, nil
 }
 
 // search runs q with rg when it is available, with the built-in walker

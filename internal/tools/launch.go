@@ -74,7 +74,7 @@ func (p *directProc) Done() <-chan struct{} { return p.done }
 func (p *directProc) ExitCode() int {
 	select {
 	case <-p.done:
-		return exitCode(p.cmd.ProcessState)
+		return shellStatus(p.cmd.ProcessState)
 	default:
 		return -1
 	}

@@ -11,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 //go:embed description/list.md
@@ -36,7 +39,10 @@ type listEntry struct {
 
 func (listTool) Name() string        { return List }
 func (listTool) Description() string { return listDescription }
-func (listTool) Kind() Kind          { return KindRead }
+func (listTool) Facts() Facts {
+	return Facts{Kind: chat.ToolRead, Effect: EffectNone, Paths: true, Plan: true, Explore: true, General: true,
+		Claude: []string{"LS"}}
+}
 func (listTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"Directory (default \".\")"},` +
@@ -81,7 +87,7 @@ func (t listTool) Run(ctx context.Context, c *Call) (Result, error) {
 		entries = entries[:listMaxEntries]
 	}
 	slices.SortFunc(entries, func(x, y listEntry) int { return slices.Compare(x.parts, y.parts) })
-	return Result{OK: true, Content: renderTree(tg.Rel, entries, total), Summary: plural(total, "entry")}, nil
+	return Result{OK: true, Content: renderTree(tg.Rel, entries, total), Summary: plural.Of(total, "entry")}, nil
 }
 
 func collectEntries(ctx context.Context, root, wsRoot string, depth int) ([]listEntry, error) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/edit"
 )
 
@@ -35,7 +36,9 @@ type patchArgs struct {
 
 func (patchTool) Name() string        { return Patch }
 func (patchTool) Description() string { return patchDescription }
-func (patchTool) Kind() Kind          { return KindEdit }
+func (patchTool) Facts() Facts {
+	return Facts{Kind: chat.ToolEdit, Effect: EffectEdit, Paths: true, General: true, Claude: []string{"Edit", "MultiEdit"}}
+}
 func (patchTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"patch":{"type":"string","description":"The patch, from *** Begin Patch to *** End Patch"}},` +
@@ -75,9 +78,9 @@ func (t patchTool) Prepare(c *Call) error {
 	}
 	switch {
 	case len(a.ops) == 1 && a.ops[0].Kind == edit.DeleteFile:
-		c.Kind = KindDelete
+		c.Kind = chat.ToolDelete
 	case len(a.ops) == 1 && a.ops[0].MoveTo != "":
-		c.Kind = KindMove
+		c.Kind = chat.ToolMove
 	}
 	return nil
 }

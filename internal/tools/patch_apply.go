@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/edit"
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 // A patch is all or nothing, across a crash too. First every new content is
@@ -211,7 +212,7 @@ func (t patchTool) rollback(done []*fileChange) string {
 	if len(failed) > 0 {
 		return "restoring the files already written failed for " + strings.Join(failed, ", ") + ": check them"
 	}
-	return fmt.Sprintf("the %s already written were restored (best effort; new directories stay)", plural(len(done), "file"))
+	return fmt.Sprintf("the %s already written were restored (best effort; new directories stay)", plural.Of(len(done), "file"))
 }
 
 // patchResult is the combined diff and a line per file: A/M/D/R path.
@@ -238,8 +239,8 @@ func patchResult(a *patchArgs, changes []*fileChange) Result {
 	}
 	return Result{
 		OK:      true,
-		Content: fmt.Sprintf("patched %s:\n%s", plural(len(changes), "file"), strings.Join(lines, "\n")),
-		Summary: fmt.Sprintf("+%d -%d in %s", added, removed, plural(len(changes), "file")),
+		Content: fmt.Sprintf("patched %s:\n%s", plural.Of(len(changes), "file"), strings.Join(lines, "\n")),
+		Summary: fmt.Sprintf("+%d -%d in %s", added, removed, plural.Of(len(changes), "file")),
 		Diff:    diffs.String(),
 		Changed: changed,
 	}

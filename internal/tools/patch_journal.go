@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/edit"
 	"github.com/coder-agent/coder/internal/lockfile"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/regfile"
 )
 
@@ -200,9 +201,9 @@ func recoverOne(ws *Workspace, path string) (string, error) {
 		return "", err
 	}
 	if rec.Committed {
-		return fmt.Sprintf("finished a patch of %s that an earlier run was stopped in the middle of", plural(len(rec.Steps), "file")), nil
+		return fmt.Sprintf("finished a patch of %s that an earlier run was stopped in the middle of", plural.Of(len(rec.Steps), "file")), nil
 	}
-	return fmt.Sprintf("undid a patch of %s that an earlier run was stopped before it changed anything", plural(len(rec.Steps), "file")), nil
+	return fmt.Sprintf("undid a patch of %s that an earlier run was stopped before it changed anything", plural.Of(len(rec.Steps), "file")), nil
 }
 
 // journalTarget turns a journaled absolute path back into a target.

@@ -17,7 +17,9 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/images"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/secrets"
 )
 
@@ -55,7 +57,10 @@ type readArgs struct {
 
 func (readTool) Name() string        { return Read }
 func (readTool) Description() string { return readDescription }
-func (readTool) Kind() Kind          { return KindRead }
+func (readTool) Facts() Facts {
+	return Facts{Kind: chat.ToolRead, Effect: EffectNone, Paths: true, Plan: true, Explore: true, General: true,
+		Claude: []string{"Read"}}
+}
 func (readTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"File to read"},` +
@@ -209,7 +214,7 @@ func readLines(ctx context.Context, r *bufio.Reader, rel string, offset, limit i
 		}
 	}
 	if n < offset {
-		return Failure("offset %d is past the end of %s (%s)", offset, rel, plural(n, "line")), nil
+		return Failure("offset %d is past the end of %s (%s)", offset, rel, plural.Of(n, "line")), nil
 	}
 	last := offset + shown - 1
 	// A count is stated as exact only when every line was counted.
@@ -219,7 +224,7 @@ func readLines(ctx context.Context, r *bufio.Reader, rel string, offset, limit i
 	}
 	summary := fmt.Sprintf("lines %d-%d of %s", offset, last, total)
 	if shown == n && counted {
-		summary = plural(n, "line")
+		summary = plural.Of(n, "line")
 	}
 	if last < n || !counted {
 		reason := ""

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/chat"
 )
 
 // fakeTool is a minimal Tool for registry and Execute tests.
@@ -18,7 +20,7 @@ type fakeTool struct {
 func (f fakeTool) Name() string            { return f.name }
 func (f fakeTool) Description() string     { return "fake " + f.name }
 func (f fakeTool) Schema() json.RawMessage { return json.RawMessage(f.schema) }
-func (f fakeTool) Kind() Kind              { return KindRead }
+func (f fakeTool) Facts() Facts            { return Facts{Kind: chat.ToolRead} }
 func (f fakeTool) Prepare(*Call) error     { return nil }
 func (f fakeTool) Run(_ context.Context, c *Call) (Result, error) {
 	if f.run != nil {
@@ -82,7 +84,7 @@ func TestRegistrySpecs(t *testing.T) {
 	}
 	readOnly := r.Specs(func(name string) bool {
 		tool, _ := r.Get(name)
-		return tool.Kind().readOnly()
+		return readOnly(tool.Facts().Kind)
 	})
 	if len(readOnly) != 5 || readOnly[3].Name != "grep" || readOnly[4].Name != "bash_output" {
 		t.Fatalf("filtered specs = %v", readOnly)

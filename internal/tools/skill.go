@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/skills"
 )
 
@@ -30,7 +31,9 @@ func NewSkillTool(list func() []skills.Skill) Tool {
 
 func (skillTool) Name() string        { return Skill }
 func (skillTool) Description() string { return skillDescription }
-func (skillTool) Kind() Kind          { return KindRead }
+func (skillTool) Facts() Facts {
+	return Facts{Kind: chat.ToolRead, Effect: EffectNone, Plan: true, General: true, Claude: []string{"Skill"}}
+}
 func (skillTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"name":{"type":"string","description":"The skill's name, as listed in the system prompt"}},` +

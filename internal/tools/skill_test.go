@@ -23,8 +23,8 @@ func TestSkillTool(t *testing.T) {
 		t.Fatalf("Discover = %v, %v", list, errs)
 	}
 	tool := NewSkillTool(func() []skills.Skill { return list })
-	if !tool.Kind().readOnly() || tool.Name() != "skill" {
-		t.Errorf("name %q, kind %v", tool.Name(), tool.Kind())
+	if !readOnly(tool.Facts().Kind) || tool.Name() != "skill" {
+		t.Errorf("name %q, kind %v", tool.Name(), tool.Facts().Kind)
 	}
 	call := func(args string) Result {
 		res, err := execRaw(context.Background(), tool, args)

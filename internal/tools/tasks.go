@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 //go:embed description/bash_output.md
@@ -174,43 +177,46 @@ func (o *taskOutput) take() (string, int) {
 	return s, d
 }
 
-type taskArgs struct {
+type backgroundArgs struct {
 	TaskID string `json:"task_id"`
 }
 
-// taskTool is bash_output (kill false) or bash_kill (kill true).
-type taskTool struct {
+// backgroundTool is bash_output (kill false) or bash_kill (kill true): the
+// model reads or stops one of the session's background commands.
+type backgroundTool struct {
 	tasks *Tasks
 	kill  bool
 }
 
-func (t taskTool) Name() string {
+func (t backgroundTool) Name() string {
 	if t.kill {
 		return BashKill
 	}
 	return BashOutput
 }
 
-func (t taskTool) Description() string {
+func (t backgroundTool) Description() string {
 	if t.kill {
 		return bashKillDescription
 	}
 	return bashOutputDescription
 }
 
-func (t taskTool) Kind() Kind {
+// Facts: reading or stopping the session's own background commands
+// changes nothing in the workspace.
+func (t backgroundTool) Facts() Facts {
 	if t.kill {
-		return KindExecute
+		return Facts{Kind: chat.ToolExecute, Effect: EffectNone, Plan: true, General: true, Claude: []string{"KillShell", "KillBash"}}
 	}
-	return KindRead
+	return Facts{Kind: chat.ToolRead, Effect: EffectNone, Plan: true, General: true, Claude: []string{"BashOutput"}}
 }
 
-func (taskTool) Schema() json.RawMessage {
+func (backgroundTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"]}`)
 }
 
-func (t taskTool) Prepare(c *Call) error {
-	a, err := decodeArgs[taskArgs](c)
+func (t backgroundTool) Prepare(c *Call) error {
+	a, err := decodeArgs[backgroundArgs](c)
 	if err != nil {
 		return err
 	}
@@ -218,7 +224,7 @@ func (t taskTool) Prepare(c *Call) error {
 	return nil
 }
 
-func (t taskTool) Run(_ context.Context, c *Call) (Result, error) {
+func (t backgroundTool) Run(_ context.Context, c *Call) (Result, error) {
 	if t.tasks == nil {
 		return Failure("background tasks are not available in this run"), nil
 	}
@@ -253,7 +259,7 @@ func (t taskTool) Run(_ context.Context, c *Call) (Result, error) {
 		res["dropped_bytes"] = dropped
 	}
 	b, _ := json.Marshal(res)
-	summary := fmt.Sprintf("%s %s · %s", tk.id, status, plural(countLines(text), "line"))
+	summary := fmt.Sprintf("%s %s · %s", tk.id, status, plural.Of(countLines(text), "line"))
 	return Result{OK: true, Content: string(b), Summary: summary}, nil
 }
 

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -39,20 +38,6 @@ func countLines(s string) int {
 		n++
 	}
 	return n
-}
-
-// plural is "1 line", "2 lines", "3 matches", "4 entries".
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	switch {
-	case strings.HasSuffix(word, "y"):
-		word = word[:len(word)-1] + "ie"
-	case strings.HasSuffix(word, "ch"), strings.HasSuffix(word, "s"), strings.HasSuffix(word, "x"):
-		word += "e"
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // firstLine is s's first line, shortened to n characters, for summaries.

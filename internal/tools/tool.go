@@ -21,9 +21,10 @@ type Tool interface {
 	Description() string
 	// Schema is the JSON Schema of the arguments object.
 	Schema() json.RawMessage
-	// Kind says what the tool's calls do; read, search, fetch and think
-	// calls are read-only unless Prepare says otherwise.
-	Kind() Kind
+	// Facts are what the rest of coder knows of the tool: its kind, what
+	// its calls change, the modes and subagents that get it, its Claude
+	// Code names. Every list of tools is derived from them.
+	Facts() Facts
 	// Prepare reads a call's checked arguments (c.Input) into c: Args,
 	// Paths, Shell, Subject, Summary, Reasons, ReadOnly. An error is a
 	// problem with the arguments: the call is answered with it, never run,

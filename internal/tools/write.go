@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/edit"
+	"github.com/coder-agent/coder/internal/plural"
 )
 
 //go:embed description/write.md
@@ -30,7 +32,9 @@ type writeArgs struct {
 
 func (writeTool) Name() string        { return Write }
 func (writeTool) Description() string { return writeDescription }
-func (writeTool) Kind() Kind          { return KindEdit }
+func (writeTool) Facts() Facts {
+	return Facts{Kind: chat.ToolEdit, Effect: EffectEdit, Paths: true, General: true, Claude: []string{"Write"}}
+}
 func (writeTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"path":{"type":"string","description":"File to write"},` +
@@ -95,8 +99,8 @@ func writeChange(tg target, before string, existed bool, content string) *change
 	return &change{abs: tg.Abs, existed: existed, before: before, after: content,
 		describe: func(added, removed int) string {
 			if !existed {
-				return fmt.Sprintf("created %s (%s)", tg.Rel, plural(countLines(content), "line"))
+				return fmt.Sprintf("created %s (%s)", tg.Rel, plural.Of(countLines(content), "line"))
 			}
-			return fmt.Sprintf("wrote %s (%s, +%d -%d)%s", tg.Rel, plural(countLines(content), "line"), added, removed, kept)
+			return fmt.Sprintf("wrote %s (%s, +%d -%d)%s", tg.Rel, plural.Of(countLines(content), "line"), added, removed, kept)
 		}}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/coder-agent/coder/internal/paths"
 	"github.com/coder-agent/coder/internal/session"
 )
 
@@ -203,7 +204,7 @@ func leaveSome(entries []session.UndoEntry, workspace string, leave func(session
 		}
 	}
 	for _, e := range entries {
-		holds := slices.ContainsFunc(leftAbs, func(p string) bool { return p == e.Path || within(e.Path, p) && !e.Existed })
+		holds := slices.ContainsFunc(leftAbs, func(p string) bool { return p == e.Path || paths.Within(e.Path, p) && !e.Existed })
 		if !holds {
 			keep = append(keep, e)
 		}

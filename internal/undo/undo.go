@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/coder-agent/coder/internal/paths"
 	"github.com/coder-agent/coder/internal/session"
 )
 
@@ -125,7 +126,7 @@ func (t *Turn) saveLocked(e session.UndoEntry) error {
 // missingParents lists the directories between the workspace and abs that do
 // not exist yet, outermost first; none when abs is outside the workspace.
 func (t *Turn) missingParents(abs string) []string {
-	if !within(t.workspace, abs) {
+	if !paths.Within(t.workspace, abs) {
 		return nil
 	}
 	var ds []string
@@ -192,13 +193,3 @@ func withContent(e session.UndoEntry, data []byte, err error) session.UndoEntry 
 // keptMode is what an entry records of a file's mode: its type as far as
 // undo handles it, and the bits a restore puts back.
 const keptMode = fs.ModeDir | fs.ModeSymlink | fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
-
-// within reports whether abs is root or below it.
-func within(root, abs string) bool {
-	rel, err := filepath.Rel(root, abs)
-	return err == nil && rel != ".." && !startsWithDotDot(rel)
-}
-
-func startsWithDotDot(rel string) bool {
-	return len(rel) >= 3 && rel[:2] == ".." && os.IsPathSeparator(rel[2])
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/input"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/repl/markdown"
 	"github.com/coder-agent/coder/internal/repl/screen"
 	"github.com/coder-agent/coder/internal/repl/style"
@@ -393,7 +394,7 @@ func (r *Renderer) subagent(e event.Subagent) {
 			r.line(tag + " " + r.errorText(termsafe.Visible(in.Name+": "+in.Summary)))
 		}
 	case event.TurnFinished:
-		r.line(tag + " " + r.st.Dim(string(in.State)+" after "+style.Plural(in.Steps, "step", "steps")))
+		r.line(tag + " " + r.st.Dim(string(in.State)+" after "+plural.Count(in.Steps, "step", "steps")))
 	case event.HookRan:
 		r.hookRan(tag+" ", in)
 	}

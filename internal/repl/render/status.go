@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/termsafe"
@@ -100,7 +101,7 @@ func (s *status) event(e event.Event) {
 }
 
 func toolPhase(e event.ToolStarted) string {
-	if e.ToolKind == kindExecute {
+	if e.ToolKind == chat.ToolExecute {
 		return "running " + termsafe.Visible(e.Summary)
 	}
 	return termsafe.Visible(e.Name + " " + e.Summary)

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/repl/screen"
 	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/session"
@@ -19,17 +21,15 @@ const (
 	tailLines = 10
 	// firstMatches is how many of a search's results show.
 	firstMatches = 3
-	// The kinds of call (event.ToolStarted.ToolKind) shown their own way:
-	// a command's summary is the command; a search shows its first results.
-	kindExecute = "execute"
-	kindSearch  = "search"
 )
 
 // toolRun is a running tool call and the output it wrote so far.
 type toolRun struct {
 	name, summary string
-	kind          string // event.ToolStarted.ToolKind
-	out           outputLog
+	// kind is the call's (event.ToolStarted.ToolKind): a command's summary
+	// is the command; a search shows its first results.
+	kind chat.ToolKind
+	out  outputLog
 }
 
 // finishedCall is the latest finished call, for /output.
@@ -63,7 +63,7 @@ func (r *Renderer) toolOutput(e event.ToolOutput) {
 func (r *Renderer) tailRows(out *outputLog, more string, cols int) []string {
 	var rows []string
 	if n := out.count() - tailLines; n > 0 {
-		rows = append(rows, r.st.Dim("    … "+style.Plural(n, "earlier line", "earlier lines")+more))
+		rows = append(rows, r.st.Dim("    … "+plural.Count(n, "earlier line", "earlier lines")+more))
 	}
 	for _, l := range out.last(tailLines) {
 		text := style.ExpandTabs(l.text)
@@ -106,11 +106,11 @@ func (r *Renderer) toolFinished(e event.ToolFinished) {
 		return
 	}
 	detail := summary
-	if c.summary != "" && c.kind != kindExecute && !strings.Contains(summary, c.summary) {
+	if c.summary != "" && c.kind != chat.ToolExecute && !strings.Contains(summary, c.summary) {
 		detail = c.summary + " · " + summary
 	}
 	r.line(r.st.Green("  ✓ "+name) + " " + detail)
-	if c.kind == kindSearch {
+	if c.kind == chat.ToolSearch {
 		r.firstResults(e.Result)
 	}
 	if e.Diff != "" && (!previewed || strings.TrimSpace(shown) != strings.TrimSpace(e.Diff)) {
@@ -167,7 +167,7 @@ func (r *Renderer) lastOutput() string {
 		line(l)
 	}
 	if dropped > 0 {
-		b.WriteString(r.st.Yellow("…["+style.Plural(dropped, "line", "lines")+" not kept here]…") + "\n")
+		b.WriteString(r.st.Yellow("…["+plural.Count(dropped, "line", "lines")+" not kept here]…") + "\n")
 	}
 	for _, l := range tail {
 		line(l)

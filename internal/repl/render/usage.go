@@ -6,8 +6,8 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
+	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/repl/markdown"
-	"github.com/coder-agent/coder/internal/repl/style"
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 
@@ -68,7 +68,7 @@ func (r *Renderer) turnDone(e event.TurnFinished) {
 		r.line(r.st.Yellow(termsafe.Visible(e.Verification)))
 	}
 	u := e.Usage
-	parts := []string{style.Plural(e.Steps, "step", "steps"), elapsed(e.Duration)}
+	parts := []string{plural.Count(e.Steps, "step", "steps"), elapsed(e.Duration)}
 	switch {
 	case !u.IsZero():
 		in := "in " + tokens(u.PromptTokens())
@@ -126,7 +126,7 @@ func (r *Renderer) replay(e event.Replay) {
 	}
 	r.line(r.st.Blue(head))
 	if e.Omitted > 0 {
-		r.line(r.st.Dim("  … " + style.Plural(e.Omitted, "earlier entry", "earlier entries")))
+		r.line(r.st.Dim("  … " + plural.Count(e.Omitted, "earlier entry", "earlier entries")))
 	}
 	cols := r.cols()
 	for _, en := range e.Entries {
@@ -135,7 +135,7 @@ func (r *Renderer) replay(e event.Replay) {
 		case event.ReplayUser:
 			first, rest, _ := strings.Cut(text, "\n")
 			if rest != "" {
-				first += r.st.Dim(" (+" + style.Plural(strings.Count(rest, "\n")+1, "line", "lines") + ")")
+				first += r.st.Dim(" (+" + plural.Count(strings.Count(rest, "\n")+1, "line", "lines") + ")")
 			}
 			r.line(r.st.Bold("> ") + first)
 		case event.ReplayTool:

@@ -9,9 +9,6 @@ func TestWidths(t *testing.T) {
 	if got := Truncate("中文字abc", 5); got != "中文…" || Width(got) != 5 {
 		t.Fatalf("truncate %q", got)
 	}
-	if Plural(1, "step", "steps") != "1 step" || Plural(2, "step", "steps") != "2 steps" || Plural(0, "line", "lines") != "0 lines" {
-		t.Fatal("plural")
-	}
 }
 
 func TestColorEnabled(t *testing.T) {

@@ -1,7 +1,6 @@
 package style
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -61,12 +60,4 @@ func ExpandTabs(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// Plural is "1 line", "2 lines".
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
