@@ -3,15 +3,13 @@ package app
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
+	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
-	"github.com/coder-agent/coder/internal/sandbox"
 )
 
-// These tests build profiles only: running a sandbox would start this test
-// binary as the helper (see e2e for coder sandbox and coder doctor).
+// coder sandbox's and coder doctor's own runs are e2e's.
 
 func loadIn(t *testing.T, dir, project string) *config.Loaded {
 	t.Helper()
@@ -34,38 +32,10 @@ func loadIn(t *testing.T, dir, project string) *config.Loaded {
 	return l
 }
 
-func TestSandboxProfileFollowsConfigAndMode(t *testing.T) {
-	dir := t.TempDir()
-	l := loadIn(t, dir, "")
-	p := sandboxProfile(l, "build", "/tmp/t")
-	if p.Workspace != dir || p.ReadOnly || p.Network || p.Level != sandbox.LevelAuto || p.TempDir != "/tmp/t" {
-		t.Errorf("build profile: %+v", p)
-	}
-	home := filepath.Join(dir, "home")
-	if !slices.Contains(p.WritableRoots, filepath.Join(home, ".cache")) || !slices.Contains(p.DenyRead, filepath.Join(home, ".ssh")) {
-		t.Errorf("defaults missing: %q %q", p.WritableRoots, p.DenyRead)
-	}
-	if !slices.Contains(p.DenyRead, filepath.Join(dir, "user", "config.json")) {
-		t.Errorf("coder's user config is readable: %q", p.DenyRead)
-	}
-	if p.Protected != nil || p.GitDirs != nil || !slices.Contains(p.DenyReadPatterns, ".env") ||
-		!slices.Contains(p.DenyReadPatterns, "!.env.example") {
-		t.Errorf("protected %q, git dirs %q, patterns %q", p.Protected, p.GitDirs, p.DenyReadPatterns)
-	}
-	if p := sandboxProfile(l, "plan", ""); !p.ReadOnly {
-		t.Errorf("plan profile: %+v", p)
-	}
-	l = loadIn(t, t.TempDir(), `{"sandbox": {"mode": "off", "network": "on", "writable_roots": ["out"]}}`)
-	p = sandboxProfile(l, "build", "")
-	if p.Level != sandbox.LevelNone || !p.Network || !slices.Equal(p.WritableRoots, []string{filepath.Join(l.Cwd, "out")}) {
-		t.Errorf("configured profile: %+v", p)
-	}
-}
-
 // TestSubjectModeIsTheREPLs: coder sandbox and doctor judge the mode the
 // REPL would start in, a preset named plan included.
 func TestSubjectModeIsTheREPLs(t *testing.T) {
-	for project, want := range map[string]string{
+	for project, want := range map[string]agent.Mode{
 		``:                                "build",
 		`{"agents": {"default": "plan"}}`: "plan",
 		`{"agents": {"default": "reviewer", "definitions": [{"name": "reviewer", "mode": "plan"}]}}`: "plan",
@@ -77,7 +47,7 @@ func TestSubjectModeIsTheREPLs(t *testing.T) {
 			t.Errorf("%s: mode %q (%v), want %q", project, got, err, want)
 		}
 	}
-	if got, _ := subjectMode(loadIn(t, t.TempDir(), `{"permission": {"preset": "plan"}}`), "build"); got != "build" {
+	if got, _ := subjectMode(loadIn(t, t.TempDir(), `{"permission": {"preset": "plan"}}`), "build"); got != agent.Build {
 		t.Errorf("--mode build gave %q", got)
 	}
 }

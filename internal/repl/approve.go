@@ -7,6 +7,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 
@@ -77,7 +78,7 @@ func (r *REPL) beginApproval(a *ask) {
 	for _, reason := range req.Reasons {
 		b.WriteString(st.Yellow("  "+termsafe.Visible(reason)) + "\n")
 	}
-	if c.ReadOnlyWorkspace && string(c.Kind) == kindExecute && !c.Unsandboxed {
+	if c.Sandbox == sandbox.ReadOnly && string(c.Kind) == kindExecute {
 		// Plan mode's sandbox: saying yes runs it, but not as asked.
 		b.WriteString(st.Yellow("  plan mode: the sandbox keeps the workspace read-only, so if this command writes there it fails (\"Read-only file system\"); switch to build mode (/build) to let it write") + "\n")
 	}

@@ -97,7 +97,7 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 				" is kept unreadable (sandbox.deny_read). Do not try to read it another way."}, true
 		}
 	}
-	if !p.ReadOnly {
+	if p.Policy != ReadOnly {
 		rel, err := filepath.Rel(p.Workspace, path)
 		isControl := err == nil && control.Is(filepath.ToSlash(rel))
 		for _, pr := range p.protected() {
@@ -115,7 +115,7 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 		}
 	}
 	msg := "This looks like coder's sandbox: " + path + " is outside " + p.writableText() + "."
-	if p.ReadOnly && within(path, p.Workspace) {
+	if p.Policy == ReadOnly && within(path, p.Workspace) {
 		msg = "This looks like coder's sandbox: the workspace is read-only in plan mode (" + path + ")."
 	}
 	return Denial{Kind: "write", Path: path, Message: msg +
@@ -142,7 +142,7 @@ func (p Profile) hiddenTmp(path string) (Denial, bool) {
 
 func (p Profile) writableText() string {
 	var parts []string
-	if !p.ReadOnly {
+	if p.Policy != ReadOnly {
 		parts = append(parts, "the workspace")
 	}
 	if p.TempDir != "" {
