@@ -69,9 +69,9 @@ type BashResult struct {
 	Refused bool `json:"-"`
 }
 
-func (bashTool) Name() string        { return Bash }
-func (bashTool) Description() string { return bashDescription }
-func (bashTool) Kind() Kind          { return KindExecute }
+func (bashTool) Name() string          { return Bash }
+func (t bashTool) Description() string { return describeShell(bashDescription, t.argv("")) }
+func (bashTool) Kind() Kind            { return KindExecute }
 func (bashTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"command":{"type":"string","description":"Shell command"},` +
@@ -166,7 +166,7 @@ func (t bashTool) output(ctx context.Context, stream string) *cutOutput {
 // argv is the shell command line for command.
 func (t bashTool) argv(command string) []string {
 	if t.shell == "" {
-		return append(defaultShell(), command)
+		return ShellArgv(command)
 	}
 	return []string{t.shell, "-c", command}
 }

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/hooks"
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 // Hooks are the person's own programs (their config, or a project they
@@ -73,7 +75,7 @@ func holdsCredential(value string, creds []string) bool {
 func (h *HookLauncher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
 	// FullAccess: no confinement, only the containment described above.
 	cmd, err := sandbox.Command(context.Background(), sandbox.Profile{Workspace: h.workspace, Policy: sandbox.FullAccess},
-		[]string{"/bin/sh", "-c", command})
+		hookArgv(command))
 	if err != nil {
 		return -1, err
 	}
@@ -95,11 +97,21 @@ func (l *Launcher) RunHook(ctx context.Context, command string, stdin []byte, st
 		return -1, err
 	}
 	defer r.End()
-	cmd, err := sandbox.Command(context.Background(), r.Profile, []string{"/bin/sh", "-c", command})
+	cmd, err := sandbox.Command(context.Background(), r.Profile, hookArgv(command))
 	if err != nil {
 		return -1, err
 	}
 	return runHookProcess(ctx, cmd, stdin, stdout, stderr)
+}
+
+// hookArgv is a hook's command line: /bin/sh -c, as Claude Code runs
+// hooks; on Windows, which has no /bin/sh, the shell of bash calls (Git's
+// bash, else PowerShell).
+func hookArgv(command string) []string {
+	if runtime.GOOS == "windows" {
+		return tools.ShellArgv(command)
+	}
+	return []string{"/bin/sh", "-c", command}
 }
 
 // runHookProcess starts a contained hook and waits for it. Not tied to
