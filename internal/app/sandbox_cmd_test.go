@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,23 +10,23 @@ import (
 	"github.com/coder-agent/coder/internal/config"
 )
 
-// coder sandbox's and coder doctor's own runs are e2e's.
-
-func loadIn(t *testing.T, dir, project string) *config.Loaded {
+// loadProject loads a trusted workspace of its own whose
+// .coder/config.json is project; coder sandbox's and coder doctor's own
+// runs are e2e's.
+func loadProject(t *testing.T, project string) *config.Loaded {
 	t.Helper()
-	if project != "" {
-		if err := os.MkdirAll(filepath.Join(dir, ".coder"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, ".coder/config.json"), []byte(project), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	dir := t.TempDir()
+	file := filepath.Join(dir, ".coder", "config.json")
+	if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, []byte(project), 0o644)); err != nil {
+		t.Fatal(err)
 	}
-	env := map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_CONFIG_HOME": filepath.Join(dir, "home/.config")}
-	// Trusted: a project's sandbox settings widen it, which only a trusted
-	// workspace may do (an untrusted one's are dropped by config).
-	l, err := config.Load(config.Options{Cwd: dir, UserConfigDir: filepath.Join(dir, "user"),
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Flags: config.Overrides{Trust: true}})
+	env := func(k string) (string, bool) {
+		if k == "HOME" {
+			return dir, true
+		}
+		return "", false
+	}
+	l, err := config.Load(config.Options{Cwd: dir, UserConfigDir: filepath.Join(dir, "user"), Env: env, Flags: config.Overrides{Trust: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +43,12 @@ func TestSubjectModeIsTheREPLs(t *testing.T) {
 		`{"agents": {"default": "fixer", "definitions": [{"name": "fixer", "mode": "build"}]}}`:      "build",
 		`{"permission": {"preset": "plan"}}`:                                                         "plan",
 	} {
-		got, err := subjectMode(loadIn(t, t.TempDir(), project), "")
+		got, err := subjectMode(loadProject(t, project), "")
 		if err != nil || got != want {
 			t.Errorf("%s: mode %q (%v), want %q", project, got, err, want)
 		}
 	}
-	if got, _ := subjectMode(loadIn(t, t.TempDir(), `{"permission": {"preset": "plan"}}`), "build"); got != agent.Build {
+	if got, _ := subjectMode(loadProject(t, `{"permission": {"preset": "plan"}}`), "build"); got != agent.Build {
 		t.Errorf("--mode build gave %q", got)
 	}
 }
