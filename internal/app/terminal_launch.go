@@ -19,8 +19,8 @@ import (
 // the output as it comes and kills the command when asked, while the
 // command itself runs inside coder's sandbox through launch.TerminalArg.
 // coder keeps what it guarantees: the protected paths are guarded around
-// the call by the same launch.Run as the launcher's, and the model's result is the
-// terminal's output and exit status. Background tasks and hooks are not
+// the call by a launch.Run, as the launcher's calls are, and the model's
+// result is the terminal's output and exit status. Background tasks and hooks are not
 // the editor's to show: they start through the sandbox launcher.
 type terminalLauncher struct {
 	*launch.Launcher
