@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -31,6 +32,15 @@ func ParseMode(s string) (Mode, error) {
 		return Plan, nil
 	}
 	return "", fmt.Errorf("mode %q is not build or plan", s)
+}
+
+// Access is what the commands of an agent in mode m may change: the one
+// typed value the call carries to the sandbox's backend (tools.Call.Sandbox).
+func (m Mode) Access() sandbox.Policy {
+	if m == Plan {
+		return sandbox.ReadOnly
+	}
+	return sandbox.WorkspaceWrite
 }
 
 // Agent is one way of working: a named mode with its prompt and tools.

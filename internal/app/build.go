@@ -26,6 +26,8 @@ import (
 	"github.com/coder-agent/coder/internal/mcp"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox/launch"
 	"github.com/coder-agent/coder/internal/secrets"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
@@ -106,7 +108,7 @@ type assembly struct {
 	mcp   *mcp.Manager
 	// launch runs the model's commands in the sandbox; tasks are the
 	// session's background commands.
-	launch *launcher
+	launch *launch.Launcher
 	tasks  *tools.Tasks
 	// lsp are the language servers that check edited files (nil: off).
 	lsp *lsp.Manager
@@ -162,18 +164,18 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 	skillList, warnings := skills.Discover(cfg.Skills.Paths, ws.Root, home)
 	custom, cmdErrs := customcmd.Discover(ws.Root, b.loaded.UserDir)
 	warnings = append(warnings, cmdErrs...)
-	launch, tasks := newLauncher(b.loaded, redactor.Values()), tools.NewTasks()
-	launch.notify = func(text string) { sink.Emit(event.Notice{Text: text}) }
-	warnings = append(warnings, launch.recoverJournals()...)
-	var runCommands tools.Launcher = launch
+	launcher, tasks := launch.New(b.loaded, redactor.Values()), tools.NewTasks()
+	launcher.Notify = func(text string) { sink.Emit(event.Notice{Text: text}) }
+	warnings = append(warnings, launcher.RecoverJournals()...)
+	var runCommands tools.Launcher = launcher
 	if b.terminals != nil {
-		runCommands = &terminalLauncher{launcher: launch, open: b.terminals, outputLimit: cfg.Safety.OutputLimitBytes}
+		runCommands = &terminalLauncher{Launcher: launcher, open: b.terminals, outputLimit: cfg.Safety.OutputLimitBytes}
 	}
 	builtins := tools.Builtins(tools.Env{
 		Workspace:      ws,
 		CommandTimeout: time.Duration(cfg.Safety.CommandTimeoutMS) * time.Millisecond,
 		OutputLimit:    cfg.Safety.OutputLimitBytes,
-		OutputDir:      launch.tempDir,
+		OutputDir:      launcher.TempDir,
 		Tracker:        tools.NewReadTracker(),
 		BeforeChange:   rec.Capture,
 		SecretValues:   redactor.Values(),
@@ -193,14 +195,14 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 	}
 	// A matcher that does not compile (coder's own files are checked when
 	// loaded; .claude settings are another tool's) drops its group, said.
-	hookRunner, err := newHooks(cfg, newHookLauncher(ws.Root, os.Environ(), credentials(rp)), launch, b.storeDir)
+	hookRunner, err := newHooks(cfg, launch.NewHookLauncher(ws.Root, os.Environ(), credentials(rp)), launcher, b.storeDir)
 	if err != nil {
 		warnings = append(warnings, err)
 	}
 	servers := mcp.NewManager(cfg.MCP.Servers, mcp.Options{Cwd: ws.Root, MaxOutputBytes: cfg.Safety.OutputLimitBytes,
 		Environ: func(keep map[string]bool) []string { return redactor.ScrubEnv(os.Environ(), keep) }})
 	rules, ruleProblems := contextmgr.LoadRules(ws.Root, b.loaded.UserDir)
-	langServers := newLSP(b, launch, func() []string { return redactor.ScrubEnv(os.Environ(), nil) })
+	langServers := newLSP(b, launcher, func() []string { return redactor.ScrubEnv(os.Environ(), nil) })
 	provider, err := newProvider(rp, sink)
 	if err != nil {
 		return nil, setupError{err}
@@ -212,7 +214,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),
 		Policy:    policy,
-		OnAlways:  rememberApproval(policy, b.loaded.ProjectWriter(), launch),
+		OnAlways:  rememberApproval(policy, b.loaded.ProjectWriter(), launcher),
 		Agent:     ag,
 		Workspace: ws.Root,
 		Limits: orchestrator.Limits{MaxSteps: cfg.Runtime.MaxSteps, ContextLimit: cfg.Runtime.ContextTokenLimit,
@@ -258,11 +260,11 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 	for _, w := range telWarnings {
 		warnings = append(warnings, errors.New(w))
 	}
-	if w := effectiveReport(sandboxProfile(b.loaded, "build", "")).Warning(); w != "" {
+	if w := launch.Report(launch.Profile(b.loaded, sandbox.WorkspaceWrite, "")).Warning(); w != "" {
 		warnings = append([]error{errors.New(w)}, warnings...)
 	}
 	return &assembly{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
-		launch: launch, tasks: tasks, lsp: langServers, warnings: warnings, catalog: cat}, nil
+		launch: launcher, tasks: tasks, lsp: langServers, warnings: warnings, catalog: cat}, nil
 }
 
 // startAgent builds the agent catalog and picks the agent to start in:
@@ -310,7 +312,7 @@ func secretsOf(rp config.ResolvedProvider, cfg config.Config) *secrets.Redactor 
 // permission.command_allowlist so it is allowed after a restart too — as
 // the person's own answer, so its trust record follows (no question about
 // it at the next start).
-func rememberApproval(p *permission.Engine, project config.ProjectWriter, l *launcher) func(tool, subject string) error {
+func rememberApproval(p *permission.Engine, project config.ProjectWriter, l *launch.Launcher) func(tool, subject string) error {
 	return func(tool, subject string) error {
 		p.AllowExact(tool, subject)
 		if tool != tools.Bash || project.Path() == "" {

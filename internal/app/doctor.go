@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox/launch"
 )
 
 const doctorUsage = `Usage: coder doctor [--mode build|plan] [--cwd DIR]
@@ -37,8 +38,8 @@ func runDoctor(args []string, stdio IO, env func(string) (string, bool)) int {
 		fmt.Fprintln(stdio.Err, "coder doctor: "+err.Error())
 		return ExitUsage
 	}
-	p := sandboxProfile(subj.loaded, subj.mode, "$TMPDIR")
-	r := effectiveReport(p)
+	p := launch.Profile(subj.loaded, subj.mode.Access(), "$TMPDIR")
+	r := launch.Report(p)
 	fmt.Fprint(stdio.Out, r.String())
 	if w := r.Warning(); w != "" {
 		fmt.Fprintln(stdio.Out, "warning: "+w)
@@ -55,7 +56,7 @@ func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sand
 		fmt.Fprintln(w, "  may write anywhere this user can: there is no OS sandbox")
 	} else {
 		fmt.Fprintln(w, "  may write:")
-		if p.ReadOnly {
+		if p.Policy == sandbox.ReadOnly {
 			fmt.Fprintln(w, "    (not the workspace: it is read-only in plan mode)")
 		} else {
 			fmt.Fprintf(w, "    %s (the workspace)\n", p.Workspace)
@@ -115,7 +116,7 @@ func describeControl(w io.Writer, p sandbox.Profile, r sandbox.Report) {
 		}
 		return out
 	}
-	if !p.ReadOnly { // the guard holds at every level, "none" too
+	if p.Policy != sandbox.ReadOnly { // the guard holds at every level, "none" too
 		all := append(append(rel(cov.Pinned), rel(cov.ReadOnly)...), rel(cov.Unbound)...)
 		slices.Sort(all)
 		how := "bound read-only; a .git directory bound onto itself, so it stays writable but cannot be replaced"

@@ -1,24 +1,20 @@
 package app
 
 import (
-	"context"
-	"io"
-	"os/exec"
 	"slices"
 	"time"
 
 	"github.com/coder-agent/coder/internal/commands"
 	"github.com/coder-agent/coder/internal/lsp"
 	"github.com/coder-agent/coder/internal/orchestrator"
-	"github.com/coder-agent/coder/internal/sandbox"
-	"github.com/coder-agent/coder/internal/tools"
+	"github.com/coder-agent/coder/internal/sandbox/launch"
 )
 
 // newLSP builds the session's language servers from lsp.*; nil when they
 // are off, or when the file tools work on an editor's buffers (coder acp),
 // which the servers would not see. Nothing starts here: a server starts
 // when a file of its language is first edited.
-func newLSP(b *base, launch *launcher, environ func() []string) *lsp.Manager {
+func newLSP(b *base, l *launch.Launcher, environ func() []string) *lsp.Manager {
 	c := b.cfg.LSP
 	if !c.Enabled || b.files != nil {
 		return nil
@@ -36,36 +32,8 @@ func newLSP(b *base, launch *launcher, environ func() []string) *lsp.Manager {
 		Wait:      time.Duration(c.WaitMS) * time.Millisecond,
 		StartWait: time.Duration(c.StartWaitMS) * time.Millisecond,
 		Warnings:  c.Warnings,
-		Starter:   lspStarter{launch},
+		Starter:   launch.LSPStarter{L: l},
 		Environ:   environ,
-	})
-}
-
-// lspStarter runs language servers in the sandbox profile of a read-only
-// command (plan mode's): they read the workspace; the sandbox's writable
-// roots (the tool caches, where gopls and the go command keep theirs) and
-// the session's temp dir are writable; no network. They take no part in
-// guarding the protected paths: they cannot write the workspace.
-type lspStarter struct{ l *launcher }
-
-// Start implements lsp.Starter.
-func (s lspStarter) Start(argv, env []string, _ string, stderr io.Writer) (lsp.Process, error) {
-	p, err := s.l.profile(&tools.Call{ReadOnlyWorkspace: true}, env)
-	if err != nil {
-		return nil, err
-	}
-	// A server lives as long as the session, not a call.
-	cmd, err := sandbox.Command(context.Background(), p, argv)
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stderr = stderr
-	return lsp.StartPiped(cmd, func(c *exec.Cmd) (lsp.Waiter, error) {
-		proc, err := sandbox.Start(c)
-		if err != nil {
-			return nil, err
-		}
-		return proc, nil
 	})
 }
 

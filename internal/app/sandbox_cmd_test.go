@@ -1,83 +1,54 @@
 package app
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
+	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
-	"github.com/coder-agent/coder/internal/sandbox"
 )
 
-// These tests build profiles only: running a sandbox would start this test
-// binary as the helper (see e2e for coder sandbox and coder doctor).
-
-func loadIn(t *testing.T, dir, project string) *config.Loaded {
+// loadProject loads a trusted workspace of its own whose
+// .coder/config.json is project; coder sandbox's and coder doctor's own
+// runs are e2e's.
+func loadProject(t *testing.T, project string) *config.Loaded {
 	t.Helper()
-	if project != "" {
-		if err := os.MkdirAll(filepath.Join(dir, ".coder"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, ".coder/config.json"), []byte(project), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	dir := t.TempDir()
+	file := filepath.Join(dir, ".coder", "config.json")
+	if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, []byte(project), 0o644)); err != nil {
+		t.Fatal(err)
 	}
-	env := map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_CONFIG_HOME": filepath.Join(dir, "home/.config")}
-	// Trusted: a project's sandbox settings widen it, which only a trusted
-	// workspace may do (an untrusted one's are dropped by config).
-	l, err := config.Load(config.Options{Cwd: dir, UserConfigDir: filepath.Join(dir, "user"),
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Flags: config.Overrides{Trust: true}})
+	env := func(k string) (string, bool) {
+		if k == "HOME" {
+			return dir, true
+		}
+		return "", false
+	}
+	l, err := config.Load(config.Options{Cwd: dir, UserConfigDir: filepath.Join(dir, "user"), Env: env, Flags: config.Overrides{Trust: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
 }
 
-func TestSandboxProfileFollowsConfigAndMode(t *testing.T) {
-	dir := t.TempDir()
-	l := loadIn(t, dir, "")
-	p := sandboxProfile(l, "build", "/tmp/t")
-	if p.Workspace != dir || p.ReadOnly || p.Network || p.Level != sandbox.LevelAuto || p.TempDir != "/tmp/t" {
-		t.Errorf("build profile: %+v", p)
-	}
-	home := filepath.Join(dir, "home")
-	if !slices.Contains(p.WritableRoots, filepath.Join(home, ".cache")) || !slices.Contains(p.DenyRead, filepath.Join(home, ".ssh")) {
-		t.Errorf("defaults missing: %q %q", p.WritableRoots, p.DenyRead)
-	}
-	if !slices.Contains(p.DenyRead, filepath.Join(dir, "user", "config.json")) {
-		t.Errorf("coder's user config is readable: %q", p.DenyRead)
-	}
-	if p.Protected != nil || p.GitDirs != nil || !slices.Contains(p.DenyReadPatterns, ".env") ||
-		!slices.Contains(p.DenyReadPatterns, "!.env.example") {
-		t.Errorf("protected %q, git dirs %q, patterns %q", p.Protected, p.GitDirs, p.DenyReadPatterns)
-	}
-	if p := sandboxProfile(l, "plan", ""); !p.ReadOnly {
-		t.Errorf("plan profile: %+v", p)
-	}
-	l = loadIn(t, t.TempDir(), `{"sandbox": {"mode": "off", "network": "on", "writable_roots": ["out"]}}`)
-	p = sandboxProfile(l, "build", "")
-	if p.Level != sandbox.LevelNone || !p.Network || !slices.Equal(p.WritableRoots, []string{filepath.Join(l.Cwd, "out")}) {
-		t.Errorf("configured profile: %+v", p)
-	}
-}
-
 // TestSubjectModeIsTheREPLs: coder sandbox and doctor judge the mode the
 // REPL would start in, a preset named plan included.
 func TestSubjectModeIsTheREPLs(t *testing.T) {
-	for project, want := range map[string]string{
+	for project, want := range map[string]agent.Mode{
 		``:                                "build",
 		`{"agents": {"default": "plan"}}`: "plan",
 		`{"agents": {"default": "reviewer", "definitions": [{"name": "reviewer", "mode": "plan"}]}}`: "plan",
 		`{"agents": {"default": "fixer", "definitions": [{"name": "fixer", "mode": "build"}]}}`:      "build",
 		`{"permission": {"preset": "plan"}}`:                                                         "plan",
 	} {
-		got, err := subjectMode(loadIn(t, t.TempDir(), project), "")
+		got, err := subjectMode(loadProject(t, project), "")
 		if err != nil || got != want {
 			t.Errorf("%s: mode %q (%v), want %q", project, got, err, want)
 		}
 	}
-	if got, _ := subjectMode(loadIn(t, t.TempDir(), `{"permission": {"preset": "plan"}}`), "build"); got != "build" {
+	if got, _ := subjectMode(loadProject(t, `{"permission": {"preset": "plan"}}`), "build"); got != agent.Build {
 		t.Errorf("--mode build gave %q", got)
 	}
 }

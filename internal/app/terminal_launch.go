@@ -2,37 +2,28 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/coder-agent/coder/internal/acp"
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox/launch"
 	"github.com/coder-agent/coder/internal/tools"
 )
-
-// terminalSandboxArg is the hidden first argument of what coder asks an
-// editor's terminal to run: `coder __sandbox-terminal PROFILE -- COMMAND...`
-// starts COMMAND in exactly the sandbox a bash call of the session gets
-// (PROFILE is its JSON: paths and switches, never an environment or a
-// secret), so the kernel's confinement holds whoever starts the process.
-const terminalSandboxArg = "__sandbox-terminal"
 
 // terminalLauncher runs the model's foreground commands in an editor's
 // terminal (coder acp, when the editor offers terminals): the editor shows
 // the output as it comes and kills the command when asked, while the
-// command itself runs inside coder's sandbox through terminalSandboxArg.
+// command itself runs inside coder's sandbox through launch.TerminalArg.
 // coder keeps what it guarantees: the protected paths are guarded around
-// the call here, as its own launcher does, and the model's result is the
-// terminal's output and exit status. Background tasks and hooks are not
+// the call by a launch.Run, as the launcher's calls are, and the model's
+// result is the terminal's output and exit status. Background tasks and hooks are not
 // the editor's to show: they start through the sandbox launcher.
 type terminalLauncher struct {
-	*launcher
+	*launch.Launcher
 	open acp.Terminals
 	// outputLimit is how much output the editor keeps for the model.
 	outputLimit int
@@ -41,31 +32,22 @@ type terminalLauncher struct {
 // Launch implements tools.Launcher.
 func (t *terminalLauncher) Launch(ctx context.Context, c *tools.Call, argv, env []string, stdout, stderr io.Writer, background bool) (tools.Proc, error) {
 	if background {
-		return t.launcher.Launch(ctx, c, argv, env, stdout, stderr, background)
+		return t.Launcher.Launch(ctx, c, argv, env, stdout, stderr, background)
 	}
-	p, err := t.profile(c, env)
+	// The terminal's coder mounts what the baseline's scan found
+	// (r.Profile.Scanned).
+	r, err := t.Begin(c.Sandbox, env)
 	if err != nil {
 		return nil, err
 	}
-	outside := c.Unsandboxed
-	if !outside {
-		scanned, err := t.acquire()
-		if err != nil {
-			return nil, err
-		}
-		// The terminal's coder mounts what the baseline's scan found.
-		p.Scanned = scanned
-	}
-	term, err := t.openTerminal(ctx, p, argv)
+	term, err := t.openTerminal(ctx, r.Profile, argv)
 	if err != nil {
-		if !outside {
-			_, _ = t.release()
-		}
+		r.Abort()
 		return nil, err
 	}
 	tools.ShowTerminal(ctx, term.ID())
 	waitCtx, stopWaiting := context.WithCancel(context.Background())
-	proc := &terminalProc{l: t.launcher, term: term, profile: p, outside: outside,
+	proc := &terminalProc{sandbox: r, term: term,
 		stdout: stdout, stderr: stderr, exit: -1, done: make(chan struct{}), stopWaiting: stopWaiting}
 	go proc.run(waitCtx)
 	return proc, nil
@@ -73,11 +55,11 @@ func (t *terminalLauncher) Launch(ctx context.Context, c *tools.Call, argv, env 
 
 // openTerminal starts argv in sandbox p in a terminal of the editor's.
 func (t *terminalLauncher) openTerminal(ctx context.Context, p sandbox.Profile, argv []string) (*acp.Terminal, error) {
-	cmd, err := terminalCommand(p, argv)
+	exe, args, env, err := launch.TerminalCommand(p, argv)
 	if err != nil {
 		return nil, err
 	}
-	cmd.OutputLimit = t.outputLimit
+	cmd := acp.TerminalCommand{Command: exe, Args: args, Env: env, Cwd: p.Workspace, OutputLimit: t.outputLimit}
 	term, err := t.open(ctx, cmd)
 	if err != nil {
 		return nil, fmt.Errorf("the editor's terminal: %w", err)
@@ -85,60 +67,10 @@ func (t *terminalLauncher) openTerminal(ctx context.Context, p sandbox.Profile, 
 	return term, nil
 }
 
-// terminalCommand is the terminal command that runs argv in sandbox p.
-// The command's environment goes as the terminal's, which the sandbox
-// filters again (secret-named variables never enter it).
-func terminalCommand(p sandbox.Profile, argv []string) (acp.TerminalCommand, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return acp.TerminalCommand{}, fmt.Errorf("finding coder's executable: %w", err)
-	}
-	env := p.Env
-	p.Env, p.Secrets = nil, nil
-	spec, err := json.Marshal(p)
-	if err != nil {
-		return acp.TerminalCommand{}, err
-	}
-	args := append([]string{terminalSandboxArg, string(spec), "--"}, argv...)
-	return acp.TerminalCommand{Command: exe, Args: args, Env: env, Cwd: p.Workspace}, nil
-}
-
-// runTerminalSandbox is `coder __sandbox-terminal PROFILE -- COMMAND...`,
-// run by an editor's terminal: COMMAND in the sandbox PROFILE describes,
-// its output on this process's, its exit code this process's (125 when
-// the sandbox could not be set up). Stdin stays closed, as for a bash call.
-func runTerminalSandbox(ctx context.Context, args []string, stdio IO) int {
-	fail := func(err error) int {
-		fmt.Fprintln(stdio.Err, "coder sandbox: "+err.Error())
-		return ExitSandboxFailed
-	}
-	if len(args) < 3 || args[1] != "--" {
-		return fail(errors.New("usage: coder " + terminalSandboxArg + " PROFILE -- COMMAND [ARGS...]"))
-	}
-	var p sandbox.Profile
-	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
-		return fail(fmt.Errorf("bad profile: %w", err))
-	}
-	p.Env, p.Secrets = nil, nil // this process's environment, filtered by the sandbox
-	cmd, err := sandbox.Command(ctx, p, args[2:])
-	if err != nil {
-		return fail(err)
-	}
-	cmd.Stdout, cmd.Stderr = stdio.Out, stdio.Err
-	proc, err := sandbox.Start(cmd)
-	if err != nil {
-		return fail(err)
-	}
-	_ = proc.Wait()
-	return proc.ExitCode()
-}
-
 // terminalProc is a command running in an editor's terminal.
 type terminalProc struct {
-	l       *launcher
+	sandbox *launch.Run
 	term    *acp.Terminal
-	profile sandbox.Profile
-	outside bool // the person let it run outside the sandbox
 	stdout  io.Writer
 	stderr  io.Writer
 	kill    sync.Once
@@ -147,11 +79,9 @@ type terminalProc struct {
 	// after a kill.
 	stopWaiting context.CancelFunc
 
-	mu       sync.Mutex
-	exit     int
-	output   string
-	changes  []string
-	guardErr error
+	mu     sync.Mutex
+	exit   int
+	output string
 }
 
 // run waits for the command, hands its output to the call, releases the
@@ -171,15 +101,9 @@ func (p *terminalProc) run(ctx context.Context) {
 	}
 	_ = p.term.Release()
 	p.stopWaiting()
-	var changes []string
-	var guardErr error
-	if p.outside {
-		guardErr = p.l.acceptAll()
-	} else {
-		changes, guardErr = p.l.release()
-	}
+	p.sandbox.End()
 	p.mu.Lock()
-	p.exit, p.output, p.changes, p.guardErr = exitStatus(ex, waitErr), out, changes, guardErr
+	p.exit, p.output = exitStatus(ex, waitErr), out
 	p.mu.Unlock()
 }
 
@@ -236,7 +160,7 @@ func (p *terminalProc) Finish(string) (notes []string, refused bool) {
 	<-p.done
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return sandboxNotes(p.profile, p.exit, p.output, p.changes, p.guardErr)
+	return p.sandbox.Notes(p.exit, p.output)
 }
 
 var _ tools.Launcher = (*terminalLauncher)(nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/coder-agent/coder/internal/permission"
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -14,7 +15,7 @@ import (
 // happened either way.
 func (o *Orchestrator) escalate(ctx context.Context, ts *turnState, c *tools.Call, res tools.Result) tools.Result {
 	b := res.Bash
-	if b == nil || !b.Refused || c.Unsandboxed || c.ReadOnlyWorkspace || ctx.Err() != nil {
+	if b == nil || !b.Refused || c.Sandbox != sandbox.WorkspaceWrite || ctx.Err() != nil {
 		return res
 	}
 	req := permission.Request{Call: c, Danger: true, Escalation: true, Reasons: []string{
@@ -35,7 +36,7 @@ func (o *Orchestrator) escalate(ctx context.Context, ts *turnState, c *tools.Cal
 		}
 		return b.WithNote(note)
 	}
-	c.Unsandboxed = true
+	c.Sandbox = sandbox.FullAccess
 	again, err := tools.Execute(ctx, c)
 	if err != nil || again.Bash == nil {
 		return res

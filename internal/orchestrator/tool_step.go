@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/permission"
@@ -189,7 +188,7 @@ func (o *Orchestrator) admit(ctx context.Context, ts *turnState, c *tools.Call) 
 	if refused {
 		return a
 	}
-	c.ReadOnlyWorkspace = o.agent.Mode == agent.Plan
+	c.Sandbox = o.agent.Mode.Access()
 	dec := o.opts.Policy.Decide(c, o.agent.Mode)
 	if dec.Action == permission.Deny {
 		return a.refuse(tools.Failure("permission denied by the policy: %s", orDefault(dec.Reason, "denied by policy")))

@@ -10,6 +10,7 @@ import (
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/repl/style"
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/termsafe"
 )
 
@@ -80,7 +81,7 @@ func (r *REPL) beginApproval(a *ask) {
 	for _, reason := range req.Reasons {
 		b.WriteString(st.Yellow("  "+termsafe.Visible(reason)) + "\n")
 	}
-	if c.ReadOnlyWorkspace && c.Kind == chat.ToolExecute && !c.Unsandboxed {
+	if c.Sandbox == sandbox.ReadOnly && c.Kind == chat.ToolExecute {
 		// Plan mode's sandbox: saying yes runs it, but not as asked.
 		b.WriteString(st.Yellow("  plan mode: the sandbox keeps the workspace read-only, so if this command writes there it fails (\"Read-only file system\"); switch to build mode (/build) to let it write") + "\n")
 	}

@@ -10,15 +10,15 @@ import (
 )
 
 // Access is what a sandboxed call may touch, in one typed value that
-// every backend reads (as Codex's SandboxPolicy): whether the workspace is
-// writable, the other writable roots, the protected paths inside them,
-// the paths it may not read, and the network. Profile.Access resolves a
-// Profile into it.
+// every backend reads (as Codex's SandboxPolicy): the call's Policy
+// (whether the workspace is writable), the other writable roots, the
+// protected paths inside them, the paths it may not read, and the
+// network. Profile.Access resolves a Profile into it.
 type Access struct {
 	// Workspace is the project directory; readable always, writable when
-	// WorkspaceWrite (build) and read-only otherwise (plan).
-	Workspace      string
-	WorkspaceWrite bool
+	// Policy is WorkspaceWrite (build) and read-only when ReadOnly (plan).
+	Workspace string
+	Policy    Policy
 	// WritableRoots are the other paths the command may change (the
 	// private temp dir first, then the configured roots), absolute.
 	WritableRoots []string
@@ -32,7 +32,7 @@ type Access struct {
 
 // Access resolves p into the access its commands get.
 func (p Profile) Access() Access {
-	a := Access{Workspace: filepath.Clean(p.Workspace), WorkspaceWrite: !p.ReadOnly, Network: p.Network}
+	a := Access{Workspace: filepath.Clean(p.Workspace), Policy: p.Policy, Network: p.Network}
 	if p.TempDir != "" {
 		a.WritableRoots = append(a.WritableRoots, filepath.Clean(p.TempDir))
 	}
@@ -47,10 +47,10 @@ func (p Profile) Access() Access {
 	// mounts do (Profile.spec). A scan that fails leaves nothing known to
 	// protect: the workspace is then read-only, never writable unprotected.
 	cov, err := p.coverage()
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		a.WorkspaceWrite = false
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && a.Policy == WorkspaceWrite {
+		a.Policy = ReadOnly
 	}
-	if a.WorkspaceWrite {
+	if a.Policy == WorkspaceWrite {
 		a.Protected = appendNew(a.Protected, p.controlPaths(cov)...)
 	}
 	a.DenyRead = appendNew(a.DenyRead, cov.Masked...)

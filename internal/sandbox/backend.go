@@ -18,8 +18,8 @@ type backend struct {
 }
 
 // backends is the table of backends by GOOS: a new one is a row here and
-// its functions in this package (docs/ARCHITECTURE.md, "a sandbox
-// backend"). A system missing from it gets containment only.
+// its functions in this package (docs/ARCHITECTURE.md, Recipes: "Add a
+// sandbox backend"). A system missing from it gets containment only.
 var backends = map[string]backend{
 	"linux":   {},
 	"darwin":  {probe: probeSeatbelt, wrap: wrapSeatbelt},

@@ -98,7 +98,7 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 				" is kept unreadable (sandbox.deny_read). Do not try to read it another way."}, true
 		}
 	}
-	if !p.ReadOnly {
+	if p.Policy != ReadOnly {
 		rel, err := filepath.Rel(p.Workspace, path)
 		isControl := err == nil && control.Is(filepath.ToSlash(rel))
 		for _, pr := range p.protected() {
@@ -116,7 +116,7 @@ func (p Profile) judge(path string, erofs bool) (Denial, bool) {
 		}
 	}
 	msg := "This looks like coder's sandbox: " + path + " is outside " + p.writableText() + "."
-	if p.ReadOnly && paths.Within(p.Workspace, path) {
+	if p.Policy == ReadOnly && paths.Within(p.Workspace, path) {
 		msg = "This looks like coder's sandbox: the workspace is read-only in plan mode (" + path + ")."
 	}
 	return Denial{Kind: "write", Path: path, Message: msg +
@@ -143,7 +143,7 @@ func (p Profile) hiddenTmp(path string) (Denial, bool) {
 
 func (p Profile) writableText() string {
 	var parts []string
-	if !p.ReadOnly {
+	if p.Policy != ReadOnly {
 		parts = append(parts, "the workspace")
 	}
 	if p.TempDir != "" {

@@ -9,7 +9,7 @@ func TestExplainJudgesMessages(t *testing.T) {
 	p := Profile{Workspace: "/ws", TempDir: "/tmp/coder-1", WritableRoots: []string{"/home/u/.cache"},
 		DenyRead: []string{"/home/u/.ssh"}}
 	plan := p
-	plan.ReadOnly = true
+	plan.Policy = ReadOnly
 	online := p
 	online.Network = true
 	tests := []struct {

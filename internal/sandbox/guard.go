@@ -103,7 +103,7 @@ func watch(p Profile, journalDir string) (*Guard, error) {
 		// Linux fallbacks.
 		g.level = LevelLandlock
 	}
-	if p.ReadOnly {
+	if p.Policy == ReadOnly {
 		return g, nil
 	}
 	var trees []tree

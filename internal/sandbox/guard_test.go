@@ -165,7 +165,7 @@ func TestGuardWritesNothingThroughASymlinkedParent(t *testing.T) {
 func TestGuardWatchesNothingInPlanMode(t *testing.T) {
 	ws := t.TempDir()
 	gitRepo(t, ws)
-	g, err := Watch(Profile{Workspace: ws, ReadOnly: true})
+	g, err := Watch(Profile{Workspace: ws, Policy: ReadOnly})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/coder-agent/coder/internal/paths"
 	"golang.org/x/sys/unix"
+
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // bindOp is one path bound onto itself, read-write or read-only, or

@@ -77,10 +77,12 @@ func ParseLevel(s string) (Level, error) {
 // Profile says what a sandboxed command may do. The caller fills it from
 // the configuration and the mode; paths are absolute unless noted.
 type Profile struct {
-	// Workspace is the project directory, writable unless ReadOnly.
+	// Workspace is the project directory, writable unless Policy is
+	// ReadOnly.
 	Workspace string
-	// ReadOnly makes the workspace read-only too (plan mode).
-	ReadOnly bool
+	// Policy is the call's access: the workspace writable (build mode),
+	// read-only (plan mode), or no OS sandbox at all (FullAccess).
+	Policy Policy
 	// WritableRoots are further directories (or files) the command may
 	// change, such as tool caches. Missing ones are skipped.
 	WritableRoots []string
@@ -141,7 +143,7 @@ func (p Profile) protected() []string {
 // read-only), the temp dir and the writable roots.
 func (p Profile) writable() []string {
 	var out []string
-	if !p.ReadOnly {
+	if p.Policy != ReadOnly {
 		out = append(out, p.Workspace)
 	}
 	if p.TempDir != "" {
@@ -222,7 +224,7 @@ func (p Profile) enforceable(list []string) (enforced, skipped []string) {
 func (p Profile) spec(level Level, abi int) (spec, error) {
 	deny, _ := p.denyRead()
 	s := spec{Writable: p.writable(), DenyRead: deny, Network: p.Network}
-	if p.ReadOnly {
+	if p.Policy == ReadOnly {
 		s.ReadOnly = []string{p.Workspace}
 	} else {
 		s.ReadOnly = p.protected()
@@ -234,7 +236,7 @@ func (p Profile) spec(level Level, abi int) (spec, error) {
 		if err != nil {
 			return s, err
 		}
-		if !p.ReadOnly {
+		if p.Policy != ReadOnly {
 			s.Pinned = cov.Pinned
 			s.ReadOnly = append(s.ReadOnly, cov.ReadOnly...)
 		}
@@ -262,8 +264,11 @@ func (p Profile) coverage() (Coverage, error) {
 }
 
 // level is the level p's commands run at: the best Probe found, or the
-// lower one p asks for.
+// lower one p asks for; none for FullAccess.
 func (p Profile) level() Level {
+	if p.Policy == FullAccess {
+		return LevelNone
+	}
 	l := Probe().Level
 	if p.Level != LevelAuto && p.Level < l {
 		l = p.Level
@@ -276,7 +281,7 @@ func (p Profile) level() Level {
 // workspace writable. The mounts (LevelFull) still let the rest of it be
 // written; under Landlock alone it stays read-only.
 func landlockWritable(writable []string, p Profile) []string {
-	if !p.ReadOnly {
+	if p.Policy != ReadOnly {
 		return writable
 	}
 	var out []string

@@ -201,7 +201,7 @@ func TestSpecFollowsProfileAndLevel(t *testing.T) {
 	if s := spec(LevelFull, 1); s.LandlockABI != 0 {
 		t.Errorf("ABI 1 is not used: %+v", s)
 	}
-	p.ReadOnly = true
+	p.Policy = ReadOnly
 	s = spec(LevelFull, 7)
 	if slices.Contains(s.Writable, ws) || !slices.Equal(s.ReadOnly, []string{ws}) || s.Pinned != nil ||
 		!slices.Contains(s.DenyRead, filepath.Join(ws, ".env")) {

@@ -96,13 +96,13 @@ func SeatbeltProfile(a Access) (profile string, params []string) {
 	}
 
 	var roots []string
-	if a.WorkspaceWrite {
+	if a.Policy != ReadOnly {
 		roots = append(roots, a.Workspace)
 	}
 	roots = append(roots, a.WritableRoots...)
 	// The exceptions every writable root carries.
 	var excepts []string
-	if !a.WorkspaceWrite {
+	if a.Policy == ReadOnly {
 		excepts = append(excepts, fmt.Sprintf("(require-not (subpath %s))", param("WORKSPACE", resolved(a.Workspace))))
 	}
 	// A path that may not be read may not be written, renamed or replaced

@@ -24,7 +24,7 @@ func TestSeatbeltProfileGolden(t *testing.T) {
 		p    func(Profile) Profile
 	}{
 		{"build", func(p Profile) Profile { return p }},
-		{"plan", func(p Profile) Profile { p.ReadOnly = true; return p }},
+		{"plan", func(p Profile) Profile { p.Policy = ReadOnly; return p }},
 		{"network_on", func(p Profile) Profile { p.Network = true; return p }},
 		{"writable_roots", func(p Profile) Profile {
 			p.WritableRoots = []string{"/Users/dev/.cache/go-build", "/Users/dev/.npm", "relative/ignored"}
@@ -149,7 +149,7 @@ func TestAccessProtectsWhatTheScanFinds(t *testing.T) {
 		}
 	}
 	a := Profile{Workspace: ws, DenyReadPatterns: []string{".env"}}.Access()
-	if !a.WorkspaceWrite {
+	if a.Policy != WorkspaceWrite {
 		t.Fatal("the workspace is not writable in build mode")
 	}
 	for _, want := range []string{".git/config", "pkg/.coder", "web/.mcp.json"} {

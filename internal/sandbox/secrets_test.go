@@ -139,7 +139,7 @@ func TestPlanProfileKeepsTheWorkspaceReadOnly(t *testing.T) {
 			w := newWorld(t)
 			gitRepo(t, w.ws)
 			p := w.profile(l)
-			p.ReadOnly = true
+			p.Policy = ReadOnly
 			p.WritableRoots = append(p.WritableRoots, w.base) // holds the workspace
 			before := treeHash(t, w.ws)
 			for _, script := range []string{`touch new.txt`, `echo x > README`, `rm -f README`, `mkdir d`,

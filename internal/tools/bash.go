@@ -70,8 +70,8 @@ type BashResult struct {
 	Refused bool `json:"-"`
 }
 
-func (bashTool) Name() string        { return Bash }
-func (bashTool) Description() string { return bashDescription }
+func (bashTool) Name() string          { return Bash }
+func (t bashTool) Description() string { return describeShell(bashDescription, t.argv("")) }
 func (bashTool) Facts() Facts {
 	return Facts{Kind: chat.ToolExecute, Effect: EffectOpen, Plan: true, General: true, Claude: []string{"Bash"}}
 }
@@ -169,7 +169,7 @@ func (t bashTool) output(ctx context.Context, stream string) *cutOutput {
 // argv is the shell command line for command.
 func (t bashTool) argv(command string) []string {
 	if t.shell == "" {
-		return append(defaultShell(), command)
+		return ShellArgv(command)
 	}
 	return []string{t.shell, "-c", command}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/control"
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/shell"
 )
 
@@ -76,12 +77,12 @@ type Call struct {
 	// paths outside the workspace; Run refuses such paths otherwise, so a
 	// skipped approval fails closed.
 	OutsideApproved bool
-	// ReadOnlyWorkspace is set in plan mode: even an approved command must
-	// not change the workspace.
-	ReadOnlyWorkspace bool
-	// Unsandboxed is set when a person let this one command run again
-	// outside the OS sandbox after the sandbox refused it.
-	Unsandboxed bool
+	// Sandbox is what the call's commands may change, as one typed value
+	// from the mode to the sandbox's backend: the mode's (agent.Mode.Access:
+	// plan mode's ReadOnly, so even an approved command cannot change the
+	// workspace), or FullAccess when a person let this one command run
+	// again outside the OS sandbox after the sandbox refused it.
+	Sandbox sandbox.Policy
 }
 
 // Path is a path a call names, resolved.

@@ -9,12 +9,12 @@ import (
 	"github.com/coder-agent/coder/internal/proctree"
 )
 
-// Launcher starts the processes of bash calls. coder's launcher runs them
-// in its OS sandbox (see internal/sandbox and app); Direct runs them as
-// they are, for tests.
+// Launcher starts the processes of bash calls. coder's launcher
+// (internal/sandbox/launch) runs them in its OS sandbox with the call's
+// access (Call.Sandbox); Direct runs them as they are, for tests.
 type Launcher interface {
-	// Launch starts argv for call c (whose mode decides the sandbox's
-	// profile) with the environment env. A background process lives until
+	// Launch starts argv for call c (whose Sandbox decides what it may
+	// change) with the environment env. A background process lives until
 	// it ends or is stopped; another ends with everything it started.
 	Launch(ctx context.Context, c *Call, argv, env []string, stdout, stderr io.Writer, background bool) (Proc, error)
 }

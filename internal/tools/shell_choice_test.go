@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +34,31 @@ func TestWindowsShellChoice(t *testing.T) {
 				t.Fatalf("shell %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// The model is told when its commands run under PowerShell (Windows
+// without bash), and the description of bash stays as it is elsewhere, and
+// within its budget either way.
+func TestBashDescriptionNamesTheShell(t *testing.T) {
+	for _, c := range []struct {
+		argv       []string
+		powerShell bool
+	}{
+		{[]string{"/bin/bash", "-c"}, false},
+		{[]string{`C:\Program Files\Git\bin\bash.exe`, "-c"}, false},
+		{[]string{`C:\Program Files\PowerShell\7\pwsh.exe`, "-NoProfile", "-NonInteractive", "-Command"}, true},
+		{[]string{"powershell.exe", "-NoProfile", "-NonInteractive", "-Command"}, true},
+	} {
+		got := describeShell(bashDescription, c.argv)
+		if c.powerShell != strings.Contains(got, "PowerShell") || c.powerShell == strings.Contains(got, "bash -c") {
+			t.Errorf("%s: description starts %q", c.argv[0], got[:60])
+		}
+		if !c.powerShell && got != bashDescription {
+			t.Errorf("%s: the description changed", c.argv[0])
+		}
+		if len(got) > 700 {
+			t.Errorf("%s: description is %d bytes", c.argv[0], len(got))
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package launch
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -23,7 +24,7 @@ import (
 // its provider key, and a hook ends, with everything it started, at its
 // timeout, when the hook itself ends, or when coder dies.
 //
-// The second rests on sandbox's containment at LevelNone: a re-executed
+// The second rests on sandbox's containment at FullAccess: a re-executed
 // coder, a child subreaper, supervises the hook's shell, so whatever the
 // hook double-forks or moves to a session of its own (setsid) is
 // reparented to it and killed. The limit, stated in the README: the hook
@@ -31,16 +32,16 @@ import (
 // have a service that is not its child (systemd --user, at, a D-Bus
 // activated program) start something; neither is an accident a hook makes.
 
-// hookLauncher runs hooks outside the sandbox (hooks.Launcher).
-type hookLauncher struct {
+// HookLauncher runs hooks outside the sandbox (hooks.Launcher).
+type HookLauncher struct {
 	workspace string
 	env       []string
 }
 
-// newHookLauncher runs hooks in workspace with environ less the variables
+// NewHookLauncher runs hooks in workspace with environ less the variables
 // that hold one of creds (the provider key, provider header values).
-func newHookLauncher(workspace string, environ, creds []string) *hookLauncher {
-	return &hookLauncher{workspace: workspace, env: hookEnv(environ, workspace, creds)}
+func NewHookLauncher(workspace string, environ, creds []string) *HookLauncher {
+	return &HookLauncher{workspace: workspace, env: hookEnv(environ, workspace, creds)}
 }
 
 // hookEnv is a hook's environment: environ without the variables holding
@@ -71,10 +72,10 @@ func holdsCredential(value string, creds []string) bool {
 }
 
 // RunHook implements hooks.Launcher.
-func (h *hookLauncher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
-	// LevelNone: no confinement, only the containment described above.
-	cmd, err := sandbox.Command(context.Background(), sandbox.Profile{Workspace: h.workspace, Level: sandbox.LevelNone},
-		[]string{"/bin/sh", "-c", command})
+func (h *HookLauncher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	// FullAccess: no confinement, only the containment described above.
+	cmd, err := sandbox.Command(context.Background(), sandbox.Profile{Workspace: h.workspace, Policy: sandbox.FullAccess},
+		hookArgv(command))
 	if err != nil {
 		return -1, err
 	}
@@ -89,23 +90,28 @@ func (h *hookLauncher) RunHook(ctx context.Context, command string, stdin []byte
 // RunHook implements hooks.Launcher for a hook that asked for the sandbox
 // (hooks.sandbox): the build-mode sandbox of the model's commands, with the
 // session's temp dir, under the same guard of the protected paths.
-func (l *launcher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+func (l *Launcher) RunHook(ctx context.Context, command string, stdin []byte, stdout, stderr io.Writer) (int, error) {
 	ws := l.loaded.Config.Runtime.WorkspaceRoot
-	p, err := l.profile(&tools.Call{}, hookEnv(os.Environ(), ws, nil))
+	r, err := l.Begin(sandbox.WorkspaceWrite, hookEnv(os.Environ(), ws, nil))
 	if err != nil {
 		return -1, err
 	}
-	scanned, err := l.acquire()
-	if err != nil {
-		return -1, err
-	}
-	p.Scanned = scanned
-	defer func() { _, _ = l.release() }()
-	cmd, err := sandbox.Command(context.Background(), p, []string{"/bin/sh", "-c", command})
+	defer r.End()
+	cmd, err := sandbox.Command(context.Background(), r.Profile, hookArgv(command))
 	if err != nil {
 		return -1, err
 	}
 	return runHookProcess(ctx, cmd, stdin, stdout, stderr)
+}
+
+// hookArgv is a hook's command line: /bin/sh -c, as Claude Code runs
+// hooks; on Windows, which has no /bin/sh, the shell of bash calls (Git's
+// bash, else PowerShell).
+func hookArgv(command string) []string {
+	if runtime.GOOS == "windows" {
+		return tools.ShellArgv(command)
+	}
+	return []string{"/bin/sh", "-c", command}
 }
 
 // runHookProcess starts a contained hook and waits for it. Not tied to
@@ -127,6 +133,6 @@ func runHookProcess(ctx context.Context, cmd *exec.Cmd, stdin []byte, stdout, st
 }
 
 var (
-	_ hooks.Launcher = (*hookLauncher)(nil)
-	_ hooks.Launcher = (*launcher)(nil)
+	_ hooks.Launcher = (*HookLauncher)(nil)
+	_ hooks.Launcher = (*Launcher)(nil)
 )

@@ -1,0 +1,52 @@
+package launch
+
+import (
+	"path/filepath"
+
+	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/sandbox"
+)
+
+// Profile is the sandbox for the model's commands in the workspace l
+// loaded, with access a and tempDir as the private TMPDIR: what bash
+// calls, !cmd, auto-verify, sandboxed hooks, language servers and `coder
+// sandbox` run under, and what `coder doctor` describes.
+func Profile(l *config.Loaded, a sandbox.Policy, tempDir string) sandbox.Profile {
+	cfg := l.Config.Sandbox
+	ws := l.Config.Runtime.WorkspaceRoot
+	writable, denyRead := l.SandboxPaths()
+	// coder's own user configuration may hold an API key.
+	denyRead = append(denyRead, filepath.Join(l.UserDir, "config.json"))
+	gitDirs := sandbox.GitWorktree(ws)
+	p := sandbox.Profile{
+		Workspace:        ws,
+		Policy:           a,
+		WritableRoots:    append(writable, gitDirs...),
+		GitDirs:          gitDirs,
+		TempDir:          tempDir,
+		DenyRead:         denyRead,
+		DenyReadPatterns: l.SandboxPatterns(),
+		Network:          cfg.Network == "on",
+	}
+	if cfg.Mode == "off" {
+		p.Level = sandbox.LevelNone
+	}
+	return p
+}
+
+// JournalDir is where the sandbox keeps the baseline of the control
+// files while commands run (sandbox.WatchJournaled): coder's user
+// directory, which no command may write.
+func JournalDir(l *config.Loaded) string {
+	return filepath.Join(l.UserDir, "sandbox-journal")
+}
+
+// Report is the probe report as commands with profile p see it:
+// sandbox.mode "off", or a person's leave to run one outside the sandbox
+// (FullAccess), is no OS sandbox.
+func Report(p sandbox.Profile) sandbox.Report {
+	if p.Policy == sandbox.FullAccess {
+		return sandbox.Probe().Limit(sandbox.LevelNone, "run outside the sandbox, as the person allowed")
+	}
+	return sandbox.Probe().Limit(p.Level, `sandbox.mode "off"`)
+}
