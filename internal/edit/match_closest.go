@@ -3,6 +3,8 @@ package edit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/textcut"
 )
 
 const (
@@ -61,7 +63,7 @@ func numberedLines(file []string, lo, hi int) string {
 		fmt.Fprintf(&b, "lines %d-%d:\n", lo+1, hi)
 	}
 	for i := from; i < to; i++ {
-		text, cut := cutRunes(validUTF8(file[i]), closestLineChars)
+		text, cut := textcut.Runes(textcut.Valid(file[i]), closestLineChars)
 		if cut {
 			text += "…"
 		}

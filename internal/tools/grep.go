@@ -19,6 +19,7 @@ import (
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/secrets"
+	"github.com/coder-agent/coder/internal/textcut"
 )
 
 //go:embed description/grep.md
@@ -274,7 +275,7 @@ func (s *matchSet) result() []grepMatch {
 // matchText is a line as grep shows it: no line ending, valid UTF-8, cut.
 func matchText(line []byte) string {
 	s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
-	s, cut := cutRunes(validUTF8(s), grepMaxLineChars)
+	s, cut := textcut.Runes(textcut.Valid(s), grepMaxLineChars)
 	if cut {
 		s += " [line cut]"
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/coder-agent/coder/internal/textcut"
 )
 
 // OutputFunc receives a running command's output as the process writes it:
@@ -174,7 +176,7 @@ func (w *cutOutput) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.cut {
-		return validUTF8(string(w.buf))
+		return textcut.Valid(string(w.buf))
 	}
 	head := w.buf
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
@@ -198,11 +200,11 @@ func (w *cutOutput) String() string {
 		mark += fmt.Sprintf("; the first %d bytes are in %s", w.fileBytes, w.path)
 	}
 	mark += "]…"
-	s := validUTF8(string(head))
+	s := textcut.Valid(string(head))
 	if s != "" && s[len(s)-1] != '\n' {
 		s += "\n"
 	}
-	return s + mark + "\n" + validUTF8(string(tail))
+	return s + mark + "\n" + textcut.Valid(string(tail))
 }
 
 // trimPartialRune drops a UTF-8 sequence cut short at the end of b.

@@ -21,6 +21,7 @@ import (
 	"github.com/coder-agent/coder/internal/images"
 	"github.com/coder-agent/coder/internal/plural"
 	"github.com/coder-agent/coder/internal/secrets"
+	"github.com/coder-agent/coder/internal/textcut"
 )
 
 //go:embed description/read.md
@@ -238,7 +239,7 @@ func readLines(ctx context.Context, r *bufio.Reader, rel string, offset, limit i
 
 func writeNumbered(out *strings.Builder, n int, line []byte) {
 	text := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
-	text, cut := cutRunes(validUTF8(text), readMaxLineChars)
+	text, cut := textcut.Runes(textcut.Valid(text), readMaxLineChars)
 	if cut {
 		text += " [line cut]"
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/plural"
+	"github.com/coder-agent/coder/internal/textcut"
 )
 
 //go:embed description/bash_output.md
@@ -172,7 +173,7 @@ func (o *taskOutput) take() (string, int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.trim()
-	s, d := validUTF8(string(o.buf)), o.dropped
+	s, d := textcut.Valid(string(o.buf)), o.dropped
 	o.buf, o.dropped = nil, 0
 	return s, d
 }
