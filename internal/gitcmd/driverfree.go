@@ -2,10 +2,11 @@ package gitcmd
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/coder-agent/coder/internal/regfile"
 )
 
 // driverFree reports whether no configuration file git could read as the
@@ -95,19 +96,14 @@ var driverSections = []string{"filter", "diff", "merge", "include"}
 // fine) opens none of driverSections, in any case, anywhere: in a comment
 // or a value too, which only costs a listing.
 func sectionFree(path string) bool {
-	f, err := os.Open(path)
+	// regfile: a FIFO planted as .git/config must not hang coder here, where
+	// no timeout reaches (git's own listing ran under its context); anything
+	// but a regular file lists the configuration.
+	data, err := regfile.Read(path, maxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true
 	}
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
-	if err != nil || len(data) > maxConfig {
-		return false
-	}
-	return !opensSection(data, driverSections)
+	return err == nil && !opensSection(data, driverSections)
 }
 
 // opensSection reports whether data has "[" followed (after any blanks) by

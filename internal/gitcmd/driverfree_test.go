@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // loggedGit puts a git first on PATH that notes each command line in a log
@@ -245,6 +248,56 @@ func TestOpensSection(t *testing.T) {
 	} {
 		if got := opensSection([]byte(data), driverSections); got != want {
 			t.Errorf("%q: %v, want %v", data, got, want)
+		}
+	}
+}
+
+// A FIFO planted as a configuration file would block an open for reading
+// until a writer came; the check must answer (not driver-free) at once.
+func TestDriverFreeDoesNotHangOnAFIFO(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := plainRepo(t)
+	if err := syscall.Mkfifo(filepath.Join(dir, ".git", "config.worktree"), 0o644); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	done := make(chan bool, 1)
+	go func() { done <- driverFree(dir) }()
+	select {
+	case free := <-done:
+		if free {
+			t.Fatal("a FIFO in place of config.worktree counted as driver-free")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("driverFree blocked on a FIFO")
+	}
+}
+
+// The fast path is sound only while every section driverKey overrides is
+// one driverSections looks for: a key added to one list must reach the other.
+func TestDriverSectionsCoverDriverKeys(t *testing.T) {
+	src := strings.TrimSuffix(strings.TrimPrefix(driverKey().String(), "^("), ")$")
+	var alts []string // the top-level alternatives: one per section
+	depth, start := 0, 0
+	for i, c := range src {
+		switch {
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '|' && depth == 0:
+			alts, start = append(alts, src[start:i]), i+1
+		}
+	}
+	alts = append(alts, src[start:])
+	if len(alts) < 3 {
+		t.Fatalf("read %d alternatives from driverKey %q", len(alts), src)
+	}
+	for _, alt := range alts {
+		section, _, _ := strings.Cut(alt, `\.`)
+		if !slices.Contains(driverSections, section) {
+			t.Errorf("driverKey overrides %q keys, but driverSections does not look for [%s", section, section)
 		}
 	}
 }

@@ -25,6 +25,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/coder-agent/coder/internal/secrets"
 )
 
 // fixed are overrides every call gets: git's own program settings that a
@@ -203,22 +205,13 @@ func withConfig(environ []string, settings []setting) []string {
 // env is coder's environment for git: no value holding a secret, optional
 // locks off (a summary must not take the index lock from the person's own
 // git), messages in English for parsing.
-func env(secrets []string) []string {
+func env(secretValues []string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		_, v, _ := strings.Cut(kv, "=")
-		if !holdsSecret(v, secrets) {
+		if !secrets.Holds(v, secretValues) {
 			out = append(out, kv)
 		}
 	}
 	return append(out, "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-}
-
-func holdsSecret(v string, secrets []string) bool {
-	for _, s := range secrets {
-		if len(s) >= 8 && strings.Contains(v, s) {
-			return true
-		}
-	}
-	return false
 }
