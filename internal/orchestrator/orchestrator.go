@@ -326,6 +326,9 @@ func (o *Orchestrator) LoadLazyTools(ctx context.Context) {
 		for _, err := range errs {
 			o.emit(event.Notice{Text: err.Error()})
 		}
+		if p, ok := o.opts.Policy.(permission.ToolAware); ok {
+			p.UseTools(o.tools.Tools()) // /permissions lists them too
+		}
 	})
 }
 

@@ -72,6 +72,12 @@ func (e *Engine) UseTools(ts []tools.Tool) {
 	}
 }
 
+func (e *Engine) knows(name string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return slices.ContainsFunc(e.known, func(k knownTool) bool { return k.name == name })
+}
+
 // NewPolicy builds the policy from config. The preset may be "build" or
 // "plan" (ParsePreset tells the caller which mode that selects).
 func NewPolicy(opts PolicyOptions) (*Engine, error) {
@@ -250,6 +256,12 @@ func (e *Engine) ruleset(m agent.Mode) (rs, guard []compiledRule) {
 
 // Decide implements Policy.
 func (e *Engine) Decide(c *tools.Call, m agent.Mode) Decision {
+	// The rules are derived from the facts of the tools the engine knows; a
+	// call's own tool is always one of them, so plan mode's floor never
+	// depends on a front end having told the engine of every tool first.
+	if c.Tool != nil && !e.knows(c.Tool.Name()) {
+		e.UseTools([]tools.Tool{c.Tool})
+	}
 	rs, guard := e.ruleset(m)
 	var vs []verdict
 	switch {

@@ -8,6 +8,7 @@ import (
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/shell"
+	"github.com/coder-agent/coder/internal/tools"
 )
 
 func newEngine(t *testing.T, p config.Permission) *Engine {
@@ -388,5 +389,26 @@ func TestUseAgentPreset(t *testing.T) {
 	_ = e.UseAgentPreset("yolo")
 	if _, err := e.SetPreset("strict"); err != nil || e.Preset() != "strict" {
 		t.Fatalf("/permissions strict under a yolo agent: %v, preset %s", err, e.Preset())
+	}
+}
+
+// Plan mode's floor holds for a call whose tool the engine was never told
+// of: the rules come from the facts of the call's own tool, not only from a
+// list a front end must remember to hand over.
+func TestPlanFloorWithoutUseTools(t *testing.T) {
+	for _, preset := range []string{"plan", "auto-edit"} {
+		e, err := NewPolicy(PolicyOptions{Permission: config.Permission{Preset: preset}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range []string{tools.Edit, tools.Write, tools.Patch} {
+			if d := decide(e, fileCall(tool, "a.txt", agent.Plan)); d.Action != Deny {
+				t.Errorf("%s: %s in plan mode by an engine never told of its tools: %s (%s), want deny", preset, tool, d.Action, d.Reason)
+			}
+		}
+		// Control: what changes nothing still runs in plan mode.
+		if d := decide(e, fileCall(tools.Read, "a.txt", agent.Plan)); d.Action != Allow {
+			t.Errorf("%s: read in plan mode: %s (%s), want allow", preset, d.Action, d.Reason)
+		}
 	}
 }
