@@ -23,6 +23,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/textcut"
 )
 
 //go:embed description/fetch.md
@@ -307,18 +308,15 @@ func (f *fetched) result() Result {
 		header += "\nTitle: " + f.title
 	}
 	if f.status >= 400 {
-		return Failure("%s\n\n%s", header, truncateText(f.text, 2000))
+		body, cut := textcut.Runes(f.text, 2000)
+		if cut {
+			body += "…"
+		}
+		return Failure("%s\n\n%s", header, body)
 	}
 	content := header + "\n\n" + strings.TrimSpace(f.text) + "\n"
 	if f.truncated {
 		content += fmt.Sprintf("\n[content truncated at %d bytes]\n", f.size)
 	}
 	return Result{OK: true, Content: content, Summary: fmt.Sprintf("%s, %s, %s", status, f.mediaType, size)}
-}
-
-func truncateText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/paths"
 )
 
 // Workspace is the directory the agent works in; paths that resolve outside it
@@ -83,11 +85,7 @@ func (w *Workspace) Rel(abs string) string {
 }
 
 func (w *Workspace) contains(abs string) bool {
-	rel, err := filepath.Rel(w.Root, abs)
-	if err != nil {
-		return false
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return paths.Within(w.Root, abs)
 }
 
 // resolveLinks follows symlinks in p (absolute and clean). Components that do

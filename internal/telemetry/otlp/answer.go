@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/coder-agent/coder/internal/textcut"
 )
 
 // What a collector answers: on success an Export…ServiceResponse whose
@@ -96,7 +98,7 @@ func jsonInt(raw json.RawMessage) int64 {
 
 // clipMessage keeps a collector's message short and printable.
 func clipMessage(s string) string {
-	s = strings.TrimSpace(validUTF8(s))
+	s = strings.TrimSpace(textcut.Valid(s))
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '

@@ -22,8 +22,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/coder-agent/coder/internal/textcut"
 )
 
 // writer writes one OTLP message in one encoding. Each call names the
@@ -68,15 +68,6 @@ func encode(json bool, body func(w writer)) []byte {
 	return w.buf
 }
 
-// validUTF8: protobuf strings must be UTF-8 (decoders refuse anything
-// else), and tool output need not be.
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
-}
-
 // protoWriter is the binary protobuf encoding
 // (protobuf.dev/programming-guides/encoding).
 type protoWriter struct{ buf []byte }
@@ -99,7 +90,7 @@ func (w *protoWriter) lenPrefixed(num int, v []byte) {
 }
 
 func (w *protoWriter) str(num int, _ string, v string) {
-	v = validUTF8(v)
+	v = textcut.Valid(v)
 	w.tag(num, wireBytes)
 	w.buf = binary.AppendUvarint(w.buf, uint64(len(v)))
 	w.buf = append(w.buf, v...)
@@ -217,7 +208,7 @@ func (w *jsonWriter) key(name string) {
 
 func (w *jsonWriter) str(_ int, name, v string) {
 	w.key(name)
-	w.buf = appendJSONString(w.buf, validUTF8(v))
+	w.buf = appendJSONString(w.buf, textcut.Valid(v))
 }
 
 func (w *jsonWriter) quoted(name string, v []byte) {
