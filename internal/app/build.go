@@ -203,13 +203,13 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 		Environ: func(keep map[string]bool) []string { return redactor.ScrubEnv(os.Environ(), keep) }})
 	rules, ruleProblems := contextmgr.LoadRules(ws.Root, b.loaded.UserDir)
 	langServers := newLSP(b, launcher, func() []string { return redactor.ScrubEnv(os.Environ(), nil) })
-	provider, err := newProvider(rp, sink)
+	provider, err := newProvider(rp, cat, sink)
 	if err != nil {
 		return nil, setupError{err}
 	}
 	orch, err := orchestrator.New(orchestrator.Options{
 		Model: orchestrator.Model{Provider: provider, Name: rp.Model, MaxTokens: rp.MaxTokens,
-			Catalog: catalog.ProviderFor(rp.Name, rp.BaseURL), Images: rp.Images},
+			Catalog: cat, Images: rp.Images},
 		Front:     front,
 		Tools:     reg,
 		LazyTools: lazyMCP(cfg, servers),

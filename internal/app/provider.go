@@ -38,13 +38,12 @@ func openAIStyle(rp config.ResolvedProvider, ep llm.Endpoint) llm.Provider {
 }
 
 // newProvider builds the configured provider wrapped in the retry policy.
-// The catalog provider of the endpoint shapes its requests; errors name
+// cat, the catalog provider of the endpoint, shapes its requests; errors name
 // the endpoint (OpenRouter, DeepSeek, …).
-func newProvider(rp config.ResolvedProvider, sink event.Sink) (llm.Provider, error) {
-	cat := catalog.ProviderFor(rp.Name, rp.BaseURL)
+func newProvider(rp config.ResolvedProvider, cat string, sink event.Sink) (llm.Provider, error) {
 	ep := llm.Endpoint{BaseURL: rp.BaseURL, APIKey: rp.APIKey, Headers: rp.Headers,
-		Timeout: rp.Timeout, IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout,
-		Label: providerLabel(rp, cat), Catalog: cat}
+		IdleTimeout: rp.Timeout, CallTimeout: rp.CallTimeout,
+		Label: providerLabel(rp, cat), Catalog: cat, KeyHint: keyHint(rp)}
 	var p llm.Provider
 	for _, b := range wireBuilders {
 		if b.wire == rp.Type {
@@ -62,6 +61,15 @@ func newProvider(rp config.ResolvedProvider, sink event.Sink) (llm.Provider, err
 			sink.Emit(event.Progress{Phase: event.PhaseRetrying, Detail: err.Error(), Delay: wait, Attempt: attempt})
 		},
 	}), nil
+}
+
+// keyHint names, in 401/403 messages, the variable a preset's key comes
+// from (DEEPSEEK_API_KEY for deepseek); "" leaves the wire's own.
+func keyHint(rp config.ResolvedProvider) string {
+	if p, ok := catalog.PresetNamed(rp.Name); ok && p.KeyEnv != "" {
+		return p.KeyEnv + " or CODER_API_KEY"
+	}
+	return ""
 }
 
 // providerLabel names the endpoint in errors: the catalog's name for it,

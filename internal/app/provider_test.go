@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -38,7 +41,7 @@ func TestEveryWireIsBuilt(t *testing.T) {
 			}
 			// Named, so api.openai.com's per-model choice does not apply.
 			rp := config.ResolvedProvider{Type: w.Name, TypeNamed: true, BaseURL: base, APIKey: "sk-test", Model: "m"}
-			p, err := newProvider(rp, event.Discard)
+			p, err := newProvider(rp, catalog.ProviderFor(rp.Name, rp.BaseURL), event.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,12 +58,37 @@ func TestEveryWireIsBuilt(t *testing.T) {
 			}
 		})
 	}
-	if _, err := newProvider(config.ResolvedProvider{Type: "carrier-pigeon", Model: "m"}, event.Discard); err == nil {
+	if _, err := newProvider(config.ResolvedProvider{Type: "carrier-pigeon", Model: "m"}, "", event.Discard); err == nil {
 		t.Error("a type the table does not name was built")
 	}
 	for _, b := range wireBuilders {
 		if _, ok := catalog.WireNamed(b.wire); !ok {
 			t.Errorf("a provider is built for %s, which the provider table does not name", b.wire)
+		}
+	}
+}
+
+// A refused key is named by where the person set it: a preset's own
+// variable, not OpenAI's, for an OpenAI-compatible vendor.
+func TestRefusedKeyNamesThePresetsVariable(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"invalid api key"}}`, http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	for _, c := range []struct{ name, want string }{
+		{"deepseek", "DEEPSEEK_API_KEY or CODER_API_KEY"},
+		{"", "OPENAI_API_KEY or CODER_API_KEY"}, // control: a custom endpoint keeps the wire's hint
+	} {
+		rp := config.ResolvedProvider{Name: c.name, Type: "openai", TypeNamed: true, BaseURL: srv.URL, APIKey: "sk-test-refused", Model: "m"}
+		p, err := newProvider(rp, catalog.ProviderFor(rp.Name, rp.BaseURL), event.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.Stream(context.Background(), llm.Request{Model: "m", Messages: []chat.Message{{Role: chat.RoleUser, Content: "hi"}}},
+			func(chat.MessageDelta) {})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: a 401 said %v, want it to name %s", c.name, err, c.want)
 		}
 	}
 }
