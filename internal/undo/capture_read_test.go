@@ -16,14 +16,17 @@ import (
 // entry shows which of the two was recorded.
 func TestCaptureFromTheToolsRead(t *testing.T) {
 	t.Parallel()
-	later := time.Now().Add(time.Hour)
+	later, earlier := time.Now().Add(time.Hour), time.Now().Add(-time.Hour)
 	cases := []struct {
 		name string
 		read string
 		// change happens between the tool's read and the capture.
 		change func(t *testing.T, abs string)
 		noRead bool
-		want   string
+		// fresh: the file was last written just now (every other case's
+		// file is an hour old, past the racy window).
+		fresh bool
+		want  string
 	}{
 		{name: "still as read", read: "READ", want: "READ"},
 		{name: "no read given", read: "READ", noRead: true, want: "disk"},
@@ -40,6 +43,12 @@ func TestCaptureFromTheToolsRead(t *testing.T) {
 			must(t, os.Rename(tmp, abs))
 		}},
 		{name: "read of another size", read: "READ MORE", want: "disk"},
+		{name: "rewritten in place within the clock's tick", read: "READ", fresh: true, want: "DISK", change: func(t *testing.T, abs string) {
+			fi, err := os.Stat(abs)
+			must(t, err)
+			must(t, os.WriteFile(abs, []byte("DISK"), 0o644))
+			must(t, os.Chtimes(abs, fi.ModTime(), fi.ModTime())) // same size, same mtime: only its age tells
+		}},
 		{name: "a link now", read: "READ", want: "elsewhere", change: func(t *testing.T, abs string) {
 			must(t, os.Remove(abs))
 			must(t, os.Symlink("elsewhere", abs))
@@ -51,6 +60,9 @@ func TestCaptureFromTheToolsRead(t *testing.T) {
 			ws := t.TempDir()
 			abs := filepath.Join(ws, "f.txt")
 			must(t, os.WriteFile(abs, []byte("disk"), 0o644))
+			if !tc.fresh {
+				must(t, os.Chtimes(abs, earlier, earlier))
+			}
 			var fi fs.FileInfo
 			if !tc.noRead {
 				var err error

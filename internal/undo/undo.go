@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/coder-agent/coder/internal/paths"
 	"github.com/coder-agent/coder/internal/session"
@@ -173,8 +174,11 @@ func readEntryAs(abs string, maxSize int64, read string, readFI fs.FileInfo) ses
 		e.Skipped = fmt.Sprintf("too large to capture (%d bytes, limit %d)", fi.Size(), maxSize)
 		return e
 	}
-	if readFI != nil && os.SameFile(fi, readFI) && fi.Size() == readFI.Size() &&
-		fi.Size() == int64(len(read)) && fi.ModTime().Equal(readFI.ModTime()) {
+	// The tool's read stands for the disk by the rule the scanner's cache
+	// keeps: the same stat, and an mtime old enough that a write in the
+	// same clock tick cannot hide behind it (racy).
+	if readFI != nil && statOf(fi) == statOf(readFI) && fi.Size() == int64(len(read)) &&
+		!racy(statOf(readFI), time.Now()) {
 		return withContent(e, []byte(read), nil)
 	}
 	data, err := os.ReadFile(abs)
