@@ -280,10 +280,19 @@ func TestDoctorAndFallbacks(t *testing.T) {
 			t.Fatalf("landlock fallback: %+v", res)
 		}
 	}
+	// A failure that reads like a refusal is the sandbox's only where there
+	// is one: said under the sandbox (the control), never without one.
+	const denied = `echo "bash: /etc/passwd: Permission denied" >&2; exit 1`
+	if res = w.sandbox(t, denied); sandbox.Probe().Level != sandbox.LevelNone && !strings.Contains(res.stderr, "the sandbox refused this") {
+		t.Fatalf("control: a refusal under the sandbox is explained: %+v", res)
+	}
 	w.env[sandbox.ForceLevelEnv] = "none"
 	res = w.sandbox(t, `echo ran`)
 	if res.stdout != "ran\n" || !strings.Contains(res.stderr, "without an OS sandbox") {
 		t.Fatalf("no sandbox must be stated: %+v", res)
+	}
+	if res = w.sandbox(t, denied); strings.Contains(res.stderr, "the sandbox refused") {
+		t.Fatalf("without a sandbox, a failure was blamed on it: %+v", res)
 	}
 	delete(w.env, sandbox.ForceLevelEnv)
 	writeConfig(t, w.ws, `{"sandbox": {"mode": "off"}}`)

@@ -31,7 +31,8 @@ func RunOnce(ctx context.Context, l *config.Loaded, a sandbox.Policy, dir string
 	}
 	defer os.RemoveAll(tmp)
 	p := Profile(l, a, tmp)
-	if w := Report(p).Warning(); w != "" {
+	report := Report(p)
+	if w := report.Warning(); w != "" {
 		fmt.Fprintln(stdio.Err, "coder "+w)
 	}
 	journals := JournalDir(l)
@@ -67,6 +68,9 @@ func RunOnce(ctx context.Context, l *config.Loaded, a sandbox.Policy, dir string
 	}
 	if err != nil {
 		fmt.Fprintln(stdio.Err, "coder sandbox: checking the protected paths: "+err.Error())
+	}
+	if report.Level == sandbox.LevelNone {
+		return code, nil // nothing confined it: a failure is the command's own, as Run.Notes says
 	}
 	if d, ok := sandbox.Explain(p, code, stderr.String()); ok && d.Kind != "setup" {
 		fmt.Fprintln(stdio.Err, "coder sandbox: the sandbox refused this ("+d.Kind+" "+d.Path+"); coder doctor shows what it allows")
