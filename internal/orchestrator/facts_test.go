@@ -1,6 +1,8 @@
 package orchestrator
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/coder-agent/coder/internal/agent"
@@ -43,6 +45,43 @@ func TestEveryRegisteredToolDeclaresItsFacts(t *testing.T) {
 		}
 		if (subagentGets(exploreAgent, f) || subagentGets(generalAgent, f)) && (f.Effect == tools.EffectDelegate || f.PlanOnly) {
 			t.Errorf("a subagent gets %s, which starts subagents or plans: %+v", n, f)
+		}
+	}
+}
+
+// The sets derived from the facts are the ones the hand-written lists held
+// before the facts replaced them: a fact flipped on one tool (bash out of
+// plan mode, an editor given to explorers) changes a set and fails here.
+func TestDerivedToolSetsArePinned(t *testing.T) {
+	fetch, err := tools.NewFetchTool(tools.FetchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, llmtest.Scenario{}, []tools.Tool{fetch, tools.NewSkillTool(nil)},
+		func(o *Options) { o.Subagents = SubagentOptions{MaxConcurrent: 1, MaxPerTurn: 1} })
+	plan, build := agent.PlanAgent(), agent.BuildAgent()
+	sets := map[string][]string{}
+	for _, tl := range h.orch.tools.Tools() {
+		n, f := tl.Name(), tl.Facts()
+		for set, in := range map[string]bool{
+			"plan": plan.Enabled(n, f), "build": build.Enabled(n, f),
+			"explore": subagentGets(exploreAgent, f), "general": subagentGets(generalAgent, f),
+		} {
+			if in {
+				sets[set] = append(sets[set], n)
+			}
+		}
+	}
+	want := map[string]string{
+		"plan":    "bash bash_kill bash_output exit_plan_mode fetch glob grep list question read skill todoread todowrite",
+		"build":   "bash bash_kill bash_output edit fetch glob grep list patch read skill task todoread write",
+		"explore": "glob grep list read",
+		"general": "bash bash_kill bash_output edit fetch glob grep list patch read skill write",
+	}
+	for set, names := range want {
+		slices.Sort(sets[set])
+		if got := strings.Join(sets[set], " "); got != names {
+			t.Errorf("%s mode's tools:\n got %s\nwant %s", set, got, names)
 		}
 	}
 }
