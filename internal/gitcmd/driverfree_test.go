@@ -7,9 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // loggedGit puts a git first on PATH that notes each command line in a log
@@ -249,28 +247,6 @@ func TestOpensSection(t *testing.T) {
 		if got := opensSection([]byte(data), driverSections); got != want {
 			t.Errorf("%q: %v, want %v", data, got, want)
 		}
-	}
-}
-
-// A FIFO planted as a configuration file would block an open for reading
-// until a writer came; the check must answer (not driver-free) at once.
-func TestDriverFreeDoesNotHangOnAFIFO(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	dir := plainRepo(t)
-	if err := syscall.Mkfifo(filepath.Join(dir, ".git", "config.worktree"), 0o644); err != nil {
-		t.Skip("no FIFO here:", err)
-	}
-	done := make(chan bool, 1)
-	go func() { done <- driverFree(dir) }()
-	select {
-	case free := <-done:
-		if free {
-			t.Fatal("a FIFO in place of config.worktree counted as driver-free")
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("driverFree blocked on a FIFO")
 	}
 }
 
