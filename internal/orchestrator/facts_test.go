@@ -18,12 +18,7 @@ import (
 // promises: plan mode has every tool that changes nothing and none that
 // changes the workspace; explorers only look; no subagent can start one.
 func TestEveryRegisteredToolDeclaresItsFacts(t *testing.T) {
-	fetch, err := tools.NewFetchTool(tools.FetchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, llmtest.Scenario{}, []tools.Tool{fetch, tools.NewSkillTool(nil)},
-		func(o *Options) { o.Subagents = SubagentOptions{MaxConcurrent: 1, MaxPerTurn: 1} })
+	h := withEveryTool(t)
 	plan, build := agent.PlanAgent(), agent.BuildAgent()
 	for _, tl := range h.orch.tools.Tools() {
 		n, f := tl.Name(), tl.Facts()
@@ -53,12 +48,7 @@ func TestEveryRegisteredToolDeclaresItsFacts(t *testing.T) {
 // before the facts replaced them: a fact flipped on one tool (bash out of
 // plan mode, an editor given to explorers) changes a set and fails here.
 func TestDerivedToolSetsArePinned(t *testing.T) {
-	fetch, err := tools.NewFetchTool(tools.FetchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, llmtest.Scenario{}, []tools.Tool{fetch, tools.NewSkillTool(nil)},
-		func(o *Options) { o.Subagents = SubagentOptions{MaxConcurrent: 1, MaxPerTurn: 1} })
+	h := withEveryTool(t)
 	plan, build := agent.PlanAgent(), agent.BuildAgent()
 	sets := map[string][]string{}
 	for _, tl := range h.orch.tools.Tools() {
@@ -84,4 +74,18 @@ func TestDerivedToolSetsArePinned(t *testing.T) {
 			t.Errorf("%s mode's tools:\n got %s\nwant %s", set, got, names)
 		}
 	}
+}
+
+// withEveryTool is a harness whose registry holds every tool coder
+// registers: the built-in ones, fetch, skill and the orchestrator's own
+// (subagents on).
+func withEveryTool(t *testing.T) *harness {
+	t.Helper()
+	fetch, err := tools.NewFetchTool(tools.FetchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, llmtest.Scenario{}, []tools.Tool{fetch, tools.NewSkillTool(nil)},
+		func(o *Options) { o.Subagents = SubagentOptions{MaxConcurrent: 1, MaxPerTurn: 1} })
+	return h
 }
