@@ -1,9 +1,11 @@
 package main
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -129,6 +131,26 @@ func afterOS(t *testing.T, pkgs []string) []string {
 		}
 	}
 	return out
+}
+
+// TestLinkedBySystemLinker: with cgo on, coder is linked by the system
+// linker (extlink.go), whose binary starts faster; Go's internal linker
+// writes no .init_array section, the system linker does.
+func TestLinkedBySystemLinker(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("extlink.go is Linux-only")
+	}
+	if out, err := exec.Command("go", "env", "CGO_ENABLED").Output(); err != nil || strings.TrimSpace(string(out)) != "1" {
+		t.Skip("cgo is off: Go's own linker is the only one")
+	}
+	f, err := elf.Open(buildCoder(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Section(".init_array") == nil {
+		t.Error("coder was linked by Go's internal linker (no .init_array): does extlink.go still import \"C\"?")
+	}
 }
 
 func contains(list []string, s string) bool {
