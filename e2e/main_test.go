@@ -16,8 +16,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/coder-agent/coder/internal/sandbox"
 )
 
 // coderBin is the binary under test, built once in TestMain.
@@ -27,8 +25,6 @@ var coderBin string
 var goCache, goModCache string
 
 func TestMain(m *testing.M) {
-	// sandbox.Probe runs this binary as the sandbox helper.
-	sandbox.MaybeRunHelper()
 	dir, err := os.MkdirTemp("", "coder-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

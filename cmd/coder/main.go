@@ -8,14 +8,14 @@ import (
 	"syscall"
 
 	"github.com/coder-agent/coder/internal/app"
-	"github.com/coder-agent/coder/internal/sandbox"
+	// The sandbox helper: a re-executed copy of coder that applies the
+	// OS sandbox and then runs the command, ending everything it started
+	// when it ends or coder dies. It runs from the package's init, before
+	// the rest of coder initialises, and never returns.
+	_ "github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 func main() {
-	// A re-executed copy of coder that applies the OS sandbox and then
-	// runs the command, ending everything it started when it ends or coder
-	// dies; it never returns.
-	sandbox.MaybeRunHelper()
 	// Ctrl+C / SIGTERM cancel the run's context; the run flushes its session
 	// and the process exits with the cancelled code.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

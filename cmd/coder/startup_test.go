@@ -1,18 +1,20 @@
 package main
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // heavyInit are packages whose initialisation builds large tables (SQLite's
 // C runtime, Markdown, JSON Schema, HTTP, the REPL's Markdown) and that a
-// sandbox helper or `coder --version` never uses. earlyInit are more that only
-// --version skips: the helper's package imports path/filepath and regexp,
-// which Go initialises after these (it orders ready packages by path).
+// sandbox helper or `coder --version` never uses. earlyInit are more that
+// they skip too (TestSandboxHelperStartsRightAfterOS is stricter still).
 var (
 	heavyInit = []string{"modernc.org/sqlite", "modernc.org/libc", "github.com/yuin/goldmark/parser",
 		"github.com/google/jsonschema-go/jsonschema", "net/http", "github.com/coder-agent/coder/internal/repl/markdown"}
@@ -71,7 +73,7 @@ func TestStartupSkipsProductInit(t *testing.T) {
 		skipped []string
 	}{
 		{"version", []string{"--version"}, full, append(heavyInit, earlyInit...)},
-		{"sandbox helper", []string{"__sandbox-exec", `{"mode":"contain"}`, "--", "true"}, "", heavyInit},
+		{"sandbox helper", helperTrue, "", append(heavyInit, earlyInit...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, pkgs := initTrace(t, bin, tc.args...)
@@ -85,6 +87,69 @@ func TestStartupSkipsProductInit(t *testing.T) {
 			}
 			t.Logf("%d packages initialised of %d", len(pkgs), len(fullPkgs))
 		})
+	}
+}
+
+// helperTrue runs true in the sandbox helper's lightest stage.
+var helperTrue = []string{"__sandbox-exec", "mode=contain", "--", "true"}
+
+// TestSandboxHelperStartsRightAfterOS: every sandboxed command starts a
+// copy of coder as the helper, so it must set the sandbox up before any
+// package but the few standard ones it needs initialises. Go initialises
+// ready packages in import-path order, so a module package that only needs
+// os would run first; the one allowed is coder's own internal/version
+// (it imports only os and compares one argument, but sorts before the
+// os/signal the helper waits for). The control: the same binary started
+// otherwise initialises module packages after os.
+func TestSandboxHelperStartsRightAfterOS(t *testing.T) {
+	bin := buildCoder(t)
+	_, control := initTrace(t, bin, "--model", "m", "--version")
+	if len(afterOS(t, control)) == 0 {
+		t.Fatalf("control: no module package initialised after os: %q", control)
+	}
+	_, pkgs := initTrace(t, bin, helperTrue...)
+	for _, p := range afterOS(t, pkgs) {
+		if p != "github.com/coder-agent/coder/internal/version" {
+			t.Errorf("%s was initialised before the helper ran: %q", p, pkgs)
+		}
+	}
+}
+
+// afterOS lists the packages outside the standard library (a dot in the
+// first element of the path) that pkgs initialised after os.
+func afterOS(t *testing.T, pkgs []string) []string {
+	t.Helper()
+	i := slices.Index(pkgs, "os")
+	if i < 0 {
+		t.Fatalf("os is not initialised: %q", pkgs)
+	}
+	var out []string
+	for _, p := range pkgs[i+1:] {
+		first, _, _ := strings.Cut(p, "/")
+		if strings.Contains(first, ".") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestLinkedBySystemLinker: with cgo on, coder is linked by the system
+// linker (extlink.go), whose binary starts faster; Go's internal linker
+// writes no .init_array section, the system linker does.
+func TestLinkedBySystemLinker(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("extlink.go is Linux-only")
+	}
+	if out, err := exec.Command("go", "env", "CGO_ENABLED").Output(); err != nil || strings.TrimSpace(string(out)) != "1" {
+		t.Skip("cgo is off: Go's own linker is the only one")
+	}
+	f, err := elf.Open(buildCoder(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Section(".init_array") == nil {
+		t.Error("coder was linked by Go's internal linker (no .init_array): does extlink.go still import \"C\"?")
 	}
 }
 

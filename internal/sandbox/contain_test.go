@@ -38,11 +38,18 @@ func find(m string, exact bool) []int {
 		if err != nil || !bytes.Contains(b, []byte(m)) || exact && string(b) != "sleep\x00"+m+"\x00" {
 			continue
 		}
-		if _, state, ok := procStat(pid); ok && state != "Z" {
+		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !zombie(st) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// zombie reads the state from a /proc/PID/stat: the field after the
+// command name, which ends at the last ')'.
+func zombie(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && bytes.HasPrefix(stat[i+1:], []byte(" Z"))
 }
 
 func killAll(pids []int) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/control"
 	"github.com/coder-agent/coder/internal/paths"
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // Denial says why a failed command looks stopped by the sandbox.
@@ -51,7 +52,7 @@ func Explain(p Profile, exitCode int, stderr string) (Denial, bool) {
 		return Denial{}, false
 	}
 	for _, line := range strings.Split(stderr, "\n") {
-		if rest, ok := strings.CutPrefix(line, helperPrefix); ok {
+		if rest, ok := strings.CutPrefix(line, helper.Prefix); ok {
 			return Denial{Kind: "setup", Message: "coder's sandbox could not be set up (" + rest +
 				"); the command did not run. Tell the person; do not retry."}, true
 		}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // ForceLevelEnv, when set to "landlock" or "none", makes Probe report that
@@ -58,8 +60,8 @@ func probe() Report {
 	}
 	var r Report
 	forced, forceErr := forcedLevel()
-	abi, llWhy := landlockABI()
-	if abi >= minABI {
+	abi, llWhy := helper.LandlockABI()
+	if abi >= helper.MinABI {
 		r.LandlockABI = abi
 	}
 	nsErr := errNotProbed

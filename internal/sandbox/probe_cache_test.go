@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // useCacheDir points the probe cache at a fresh runtime dir for one test.
@@ -114,7 +116,7 @@ func TestProbeCacheForgottenOnHelperFailure(t *testing.T) {
 	}
 	run("exit 125")
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("the cache survived exit code %d: %v", helperFailed, err)
+		t.Fatalf("the cache survived exit code %d: %v", helper.Failed, err)
 	}
 	if probe().Remembered {
 		t.Fatal("the probe after the failure was answered from the cache")

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // Process is a started sandbox command.
@@ -33,7 +35,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		started <- nil
 		p.err = cmd.Wait()
 		release()
-		if ExitCode(cmd.ProcessState) == helperFailed {
+		if ExitCode(cmd.ProcessState) == helper.Failed {
 			// The helper could not set the sandbox up (or the command
 			// exited 125): the system may have changed in a way the
 			// probe cache's key does not see, so the next start probes.
@@ -77,7 +79,7 @@ func (p *Process) Stop() {
 	default:
 	}
 	_ = terminate(p.cmd.Process)
-	t := time.NewTimer(3 * stopGrace)
+	t := time.NewTimer(3 * helper.StopGrace)
 	defer t.Stop()
 	select {
 	case <-p.done:

@@ -1,7 +1,9 @@
 // Package sandbox runs the commands coder starts inside an OS sandbox built
 // by coder itself: the binary re-executes itself with a hidden argument
-// (HelperArg), and that helper sets the sandbox up with the kernel's own
-// mechanisms before it starts the command. No external binary is needed.
+// (helper.Arg) and a spec this package builds, and that helper (package
+// sandbox/helper, which runs it from its init, before the rest of coder
+// initialises) sets the sandbox up with the kernel's own mechanisms before
+// it starts the command. No external binary is needed.
 //
 // At LevelFull the helper is started in new user, mount, PID, IPC and (with
 // the network off) network namespaces. It makes every mount read-only, binds
@@ -14,26 +16,21 @@
 // Where namespaces are not available the sandbox falls back, and says so
 // (Probe): LevelLandlock confines writes, TCP and signals with Landlock
 // alone, and a Guard restores the protected paths after each call; LevelNone
-// is process containment only. main calls MaybeRunHelper first.
+// is process containment only.
 package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/coder-agent/coder/internal/paths"
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
-
-// HelperArg is the hidden first argument that turns the coder binary into
-// the sandbox helper: coder __sandbox-exec SPEC -- PROGRAM ARGS...
-const HelperArg = "__sandbox-exec"
 
 // Level is how much of the sandbox this system allows.
 type Level int
@@ -157,40 +154,6 @@ func (p Profile) writable() []string {
 	return out
 }
 
-// Helper modes: the stage the re-executed binary plays.
-const (
-	modeNS       = "ns"       // PID 1 of new namespaces (LevelFull)
-	modeContain  = "contain"  // a subreaper supervising the command (fallbacks)
-	modeRestrict = "restrict" // applies Landlock, then execs the command
-)
-
-// spec is what the helper needs, passed as JSON on its command line (the
-// command can read it there; it holds paths, not secrets).
-type spec struct {
-	Mode     string   `json:"mode"`
-	Writable []string `json:"rw,omitempty"`
-	ReadOnly []string `json:"ro,omitempty"`
-	// Pinned are bound onto themselves, as writable as before: a mount
-	// point cannot be renamed, removed or replaced (a repository's .git).
-	Pinned   []string `json:"pin,omitempty"`
-	DenyRead []string `json:"deny,omitempty"`
-	// PrivateTmp replaces /tmp with an empty read-only tmpfs (LevelFull),
-	// with Keep (the workspace, the temp dir, writable roots, home, where
-	// under /tmp) bound back.
-	PrivateTmp bool     `json:"ptmp,omitempty"`
-	Keep       []string `json:"keep,omitempty"`
-	// Landlock lists the paths Landlock lets the command write; ABI 0
-	// means no Landlock.
-	Landlock    []string `json:"ll,omitempty"`
-	LandlockABI int      `json:"abi,omitempty"`
-	Network     bool     `json:"net,omitempty"`
-	// LongLived: the helper lives until the last process in the sandbox
-	// ends, not just the command (background tasks).
-	LongLived bool `json:"long,omitempty"`
-	// Probe: set everything up, then exit 0 without running anything.
-	Probe bool `json:"probe,omitempty"`
-}
-
 // Unenforced lists the DenyRead entries that hold the workspace or a
 // writable path: hiding them would hide what the command must use, so
 // they stay readable (coder doctor says so).
@@ -221,9 +184,9 @@ func (p Profile) enforceable(list []string) (enforced, skipped []string) {
 	return enforced, skipped
 }
 
-func (p Profile) spec(level Level, abi int) (spec, error) {
+func (p Profile) spec(level Level, abi int) (helper.Spec, error) {
 	deny, _ := p.denyRead()
-	s := spec{Writable: p.writable(), DenyRead: deny, Network: p.Network}
+	s := helper.Spec{Writable: p.writable(), DenyRead: deny, Network: p.Network}
 	if p.Policy == ReadOnly {
 		s.ReadOnly = []string{p.Workspace}
 	} else {
@@ -231,7 +194,7 @@ func (p Profile) spec(level Level, abi int) (spec, error) {
 	}
 	switch level {
 	case LevelFull:
-		s.Mode = modeNS
+		s.Mode = helper.ModeNS
 		cov, err := p.coverage()
 		if err != nil {
 			return s, err
@@ -244,11 +207,11 @@ func (p Profile) spec(level Level, abi int) (spec, error) {
 		s.DenyRead = append(s.DenyRead, more...)
 		s.Keep, s.PrivateTmp = p.keepInTmp(s)
 	case LevelLandlock:
-		s.Mode = modeContain
+		s.Mode = helper.ModeContain
 	default:
-		s.Mode, abi = modeContain, 0
+		s.Mode, abi = helper.ModeContain, 0
 	}
-	if abi >= minABI {
+	if abi >= helper.MinABI {
 		s.LandlockABI = abi
 		s.Landlock = landlockWritable(s.Writable, p)
 	}
@@ -293,15 +256,6 @@ func landlockWritable(writable []string, p Profile) []string {
 	return out
 }
 
-// minABI: Landlock ABI 2 is the first that can allow renames between
-// directories (the "refer" right); below it, best effort would drop
-// enforcement altogether, so Landlock counts as unavailable.
-const minABI = 2
-
-// stopGrace is how long a stopped sandbox's processes get between SIGTERM
-// and SIGKILL.
-const stopGrace = time.Second
-
 // Command returns the command that runs argv (e.g. /bin/bash -c CMD) in the
 // sandbox p describes, at the best level this system allows (Probe) or the
 // lower one p.Level asks for. The helper is PID 1 of the sandbox: when argv
@@ -344,75 +298,15 @@ func command(ctx context.Context, p Profile, argv []string, longLived bool) (*ex
 	if b := currentBackend(); b.wrap != nil && level > LevelNone {
 		argv = b.wrap(level, p.Access(), argv)
 	}
-	cmd := exec.CommandContext(ctx, exe, helperArgs(s, argv)...)
+	cmd := exec.CommandContext(ctx, exe, helper.Args(s, argv)...)
 	cmd.Dir = p.Workspace
 	cmd.Env = p.environ()
 	cmd.SysProcAttr = sysProcAttr(s)
 	// terminate lets the helper end the sandbox's processes itself;
 	// SIGKILL follows if it hangs.
 	cmd.Cancel = func() error { return terminate(cmd.Process) }
-	cmd.WaitDelay = 3 * stopGrace
+	cmd.WaitDelay = 3 * helper.StopGrace
 	return cmd, nil
-}
-
-func helperArgs(s spec, argv []string) []string {
-	b, _ := json.Marshal(s) // a struct of strings and bools always encodes
-	return append([]string{HelperArg, string(b), "--"}, argv...)
-}
-
-// parseHelperArgs reads what helperArgs wrote (without HelperArg).
-func parseHelperArgs(args []string) (spec, []string, error) {
-	var s spec
-	if len(args) < 2 || args[1] != "--" {
-		return s, nil, errors.New("usage: " + HelperArg + " SPEC -- PROGRAM ARGS...")
-	}
-	if err := json.Unmarshal([]byte(args[0]), &s); err != nil {
-		return s, nil, fmt.Errorf("bad spec: %w", err)
-	}
-	switch s.Mode {
-	case modeNS, modeContain, modeRestrict:
-	default:
-		return s, nil, fmt.Errorf("bad spec: unknown mode %q", s.Mode)
-	}
-	argv := args[2:]
-	if len(argv) == 0 && !s.Probe {
-		return s, nil, errors.New("no command after --")
-	}
-	return s, argv, nil
-}
-
-// MaybeRunHelper turns this process into the sandbox helper when it was
-// started with HelperArg, and never returns then. Otherwise it returns at
-// once. main calls it before anything else (and so must the TestMain of any
-// package whose tests run sandboxed commands).
-func MaybeRunHelper() {
-	if len(os.Args) < 2 || os.Args[1] != HelperArg {
-		return
-	}
-	os.Exit(runHelper(os.Args[2:]))
-}
-
-// helperFailed is the helper's exit code when it cannot set the sandbox up;
-// its stderr then starts with helperPrefix.
-const (
-	helperFailed = 125
-	helperPrefix = "coder sandbox: "
-)
-
-func runHelper(args []string) int {
-	s, argv, err := parseHelperArgs(args)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s%v\n", helperPrefix, err)
-		return helperFailed
-	}
-	switch s.Mode {
-	case modeNS:
-		return runNamespaced(s, argv)
-	case modeContain:
-		return runContained(s, argv)
-	default:
-		return restrictAndExec(s, argv)
-	}
 }
 
 // resolved is p made absolute with symlinks followed where it exists.

@@ -9,11 +9,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
-// TestMain lets the test binary act as the helper, as coder's main does.
+// TestMain: the test binary acts as the helper too (package
+// sandbox/helper runs it from its init); it may also play a parent that
+// dies (parent_test.go).
 func TestMain(m *testing.M) {
-	MaybeRunHelper()
 	if os.Getenv("SANDBOX_TEST_PARENT") != "" {
 		sandboxTestParent()
 	}
@@ -137,28 +140,6 @@ func needFull(t *testing.T) {
 	}
 }
 
-func TestHelperArgsRoundTrip(t *testing.T) {
-	s := spec{Mode: modeNS, Writable: []string{"/ws", "/tmp/x"}, ReadOnly: []string{"/ws/.git/config"},
-		DenyRead: []string{"/home/u/.ssh"}, LandlockABI: 7, Network: true, LongLived: true}
-	args := helperArgs(s, []string{"/bin/bash", "-c", "ls -la"})
-	if args[0] != HelperArg {
-		t.Fatalf("first argument = %q", args[0])
-	}
-	got, argv, err := parseHelperArgs(args[1:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(argv, []string{"/bin/bash", "-c", "ls -la"}) || got.Mode != s.Mode || !slices.Equal(got.Writable, s.Writable) ||
-		!slices.Equal(got.ReadOnly, s.ReadOnly) || !got.Network || !got.LongLived || got.LandlockABI != 7 {
-		t.Errorf("parsed %+v %q", got, argv)
-	}
-	for _, bad := range [][]string{{}, {"{}"}, {"{", "--", "sh"}, {`{"mode":"x"}`, "--", "sh"}, {`{"mode":"ns"}`, "--"}, {`{"mode":"ns"}`, "sh"}} {
-		if _, _, err := parseHelperArgs(bad); err == nil {
-			t.Errorf("parseHelperArgs(%q): no error", bad)
-		}
-	}
-}
-
 func TestSpecFollowsProfileAndLevel(t *testing.T) {
 	ws := t.TempDir()
 	for _, f := range []string{".git/config", ".git/hooks/x", ".coder/config.json", ".mcp.json", "sub/.git/config", ".env"} {
@@ -166,7 +147,7 @@ func TestSpecFollowsProfileAndLevel(t *testing.T) {
 	}
 	p := Profile{Workspace: ws, TempDir: "/tmp/t", WritableRoots: []string{"/c", "relative"}, DenyRead: []string{"/h/.ssh"},
 		DenyReadPatterns: []string{".env"}}
-	spec := func(l Level, abi int) spec {
+	spec := func(l Level, abi int) helper.Spec {
 		t.Helper()
 		s, err := p.spec(l, abi)
 		if err != nil {
@@ -175,7 +156,7 @@ func TestSpecFollowsProfileAndLevel(t *testing.T) {
 		return s
 	}
 	s := spec(LevelFull, 7)
-	if s.Mode != modeNS || !slices.Equal(s.Writable, []string{ws, "/tmp/t", "/c"}) || s.LandlockABI != 7 {
+	if s.Mode != helper.ModeNS || !slices.Equal(s.Writable, []string{ws, "/tmp/t", "/c"}) || s.LandlockABI != 7 {
 		t.Errorf("full: %+v", s)
 	}
 	in := func(rel ...string) []string {
@@ -192,10 +173,10 @@ func TestSpecFollowsProfileAndLevel(t *testing.T) {
 	if !s.PrivateTmp || !slices.Contains(s.Keep, resolved(ws)) {
 		t.Errorf("private /tmp: %v, keep %q", s.PrivateTmp, s.Keep)
 	}
-	if s := spec(LevelLandlock, 7); s.Mode != modeContain || s.LandlockABI != 7 || s.Pinned != nil {
+	if s := spec(LevelLandlock, 7); s.Mode != helper.ModeContain || s.LandlockABI != 7 || s.Pinned != nil {
 		t.Errorf("landlock: %+v", s)
 	}
-	if s := spec(LevelNone, 7); s.Mode != modeContain || s.LandlockABI != 0 || s.Landlock != nil {
+	if s := spec(LevelNone, 7); s.Mode != helper.ModeContain || s.LandlockABI != 0 || s.Landlock != nil {
 		t.Errorf("none: %+v", s)
 	}
 	if s := spec(LevelFull, 1); s.LandlockABI != 0 {

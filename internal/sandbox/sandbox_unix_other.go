@@ -2,7 +2,11 @@
 
 package sandbox
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/coder-agent/coder/internal/sandbox/helper"
+)
 
 // sysProcAttr: the helper leads a process group of its own.
-func sysProcAttr(spec) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+func sysProcAttr(helper.Spec) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

@@ -10,11 +10,12 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/coder-agent/coder/internal/proctree"
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // sysProcAttr: a console process group of its own, so Ctrl+C in coder's
 // console does not reach the command.
-func sysProcAttr(spec) *syscall.SysProcAttr {
+func sysProcAttr(helper.Spec) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/paths"
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // A service that listens on a socket and acts for whoever connects runs
@@ -101,7 +102,7 @@ func (p Profile) baseEnv() []string {
 // workspace, the paths the command may write or must not, the home
 // directory, PATH's directories); private is false when one of the
 // first is /tmp itself.
-func (p Profile) keepInTmp(s spec) (keep []string, private bool) {
+func (p Profile) keepInTmp(s helper.Spec) (keep []string, private bool) {
 	tmp := resolved("/tmp")
 	var cands []string
 	for _, c := range append(append(append([]string{}, s.Writable...), s.ReadOnly...), s.Pinned...) {

@@ -1,18 +1,11 @@
-package sandbox
+package helper
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/coder-agent/coder/internal/paths"
+	"syscall"
 )
 
 // bindOp is one path bound onto itself, read-write or read-only, or
@@ -35,22 +28,22 @@ type bindOp struct {
 //     kernel locked (nosuid, nodev, noexec inherited from the host);
 //  4. mask the deny-read paths, replace /dev with a minimal one, and mount
 //     a fresh /proc for the PID namespace.
-func setupMounts(s spec) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
+func setupMounts(s Spec) error {
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return wrap("make mounts private", err)
 	}
 	if s.PrivateTmp {
 		if err := privateTmp(s.Keep); err != nil {
-			return fmt.Errorf("private /tmp: %w", err)
+			return wrap("private /tmp", err)
 		}
 	}
 	ops := planBinds(s)
 	for _, op := range ops {
-		if err := unix.Mount(op.path, op.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		if err := syscall.Mount(op.path, op.path, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
 			if op.rw && !op.pin {
 				continue // left read-only: safe, if less useful
 			}
-			return fmt.Errorf("bind %s: %w", op.path, err)
+			return wrap("bind "+op.path, err)
 		}
 	}
 	if err := remountAll(ops); err != nil {
@@ -64,8 +57,8 @@ func setupMounts(s spec) error {
 	if err := minimalDev(); err != nil {
 		return err
 	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("fresh /proc: %w", err)
+	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		return wrap("fresh /proc", err)
 	}
 	return nil
 }
@@ -73,11 +66,11 @@ func setupMounts(s spec) error {
 // planBinds resolves the spec's paths (missing ones are skipped) and orders
 // them shallow to deep, read-write before read-only at the same path, so a
 // deeper or read-only bind lands on top.
-func planBinds(s spec) []bindOp {
+func planBinds(s Spec) []bindOp {
 	var ops []bindOp
 	add := func(paths []string, rw, pin bool) {
 		for _, p := range paths {
-			if r, err := filepath.EvalSymlinks(p); err == nil {
+			if r, _, err := canonical(p); err == nil {
 				ops = append(ops, bindOp{path: r, rw: rw, pin: pin})
 			}
 		}
@@ -110,7 +103,13 @@ func depth(p string) int {
 	if p == "/" {
 		return 0
 	}
-	return strings.Count(p, "/")
+	n := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			n++
+		}
+	}
+	return n
 }
 
 // wantWritable: a mount point is writable when the deepest bind at or
@@ -118,12 +117,15 @@ func depth(p string) int {
 func wantWritable(point string, ops []bindOp) bool {
 	rw, best := false, -1
 	for _, op := range ops {
-		if !op.pin && paths.Within(op.path, point) && depth(op.path) >= best {
+		if !op.pin && within(op.path, point) && depth(op.path) >= best {
 			rw, best = op.rw, depth(op.path)
 		}
 	}
 	return rw
 }
+
+// msNoSymfollow is MS_NOSYMFOLLOW, which syscall does not define.
+const msNoSymfollow = 0x100
 
 // mountEntry is one line of /proc/self/mountinfo.
 type mountEntry struct {
@@ -140,46 +142,43 @@ func remountAll(ops []bindOp) error {
 		return err
 	}
 	for _, m := range mounts {
-		want := m.flags | unix.MS_NOSUID
+		want := m.flags | syscall.MS_NOSUID
 		rw := wantWritable(m.point, ops)
 		if rw {
-			want &^= unix.MS_RDONLY
+			want &^= syscall.MS_RDONLY
 		} else {
-			want |= unix.MS_RDONLY
+			want |= syscall.MS_RDONLY
 		}
 		if want == m.flags {
 			continue
 		}
-		err := unix.Mount("", m.point, "", unix.MS_BIND|unix.MS_REMOUNT|want, "")
+		err := syscall.Mount("", m.point, "", syscall.MS_BIND|syscall.MS_REMOUNT|want, "")
 		switch {
 		case err == nil, rw:
-		case errors.Is(err, unix.EACCES), errors.Is(err, unix.ENOENT):
+		case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.ENOENT):
 			// Not reachable by path, so not reachable by the command.
 		default:
-			return fmt.Errorf("remount %s read-only: %w", m.point, err)
+			return wrap("remount "+m.point+" read-only", err)
 		}
 	}
 	return nil
 }
 
 func readMountinfo() ([]mountEntry, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var out []mountEntry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	for _, line := range split(string(b), '\n') {
 		// id parent major:minor root mountpoint options [optional...] - fstype source superoptions
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 {
+		f := fields(line)
+		if len(f) < 6 {
 			continue
 		}
-		out = append(out, mountEntry{point: unescapeMountinfo(fields[4]), flags: mountFlags(fields[5])})
+		out = append(out, mountEntry{point: unescapeMountinfo(f[4]), flags: mountFlags(f[5])})
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // mountFlags turns a mount's own options (mountinfo's sixth field) into
@@ -187,18 +186,18 @@ func readMountinfo() ([]mountEntry, error) {
 // locked would make the remount fail.
 func mountFlags(opts string) uintptr {
 	var f uintptr
-	for _, o := range strings.Split(opts, ",") {
+	for _, o := range split(opts, ',') {
 		switch o {
 		case "ro":
-			f |= unix.MS_RDONLY
+			f |= syscall.MS_RDONLY
 		case "nosuid":
-			f |= unix.MS_NOSUID
+			f |= syscall.MS_NOSUID
 		case "nodev":
-			f |= unix.MS_NODEV
+			f |= syscall.MS_NODEV
 		case "noexec":
-			f |= unix.MS_NOEXEC
+			f |= syscall.MS_NOEXEC
 		case "nosymfollow":
-			f |= unix.MS_NOSYMFOLLOW
+			f |= msNoSymfollow
 		}
 		// atime flags are kept by a remount that names none.
 	}
@@ -208,46 +207,42 @@ func mountFlags(opts string) uintptr {
 // unescapeMountinfo decodes the octal escapes (\040 for a space) the
 // kernel writes for whitespace and backslashes in paths.
 func unescapeMountinfo(s string) string {
-	if !strings.Contains(s, `\`) {
+	if indexByte(s, '\\') < 0 {
 		return s
 	}
-	var b strings.Builder
+	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+4 <= len(s) {
 			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
+				b = append(b, byte(n))
 				i += 3
 				continue
 			}
 		}
-		b.WriteByte(s[i])
+		b = append(b, s[i])
 	}
-	return b.String()
+	return string(b)
 }
 
 // mask makes p unreadable: an empty, mode-000, read-only tmpfs over a
 // directory, /dev/null bound read-only over anything else.
 func mask(p string) error {
-	r, err := filepath.EvalSymlinks(p)
+	r, dir, err := canonical(p)
 	if err != nil {
 		return nil // nothing there to read
 	}
-	fi, err := os.Stat(r)
-	if err != nil {
-		return nil
-	}
-	const flags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
-	if fi.IsDir() {
-		if err := unix.Mount("tmpfs", r, "tmpfs", flags|unix.MS_RDONLY, "mode=000,size=4k"); err != nil {
-			return fmt.Errorf("hide %s: %w", r, err)
+	const flags = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC
+	if dir {
+		if err := syscall.Mount("tmpfs", r, "tmpfs", flags|syscall.MS_RDONLY, "mode=000,size=4k"); err != nil {
+			return wrap("hide "+r, err)
 		}
 		return nil
 	}
-	if err := unix.Mount("/dev/null", r, "", unix.MS_BIND, ""); err != nil {
-		return fmt.Errorf("hide %s: %w", r, err)
+	if err := syscall.Mount("/dev/null", r, "", syscall.MS_BIND, ""); err != nil {
+		return wrap("hide "+r, err)
 	}
-	if err := unix.Mount("", r, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("hide %s read-only: %w", r, err)
+	if err := syscall.Mount("", r, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NOEXEC, ""); err != nil {
+		return wrap("hide "+r+" read-only", err)
 	}
 	return nil
 }

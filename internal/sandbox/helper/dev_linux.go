@@ -1,12 +1,9 @@
-package sandbox
+package helper
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // sandboxDevices are the only device nodes a command sees: the host's
@@ -22,14 +19,14 @@ func minimalDev() error {
 	// Hold the devices before the tmpfs hides them, to bind them back.
 	fds := map[string]int{}
 	for _, name := range sandboxDevices {
-		fd, err := unix.Open("/dev/"+name, unix.O_PATH|unix.O_CLOEXEC, 0)
+		fd, err := syscall.Open("/dev/"+name, oPath|syscall.O_CLOEXEC, 0)
 		if err == nil {
 			fds[name] = fd
-			defer unix.Close(fd)
+			defer syscall.Close(fd)
 		}
 	}
-	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
-		return fmt.Errorf("tmpfs on /dev: %w", err)
+	if err := syscall.Mount("tmpfs", "/dev", "tmpfs", syscall.MS_NOSUID|syscall.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
+		return wrap("tmpfs on /dev", err)
 	}
 	for _, name := range sandboxDevices {
 		fd, ok := fds[name]
@@ -40,13 +37,13 @@ func minimalDev() error {
 		if err := os.WriteFile(target, nil, 0o666); err != nil {
 			return err
 		}
-		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", target, err)
+		if err := syscall.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", syscall.MS_BIND, ""); err != nil {
+			return wrap("bind "+target, err)
 		}
 	}
 	for link, to := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0",
 		"stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2", "ptmx": "pts/ptmx"} {
-		if err := os.Symlink(to, filepath.Join("/dev", link)); err != nil {
+		if err := os.Symlink(to, "/dev/"+link); err != nil {
 			return err
 		}
 	}
@@ -57,12 +54,12 @@ func minimalDev() error {
 	}
 	// Pseudo-terminals of its own (not the host's, where the user's
 	// terminals live); a system without devpts instances just has none.
-	_ = unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
-	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
-		return fmt.Errorf("private /dev/shm: %w", err)
+	_ = syscall.Mount("devpts", "/dev/pts", "devpts", syscall.MS_NOSUID|syscall.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+	if err := syscall.Mount("tmpfs", "/dev/shm", "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777"); err != nil {
+		return wrap("private /dev/shm", err)
 	}
-	if err := unix.Mount("", "/dev", "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
-		return fmt.Errorf("read-only /dev: %w", err)
+	if err := syscall.Mount("", "/dev", "", syscall.MS_REMOUNT|syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
+		return wrap("read-only /dev", err)
 	}
 	return nil
 }

@@ -1,17 +1,11 @@
-package sandbox
+package helper
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // runContained is the helper without namespaces: a subreaper, so that
@@ -19,27 +13,26 @@ import (
 // can be found and killed when the call ends. It stays outside the
 // command's Landlock domain (the command runs through a restrict stage),
 // so the command cannot signal it.
-func runContained(s spec, argv []string) int {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		fmt.Fprintf(os.Stderr, "%ssubreaper: %v\n", helperPrefix, err)
-		return helperFailed
+func runContained(s Spec, argv []string) int {
+	if err := prctl(prSetChildSubreaper, 1); err != nil {
+		return fail("subreaper", err)
 	}
 	return supervise(s, argv)
 }
 
 // childArgv is what the supervisor starts: the command itself, or (without
 // namespaces but with Landlock) the restrict stage that becomes it.
-func childArgv(s spec, argv []string) (string, []string, error) {
-	if s.Mode == modeContain && s.LandlockABI > 0 {
+func childArgv(s Spec, argv []string) (string, []string, error) {
+	if s.Mode == ModeContain && s.LandlockABI > 0 {
 		exe, err := os.Executable()
 		if err != nil {
 			return "", nil, err
 		}
 		r := s
-		r.Mode = modeRestrict
-		return exe, append([]string{exe}, helperArgs(r, argv)...), nil
+		r.Mode = ModeRestrict
+		return exe, append([]string{exe}, Args(r, argv)...), nil
 	}
-	path, err := exec.LookPath(argv[0])
+	path, err := lookPath(argv[0])
 	return path, argv, err
 }
 
@@ -47,11 +40,13 @@ func childArgv(s spec, argv []string) (string, []string, error) {
 // When it exits (or, long-lived, when no process is left) everything else
 // is killed and its status returned: the exit code, or 128+N for signal N.
 // A SIGTERM, SIGINT or SIGHUP is passed on to every process, which get
-// stopGrace to end before they are killed.
-func supervise(s spec, argv []string) int {
+// StopGrace to end before they are killed. It runs on the main thread (the
+// package's init): the command is forked from it, and its parent-death
+// signal follows that thread, which lives as long as the helper.
+func supervise(s Spec, argv []string) int {
 	path, args, err := childArgv(s, argv)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s%v\n", helperPrefix, err)
+		_, _ = os.Stderr.WriteString(Prefix + err.Error() + "\n")
 		return 127
 	}
 	sigs := make(chan os.Signal, 4)
@@ -61,8 +56,8 @@ func supervise(s spec, argv []string) int {
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%sstart %s: %v\n", helperPrefix, argv[0], err)
-		if errors.Is(err, syscall.ENOENT) {
+		_, _ = os.Stderr.WriteString(Prefix + "start " + argv[0] + ": " + err.Error() + "\n")
+		if err == syscall.ENOENT {
 			return 127
 		}
 		return 126
@@ -86,7 +81,7 @@ func supervise(s spec, argv []string) int {
 			signalAll(s, sig.(syscall.Signal))
 			if deadline == nil {
 				signum = int(sig.(syscall.Signal))
-				deadline = time.After(stopGrace)
+				deadline = time.After(StopGrace)
 			}
 		case <-deadline:
 			endAll(s)
@@ -108,9 +103,9 @@ func exitOr(code, signum int) int {
 func reap(main int, exits chan<- int) {
 	defer close(exits)
 	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, 0, nil)
-		if errors.Is(err, unix.EINTR) {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
@@ -122,7 +117,7 @@ func reap(main int, exits chan<- int) {
 	}
 }
 
-func statusCode(ws unix.WaitStatus) int {
+func statusCode(ws syscall.WaitStatus) int {
 	if ws.Signaled() {
 		return 128 + int(ws.Signal())
 	}
@@ -130,22 +125,22 @@ func statusCode(ws unix.WaitStatus) int {
 }
 
 // signalAll passes sig on to every process in the sandbox.
-func signalAll(s spec, sig syscall.Signal) {
-	if s.Mode == modeNS {
-		_ = unix.Kill(-1, sig) // everyone in the namespace but PID 1
+func signalAll(s Spec, sig syscall.Signal) {
+	if s.Mode == ModeNS {
+		_ = syscall.Kill(-1, sig) // everyone in the namespace but PID 1
 		return
 	}
 	for _, pid := range descendants(os.Getpid()) {
-		_ = unix.Kill(pid, sig)
+		_ = syscall.Kill(pid, sig)
 	}
 }
 
 // endAll kills every process in the sandbox but the helper. In a PID
 // namespace the kernel would do it when PID 1 exits; a subreaper must hunt
 // them down, again and again while killed parents' children are reparented.
-func endAll(s spec) {
-	if s.Mode == modeNS {
-		_ = unix.Kill(-1, unix.SIGKILL)
+func endAll(s Spec) {
+	if s.Mode == ModeNS {
+		_ = syscall.Kill(-1, syscall.SIGKILL)
 		return
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -155,7 +150,7 @@ func endAll(s spec) {
 			return
 		}
 		for _, pid := range pids {
-			_ = unix.Kill(pid, unix.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -198,12 +193,14 @@ func procStat(pid int) (ppid int, state string, ok bool) {
 	if err != nil {
 		return 0, "", false
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
+	i := len(b) - 1
+	for i >= 0 && b[i] != ')' {
+		i--
+	}
 	if i < 0 {
 		return 0, "", false
 	}
-	f := strings.Fields(s[i+1:])
+	f := fields(string(b[i+1:]))
 	if len(f) < 2 {
 		return 0, "", false
 	}

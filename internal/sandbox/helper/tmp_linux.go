@@ -1,12 +1,9 @@
-package sandbox
+package helper
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // privateTmp puts an empty tmpfs on /tmp (inside the sandbox's mount
@@ -24,27 +21,27 @@ func privateTmp(keep []string) error {
 	var hs []held
 	defer func() {
 		for _, h := range hs {
-			unix.Close(h.fd)
+			syscall.Close(h.fd)
 		}
 	}()
 	// Held before the tmpfs hides them, to bind them back.
 	for _, k := range keep {
-		fd, err := unix.Open(k, unix.O_PATH|unix.O_CLOEXEC, 0)
+		fd, err := syscall.Open(k, oPath|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			continue // gone: nothing to bind back
 		}
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			unix.Close(fd)
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil {
+			syscall.Close(fd)
 			continue
 		}
-		hs = append(hs, held{k, fd, st.Mode&unix.S_IFMT == unix.S_IFDIR})
+		hs = append(hs, held{k, fd, st.Mode&syscall.S_IFMT == syscall.S_IFDIR})
 	}
-	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64k"); err != nil {
+	if err := syscall.Mount("tmpfs", "/tmp", "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=0755,size=64k"); err != nil {
 		return err
 	}
 	for _, h := range hs {
-		if err := os.MkdirAll(filepath.Dir(h.path), 0o755); err != nil {
+		if err := os.MkdirAll(parentDir(h.path), 0o755); err != nil {
 			return err
 		}
 		var err error
@@ -56,8 +53,8 @@ func privateTmp(keep []string) error {
 		if err != nil {
 			return err
 		}
-		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(h.fd), h.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s back: %w", h.path, err)
+		if err := syscall.Mount("/proc/self/fd/"+strconv.Itoa(h.fd), h.path, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+			return wrap("bind "+h.path+" back", err)
 		}
 	}
 	return nil
