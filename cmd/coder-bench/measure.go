@@ -111,13 +111,15 @@ func repeat[T any](n int, once func() (T, error)) ([]T, error) {
 	return out, nil
 }
 
-// buildCoder builds ./cmd/coder into dir the way the README does (plus
-// -trimpath), drops it from the page cache (fromDisk) and returns the
-// binary's path.
+// buildCoder builds ./cmd/coder into dir as .goreleaser.yaml builds a
+// release (static, trimmed, stripped), drops it from the page cache
+// (fromDisk) and returns the binary's path. A build linked against the C
+// library starts ~14% slower; the releases are what people run.
 func buildCoder(modRoot, dir string) (string, error) {
 	bin := filepath.Join(dir, "coder")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/coder")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/coder")
 	cmd.Dir = modRoot
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/coder: %w\n%s", err, out)
 	}
