@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -74,8 +73,13 @@ func ollamaHost(env EnvFunc) string {
 }
 
 // ErrNoProvider is returned by ResolveProvider when no provider is configured
-// and no local Ollama answers. Its text is the help a user needs.
-var ErrNoProvider = errors.New(noProviderHelp())
+// and no local Ollama answers. Its text is the help a user needs, written
+// from the provider table when it is shown rather than at every start.
+var ErrNoProvider error = noProviderError{}
+
+type noProviderError struct{}
+
+func (noProviderError) Error() string { return noProviderHelp() }
 
 func noProviderHelp() string {
 	var b strings.Builder

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -58,20 +57,46 @@ func defaultSandbox() Sandbox {
 	}
 }
 
-// envRef is a leading $NAME or ${NAME}.
-var envRef = regexp.MustCompile(`^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))`)
+// envRef reads the $NAME or ${NAME} p starts with (a NAME is a letter or
+// "_", then letters, digits and "_"): the variable's name and the length
+// of the reference. ok is false when p starts with neither.
+func envRef(p string) (name string, n int, ok bool) {
+	rest, ok := strings.CutPrefix(p, "$")
+	if !ok {
+		return "", 0, false
+	}
+	rest, braced := strings.CutPrefix(rest, "{")
+	i := 0
+	for i < len(rest) && (rest[i] == '_' || 'A' <= rest[i] && rest[i] <= 'Z' || 'a' <= rest[i] && rest[i] <= 'z' ||
+		i > 0 && '0' <= rest[i] && rest[i] <= '9') {
+		i++
+	}
+	switch {
+	case i == 0:
+		return "", 0, false
+	case !braced:
+		return rest[:i], 1 + i, true
+	case i < len(rest) && rest[i] == '}':
+		return rest[:i], 3 + i, true
+	}
+	return "", 0, false
+}
+
+func startsWithEnvRef(p string) bool {
+	_, _, ok := envRef(p)
+	return ok
+}
 
 func validateSandbox(ps *problems, s Sandbox) {
 	ps.oneOf("sandbox.mode", s.Mode, sandboxModes)
 	ps.oneOf("sandbox.network", s.Network, sandboxNetworks)
 	check := func(key string, list []string) {
 		for i, p := range list {
-			k := fmt.Sprintf("%s[%d]", key, i)
 			switch {
 			case strings.TrimSpace(p) == "":
-				ps.add(k, "must not be empty")
-			case strings.Contains(p, "$") && !envRef.MatchString(p) || strings.Count(p, "$") > 1:
-				ps.add(k, `may use one variable, at the start ("$GOCACHE", "${HOME}/x"), got %q`, p)
+				ps.add(fmt.Sprintf("%s[%d]", key, i), "must not be empty")
+			case strings.Contains(p, "$") && !startsWithEnvRef(p) || strings.Count(p, "$") > 1:
+				ps.add(fmt.Sprintf("%s[%d]", key, i), `may use one variable, at the start ("$GOCACHE", "${HOME}/x"), got %q`, p)
 			}
 		}
 	}
@@ -127,14 +152,14 @@ func expandSandboxPaths(list []string, dir string, env EnvFunc) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, p := range list {
-		if m := envRef.FindStringSubmatch(p); m != nil {
-			v, _ := env(m[1] + m[2])
+		if name, n, ok := envRef(p); ok {
+			v, _ := env(name)
 			// A list variable (GOPATH-style) counts by its first entry.
 			v, _, _ = strings.Cut(v, string(os.PathListSeparator))
 			if strings.TrimSpace(v) == "" {
 				continue
 			}
-			p = v + p[len(m[0]):]
+			p = v + p[n:]
 		}
 		abs := absPath(p, dir, env)
 		if !seen[abs] {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -103,4 +104,22 @@ func TestDefaultSandboxPathsAreAbsolute(t *testing.T) {
 	if !slices.Contains(rw, "/home/u/.cache") || !slices.Contains(deny, "/home/u/.ssh") || slices.Contains(deny, "") {
 		t.Errorf("writable %q, deny %q", rw, deny)
 	}
+}
+
+// envRefPattern is the regular expression envRef replaced; envRef must
+// read exactly what it matched.
+var envRefPattern = regexp.MustCompile(`^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))`)
+
+func FuzzEnvRef(f *testing.F) {
+	for _, s := range []string{"$HOME", "${HOME}/x", "${HOME", "$", "${}", "$1x", "$_a1/b", "${a-b}", "x$HOME",
+		"$HOME}", "${_}", "$A$B", "${Ab9}", "$é", "~/.cache", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, n, ok := envRef(s)
+		m := envRefPattern.FindStringSubmatch(s)
+		if ok != (m != nil) || ok && (name != m[1]+m[2] || n != len(m[0])) {
+			t.Fatalf("envRef(%q) = %q, %d, %v; the pattern matched %q", s, name, n, ok, m)
+		}
+	})
 }

@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // defaultZone is where session times are shown unless ui.timezone says
 // otherwise: the product's users are in China (UTC+08:00).
@@ -23,12 +26,26 @@ func Location(c UI) *time.Location {
 	return loc
 }
 
+// zones keeps each zone loadLocation loaded (name → zone): validation and
+// the front end ask for the same one, and each load reads and parses a
+// zoneinfo file.
+var zones sync.Map
+
+type zone struct {
+	loc *time.Location
+	err error
+}
+
 // loadLocation is time.LoadLocation, except that the default zone always loads.
 // "" is UTC and "Local" the system zone, as with time.LoadLocation.
 func loadLocation(name string) (*time.Location, error) {
+	if z, ok := zones.Load(name); ok {
+		return z.(zone).loc, z.(zone).err
+	}
 	loc, err := time.LoadLocation(name)
 	if err != nil && name == defaultZone {
-		return chinaStandardTime, nil
+		loc, err = chinaStandardTime, nil
 	}
+	zones.Store(name, zone{loc, err})
 	return loc, err
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 )
@@ -98,8 +99,11 @@ func nextLine(text string, i int) int {
 	return len(text)
 }
 
-// hunkStart is a unified diff's "@@ -l[,n] +l[,n] @@".
-var hunkStart = regexp.MustCompile(`^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@`)
+// hunkStart is a unified diff's "@@ -l[,n] +l[,n] @@", compiled at the
+// first edit rather than at every start.
+var hunkStart = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@`)
+})
 
 // shiftHunks adds lines to the line numbers of d's hunk headers.
 func shiftHunks(d string, lines int) string {
@@ -108,7 +112,7 @@ func shiftHunks(d string, lines int) string {
 	}
 	parts := strings.SplitAfter(d, "\n")
 	for i, l := range parts {
-		m := hunkStart.FindStringSubmatch(l)
+		m := hunkStart().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}

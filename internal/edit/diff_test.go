@@ -78,7 +78,7 @@ func applyUnified(before, d string) (string, bool) {
 	lines := strings.SplitAfter(d, "\n")
 	for i := 2; i < len(lines); i++ {
 		l := lines[i]
-		if m := hunkStart.FindStringSubmatch(l); m != nil {
+		if m := hunkStart().FindStringSubmatch(l); m != nil {
 			from, _ := strconv.Atoi(m[1])
 			if m[2] == ",0" {
 				from++ // an empty side names the line before

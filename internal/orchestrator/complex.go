@@ -27,6 +27,19 @@ var inlineEnum = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(?:\(?\b1[.)]\s.*\(?\b2[.)]\s)|(?:\bfirst\b.*\b(?:second|then)\b)|(?:首先.*(?:然后|其次|最后))`)
 })
 
+// mayEnumerate is false only for input neither pattern above can match:
+// ASCII text with no digit, no "-" or "*" and no "first" in any case (every
+// other marker they know is non-ASCII). Most short prompts are such, and
+// are then spared the two regexps and their compilation.
+func mayEnumerate(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c >= utf8.RuneSelf || c >= '0' && c <= '9' || c == '-' || c == '*' {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(s), "first")
+}
+
 // isComplexTask says an input needs a todo plan: an explicit enumeration of several
 // goals, at least 80 characters, a complexity keyword, at least two
 // separators among ，,;； or at least 14 words.
@@ -35,7 +48,7 @@ func isComplexTask(input string) bool {
 	switch {
 	case s == "":
 		return false
-	case len(listItem().FindAllStringIndex(s, 3)) >= 2, inlineEnum().MatchString(s):
+	case mayEnumerate(s) && (len(listItem().FindAllStringIndex(s, 3)) >= 2 || inlineEnum().MatchString(s)):
 		return true
 	case utf8.RuneCountInString(s) >= 80:
 		return true

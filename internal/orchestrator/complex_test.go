@@ -23,6 +23,9 @@ func TestIsComplexTask(t *testing.T) {
 		{"do this: 1) add a flag 2) test it", true},
 		{"first add the flag, then test", true},
 		{"首先读取配置然后校验", true},
+		{"First build it then ship", true},
+		{"* parse\n* print", true},
+		{"• parse\n• print", true},
 		// length
 		{strings.Repeat("a", 79), false},
 		{strings.Repeat("a", 80), true},
@@ -45,4 +48,21 @@ func TestIsComplexTask(t *testing.T) {
 			t.Errorf("isComplexTask(%q) = %v, want %v", c.in, got, c.want)
 		}
 	}
+}
+
+// mayEnumerate only spares the regexps when they cannot match: whatever it
+// says false to, neither pattern matches.
+func FuzzMayEnumerate(f *testing.F) {
+	for _, s := range []string{"hi", "1. a\n2. b", "- a\n- b", "FIRST a THEN b", "firſt a then b",
+		"(1) a (2) b", "一、a\n二、b", "首先a然后b", "• a\n• b", "plain words only", "a\tb\n c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if mayEnumerate(s) {
+			return
+		}
+		if listItem().MatchString(s) || inlineEnum().MatchString(s) {
+			t.Fatalf("mayEnumerate(%q) = false, but a pattern matches", s)
+		}
+	})
 }

@@ -31,9 +31,12 @@ type Engine struct {
 	agentPreset string
 	runtime     Ruleset     // allow rules added by AllowExact
 	known       []knownTool // the tools whose facts the presets read (UseTools)
-	build       []compiledRule
-	plan        []compiledRule
-	guard       []compiledRule // plan rules alone
+	// The compiled rules, derived on the first decision after a change
+	// (stale): a run that never asks the policy never pays for them.
+	stale bool
+	build []compiledRule
+	plan  []compiledRule
+	guard []compiledRule // plan rules alone
 }
 
 var _ Policy = (*Engine)(nil)
@@ -220,16 +223,26 @@ func (e *Engine) userRules() Ruleset {
 	return append(rs, e.runtime...)
 }
 
+// compile checks the user's rules and marks the compiled rulesets stale;
+// ruleset derives them again when a decision needs them. The caller holds
+// e.mu for writing (or owns e alone).
 func (e *Engine) compile() error {
 	for _, r := range e.userRules() {
 		if !validAction(string(r.Action)) {
 			return fmt.Errorf("%s: %q is not allow, ask or deny", r.Source, r.Action)
 		}
 	}
+	e.stale = true
+	return nil
+}
+
+// derive compiles the rulesets of both modes and the plan floor from the
+// current preset, tools and user rules. The caller holds e.mu for writing.
+func (e *Engine) derive() {
 	e.build = compileAll(e.rules(agent.Build))
 	e.plan = compileAll(e.rules(agent.Plan))
 	e.guard = compileAll(planRules(e.known))
-	return nil
+	e.stale = false
 }
 
 func compileAll(rs Ruleset) []compiledRule {
@@ -246,8 +259,11 @@ func validAction(a string) bool {
 
 // ruleset is the compiled rules of mode m and, in plan mode, the floor.
 func (e *Engine) ruleset(m agent.Mode) (rs, guard []compiledRule) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stale {
+		e.derive()
+	}
 	if m == agent.Plan {
 		return e.plan, e.guard
 	}

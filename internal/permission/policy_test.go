@@ -412,3 +412,39 @@ func TestPlanFloorWithoutUseTools(t *testing.T) {
 		}
 	}
 }
+
+// The compiled rules are derived on the first decision after a change: an
+// engine that decided before each change answers exactly like one told of
+// the same changes before it ever decided.
+func TestRulesRederivedAfterEachChange(t *testing.T) {
+	used := newEngine(t, config.Permission{})
+	fresh := newEngine(t, config.Permission{})
+	probes := []probe{bashCall("go test ./...", ""), bashCall("docker build .", ""),
+		fileCall(tools.Write, "a.go", ""), fileCall(tools.Write, "a.go", agent.Plan), bashCall("mv a b", "")}
+	changes := []func(e *Engine){
+		func(e *Engine) { e.AllowExact(tools.Bash, "docker build .") },
+		func(e *Engine) { _, _ = e.SetPreset(PresetStrict) },
+		func(e *Engine) { _ = e.UseAgentPreset(PresetAutoEdit) },
+		func(e *Engine) { _ = e.UseAgentPreset("") },
+	}
+	for i, change := range changes {
+		for _, p := range probes {
+			decide(used, p)
+		}
+		change(used)
+		for _, c := range changes[:i+1] {
+			c(fresh)
+		}
+		for _, p := range probes {
+			if got, want := decide(used, p), decide(fresh, p); got != want {
+				t.Errorf("after change %d, %s: %+v, want %+v", i, p, got, want)
+			}
+		}
+		for _, m := range []agent.Mode{agent.Build, agent.Plan} {
+			if got, want := used.Matrix(m), fresh.Matrix(m); got != want {
+				t.Errorf("after change %d, %s matrix:\n%s\nwant\n%s", i, m, got, want)
+			}
+		}
+		fresh = newEngine(t, config.Permission{})
+	}
+}

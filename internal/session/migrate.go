@@ -15,10 +15,16 @@ import (
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
+// migration is one embedded file NNN_name.sql; its SQL is read only when it
+// is applied (the fast path needs the versions alone).
 type migration struct {
 	version int
 	name    string
-	sql     string
+}
+
+func (m migration) sql() (string, error) {
+	body, err := migrationFS.ReadFile("migrations/" + m.name)
+	return string(body), err
 }
 
 // migrations lists the embedded files NNN_name.sql in version order.
@@ -35,11 +41,7 @@ func migrations() ([]migration, error) {
 		if !ok || err != nil || v <= 0 {
 			return nil, fmt.Errorf("migration %s: name must be NNN_name.sql", base)
 		}
-		body, err := migrationFS.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(body)})
+		ms = append(ms, migration{version: v, name: base})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	for i := 1; i < len(ms); i++ {
@@ -116,9 +118,13 @@ func applyIn(ctx context.Context, tx *sql.Tx, m migration, now func() time.Time)
 	if n > 0 {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+	body, err := m.sql()
+	if err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, m.version, now().UnixNano())
+	if _, err := tx.ExecContext(ctx, body); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, m.version, now().UnixNano())
 	return err
 }

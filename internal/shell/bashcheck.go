@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/coder-agent/coder/internal/paths"
 )
@@ -24,7 +25,7 @@ func isInterpreter(name string) bool {
 
 // runsCode: commands that execute a program given as an argument.
 func runsCode(name string) bool {
-	return shells[name] || isInterpreter(name) || name == "eval" || name == "source" || name == "."
+	return shells()[name] || isInterpreter(name) || name == "eval" || name == "source" || name == "."
 }
 
 // check runs the danger checks of one (unwrapped) simple command.
@@ -227,14 +228,16 @@ func (a *analyzer) checkDd(ws []word) {
 	}
 }
 
-var worldWritable = set("777", "0777", "a+rwx", "ugo+rwx", "o+w", "a+w", "+w")
+var worldWritable = sync.OnceValue(func() map[string]bool {
+	return set("777", "0777", "a+rwx", "ugo+rwx", "o+w", "a+w", "+w")
+})
 
 func (a *analyzer) checkChmod(name string, ws []word) {
 	opts, operands := options(ws)
 	if !hasShort(opts, "R", "--recursive") || len(operands) < 2 {
 		return
 	}
-	if name == "chmod" && worldWritable[operands[0].text] {
+	if name == "chmod" && worldWritable()[operands[0].text] {
 		a.reason(fmt.Sprintf("makes files world-writable recursively (%s)", joinWords(ws)))
 	}
 	for _, t := range operands[1:] {

@@ -3,18 +3,25 @@ package shell
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // find runs commands (-exec, -execdir, -ok, -okdir) and deletes (-delete);
 // both are checked like commands of their own.
 
-var findActions = set("-exec", "-execdir", "-ok", "-okdir")
-var findWriters = set("-fprint", "-fprint0", "-fprintf", "-fls")
+var findActions = sync.OnceValue(func() map[string]bool {
+	return set("-exec", "-execdir", "-ok", "-okdir")
+})
+var findWriters = sync.OnceValue(func() map[string]bool {
+	return set("-fprint", "-fprint0", "-fprintf", "-fls")
+})
 
 // findNonFilters are primaries that do not narrow what find matches: with
 // only these, "-delete" or "-exec rm -rf {}" hits the whole tree.
-var findNonFilters = set("-delete", "-depth", "-d", "-xdev", "-mount", "-maxdepth", "-mindepth",
-	"-print", "-print0", "-ignore_readdir_race", "-noleaf", "-follow", "-daystart")
+var findNonFilters = sync.OnceValue(func() map[string]bool {
+	return set("-delete", "-depth", "-d", "-xdev", "-mount", "-maxdepth", "-mindepth",
+		"-print", "-print0", "-ignore_readdir_race", "-noleaf", "-follow", "-daystart")
+})
 
 func (a *analyzer) find(ws []word, c ctx, depth int, info *callInfo) {
 	roots, expr := findRoots(ws)
@@ -22,7 +29,7 @@ func (a *analyzer) find(ws []word, c ctx, depth int, info *callInfo) {
 	for j := 0; j < len(expr); j++ {
 		t := expr[j].text
 		switch {
-		case findActions[t]:
+		case findActions()[t]:
 			end := j + 1
 			for end < len(expr) && !(expr[end].known && (expr[end].text == ";" || expr[end].text == "+")) {
 				end++
@@ -36,7 +43,7 @@ func (a *analyzer) find(ws []word, c ctx, depth int, info *callInfo) {
 					a.recursiveDelete(r)
 				}
 			}
-		case findWriters[t] && j+1 < len(expr):
+		case findWriters()[t] && j+1 < len(expr):
 			a.writeTarget(expr[j+1])
 			j++
 		}
@@ -76,13 +83,13 @@ func findFiltered(expr []word) bool {
 	for j := 0; j < len(expr); j++ {
 		t := expr[j].text
 		switch {
-		case findActions[t]:
+		case findActions()[t]:
 			for j < len(expr) && expr[j].text != ";" && expr[j].text != "+" {
 				j++
 			}
 		case t == "-maxdepth" || t == "-mindepth":
 			j++
-		case strings.HasPrefix(t, "-") && !findNonFilters[t]:
+		case strings.HasPrefix(t, "-") && !findNonFilters()[t]:
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The read-only whitelist: commands that only look. Plan mode
@@ -13,33 +14,37 @@ import (
 type roCheck func(args []string) bool
 
 // readOnlyCommands maps a command to its argument check.
-var readOnlyCommands = map[string]roCheck{
-	"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "grep": nil, "egrep": nil,
-	"fgrep": nil, "pwd": nil, "id": nil, "whoami": nil, "uname": nil, "echo": nil, "printf": nil,
-	"true": nil, "false": nil, ":": nil, "basename": nil, "dirname": nil, "stat": nil,
-	"file": nil, "du": nil, "df": nil, "which": nil, "type": nil, "realpath": nil,
-	"readlink": nil, "nl": nil, "od": nil, "hexdump": nil, "strings": nil, "cut": nil,
-	"tr": nil, "column": nil, "seq": nil, "test": nil, "[": nil, "cd": nil, "pushd": nil,
-	"popd": nil, "printenv": nil, "env": nil, "md5sum": nil, "sha1sum": nil, "sha256sum": nil,
-	"sha512sum": nil, "cksum": nil, "diff": nil, "cmp": nil, "comm": nil, "less": nil,
-	"more": nil, "jq": nil, "ps": nil, "uptime": nil, "free": nil, "export": nil,
-	"declare": nil, "local": nil, "readonly": nil, "typeset": nil, "command": nil,
-	"tree":     noneOf("-o"),
-	"rg":       noPrefix("--pre"),
-	"sort":     noPrefix("-o", "--output"),
-	"date":     noPrefix("-s", "--set"),
-	"uniq":     maxOperands(1),
-	"hostname": maxOperands(0),
-	"xxd":      func(args []string) bool { return noneOf("-r", "-revert")(args) && maxOperands(1)(args) },
-	"find":     noneOf("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"),
-	"go":       goReadOnly,
-	"git":      gitReadOnly,
-}
+var readOnlyCommands = sync.OnceValue(func() map[string]roCheck {
+	return map[string]roCheck{
+		"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "grep": nil, "egrep": nil,
+		"fgrep": nil, "pwd": nil, "id": nil, "whoami": nil, "uname": nil, "echo": nil, "printf": nil,
+		"true": nil, "false": nil, ":": nil, "basename": nil, "dirname": nil, "stat": nil,
+		"file": nil, "du": nil, "df": nil, "which": nil, "type": nil, "realpath": nil,
+		"readlink": nil, "nl": nil, "od": nil, "hexdump": nil, "strings": nil, "cut": nil,
+		"tr": nil, "column": nil, "seq": nil, "test": nil, "[": nil, "cd": nil, "pushd": nil,
+		"popd": nil, "printenv": nil, "env": nil, "md5sum": nil, "sha1sum": nil, "sha256sum": nil,
+		"sha512sum": nil, "cksum": nil, "diff": nil, "cmp": nil, "comm": nil, "less": nil,
+		"more": nil, "jq": nil, "ps": nil, "uptime": nil, "free": nil, "export": nil,
+		"declare": nil, "local": nil, "readonly": nil, "typeset": nil, "command": nil,
+		"tree":     noneOf("-o"),
+		"rg":       noPrefix("--pre"),
+		"sort":     noPrefix("-o", "--output"),
+		"date":     noPrefix("-s", "--set"),
+		"uniq":     maxOperands(1),
+		"hostname": maxOperands(0),
+		"xxd":      func(args []string) bool { return noneOf("-r", "-revert")(args) && maxOperands(1)(args) },
+		"find":     noneOf("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"),
+		"go":       goReadOnly,
+		"git":      gitReadOnly,
+	}
+})
 
 // pureReaders may take words computed at run time ("cat $f", "echo $X"):
 // no argument can make them write or run something.
-var pureReaders = set("ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "basename",
-	"dirname", "stat", "file", "du", "which", "type", "true", "false", ":", "test", "[")
+var pureReaders = sync.OnceValue(func() map[string]bool {
+	return set("ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "basename",
+		"dirname", "stat", "file", "du", "which", "type", "true", "false", ":", "test", "[")
+})
 
 // ReadOnly: the command is on the read-only whitelist with arguments it
 // allows, and no redirection writes.
@@ -54,13 +59,13 @@ func (c Command) ReadOnly() bool {
 		return false
 	}
 	name := cmdName(c.words[0].text)
-	check, ok := readOnlyCommands[name]
+	check, ok := readOnlyCommands()[name]
 	if !ok {
 		return false
 	}
 	args := make([]string, 0, len(c.words)-1)
 	for _, w := range c.words[1:] {
-		if !w.known && !pureReaders[name] {
+		if !w.known && !pureReaders()[name] {
 			return false
 		}
 		args = append(args, w.text)
@@ -131,18 +136,20 @@ func goReadOnly(args []string) bool {
 
 // gitReadOnlySubs are git subcommands that only read, with a check of
 // their arguments where some spellings write.
-var gitReadOnlySubs = map[string]roCheck{
-	"status": nil, "diff": noPrefix("--output"), "log": noPrefix("--output"), "show": noPrefix("--output"),
-	"blame": nil, "ls-files": nil, "ls-tree": nil, "rev-parse": nil, "describe": nil,
-	"shortlog": nil, "cat-file": nil, "grep": nil, "merge-base": nil, "name-rev": nil,
-	"rev-list": nil, "whatchanged": nil, "count-objects": nil, "show-ref": nil,
-	"for-each-ref": nil, "reflog": firstOperandIn("show"), "stash": firstOperandIn("list", "show"),
-	"worktree": firstOperandIn("list"), "remote": firstOperandIn("show", "get-url"),
-	"branch": listOnly("-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
-		"-f", "--force", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description", "-t", "--track"),
-	"tag":    listOnly("-d", "--delete", "-a", "-s", "-u", "-f", "--force", "-m", "-F", "--annotate", "--sign"),
-	"config": gitConfigReadOnly,
-}
+var gitReadOnlySubs = sync.OnceValue(func() map[string]roCheck {
+	return map[string]roCheck{
+		"status": nil, "diff": noPrefix("--output"), "log": noPrefix("--output"), "show": noPrefix("--output"),
+		"blame": nil, "ls-files": nil, "ls-tree": nil, "rev-parse": nil, "describe": nil,
+		"shortlog": nil, "cat-file": nil, "grep": nil, "merge-base": nil, "name-rev": nil,
+		"rev-list": nil, "whatchanged": nil, "count-objects": nil, "show-ref": nil,
+		"for-each-ref": nil, "reflog": firstOperandIn("show"), "stash": firstOperandIn("list", "show"),
+		"worktree": firstOperandIn("list"), "remote": firstOperandIn("show", "get-url"),
+		"branch": listOnly("-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
+			"-f", "--force", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description", "-t", "--track"),
+		"tag":    listOnly("-d", "--delete", "-a", "-s", "-u", "-f", "--force", "-m", "-F", "--annotate", "--sign"),
+		"config": gitConfigReadOnly,
+	}
+})
 
 func gitReadOnly(args []string) bool {
 	ws := make([]word, 0, len(args)+1)
@@ -155,7 +162,7 @@ func gitReadOnly(args []string) bool {
 	if slices.Contains(global, "-c") || slices.Contains(global, "--config-env") {
 		return false
 	}
-	check, ok := gitReadOnlySubs[sub]
+	check, ok := gitReadOnlySubs()[sub]
 	if !ok {
 		return false
 	}
@@ -200,8 +207,8 @@ func gitConfigReadOnly(args []string) bool {
 
 // ReadOnlyNames lists the whitelist for /permissions.
 func ReadOnlyNames() []string {
-	names := make([]string, 0, len(readOnlyCommands))
-	for n := range readOnlyCommands {
+	names := make([]string, 0, len(readOnlyCommands()))
+	for n := range readOnlyCommands() {
 		names = append(names, n)
 	}
 	slices.Sort(names)

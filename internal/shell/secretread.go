@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/coder-agent/coder/internal/secrets"
 )
@@ -15,24 +16,28 @@ import (
 // followed, and directories that a recursive reader walks.
 
 // nonReaders take file names without reading the files' content.
-var nonReaders = set("echo", "printf", "test", "[", "ls", "stat", "file", "basename", "dirname",
-	"realpath", "readlink", "mkdir", "rmdir", "touch", "cd", "pushd", "which", "type", "true",
-	"false", ":", "chmod", "chown", "du", "wc", "rm", "unlink", "mv", "ln", "export", "unset")
+var nonReaders = sync.OnceValue(func() map[string]bool {
+	return set("echo", "printf", "test", "[", "ls", "stat", "file", "basename", "dirname",
+		"realpath", "readlink", "mkdir", "rmdir", "touch", "cd", "pushd", "which", "type", "true",
+		"false", ":", "chmod", "chown", "du", "wc", "rm", "unlink", "mv", "ln", "export", "unset")
+})
 
 // recursive readers walk the directories they are given (with these flags).
-var recursiveReaders = map[string][]string{
-	"grep": {"-r", "-R", "--recursive", "--dereference-recursive"}, "egrep": {"-r", "-R"}, "fgrep": {"-r", "-R"},
-	"cp": {"-r", "-R", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "rsync": {"-r", "-a", "--recursive", "--archive"},
-	"zip": {"-r"}, "diff": {"-r", "--recursive"},
-	// These walk whatever directory they are given, flag or not.
-	"rg": {""}, "ag": {""}, "ack": {""}, "tar": {""}, "7z": {""}, "jar": {""},
-}
+var recursiveReaders = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"grep": {"-r", "-R", "--recursive", "--dereference-recursive"}, "egrep": {"-r", "-R"}, "fgrep": {"-r", "-R"},
+		"cp": {"-r", "-R", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "rsync": {"-r", "-a", "--recursive", "--archive"},
+		"zip": {"-r"}, "diff": {"-r", "--recursive"},
+		// These walk whatever directory they are given, flag or not.
+		"rg": {""}, "ag": {""}, "ack": {""}, "tar": {""}, "7z": {""}, "jar": {""},
+	}
+})
 
 // maxWalk bounds the entries looked at to find a secrets file in a tree.
 const maxWalk = 20000
 
 func (a *analyzer) checkSecrets(name string, ws []word) {
-	if nonReaders[name] {
+	if nonReaders()[name] {
 		return
 	}
 	recursive := a.walksTrees(name, ws)
@@ -78,7 +83,7 @@ func skipsHidden(name string, ws []word) bool {
 
 // walksTrees reports whether the command reads directories recursively.
 func (a *analyzer) walksTrees(name string, ws []word) bool {
-	flags, ok := recursiveReaders[name]
+	flags, ok := recursiveReaders()[name]
 	if !ok {
 		return false
 	}

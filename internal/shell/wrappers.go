@@ -20,36 +20,45 @@ type wrapSpec struct {
 
 // transparent wrappers: the policy judges the inner command, not the
 // wrapper, so "timeout 60 go test ./..." passes a "go test*" rule.
-var transparent = map[string]wrapSpec{
-	"env":     {valueOpts: []string{"-u", "--unset", "-C", "--chdir"}, assigns: true},
-	"nohup":   {},
-	"time":    {valueOpts: []string{"-f", "--format", "-o", "--output"}},
-	"nice":    {valueOpts: []string{"-n", "--adjustment"}},
-	"timeout": {valueOpts: []string{"-s", "--signal", "-k", "--kill-after"}, positional: 1},
-	"command": {stopOpts: []string{"-v", "-V"}},
-	"builtin": {},
-	"exec":    {valueOpts: []string{"-a"}},
-	"stdbuf":  {valueOpts: []string{"-i", "-o", "-e"}},
-	"ionice":  {valueOpts: []string{"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}},
-	"setsid":  {},
-	"busybox": {},
-}
+var transparent = sync.OnceValue(func() map[string]wrapSpec {
+	return map[string]wrapSpec{
+		"env":     {valueOpts: []string{"-u", "--unset", "-C", "--chdir"}, assigns: true},
+		"nohup":   {},
+		"time":    {valueOpts: []string{"-f", "--format", "-o", "--output"}},
+		"nice":    {valueOpts: []string{"-n", "--adjustment"}},
+		"timeout": {valueOpts: []string{"-s", "--signal", "-k", "--kill-after"}, positional: 1},
+		"command": {stopOpts: []string{"-v", "-V"}},
+		"builtin": {},
+		"exec":    {valueOpts: []string{"-a"}},
+		"stdbuf":  {valueOpts: []string{"-i", "-o", "-e"}},
+		"ionice":  {valueOpts: []string{"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}},
+		"setsid":  {},
+		"busybox": {},
+	}
+})
 
 // privileged wrappers are dangerous themselves and also run a command.
-var privileged = map[string]wrapSpec{
-	"sudo": {valueOpts: []string{"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U",
-		"--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role",
-		"--type", "--command-timeout", "--other-user"}, stopOpts: []string{"-l", "-v", "-k", "-K"}, assigns: true},
-	"doas":   {valueOpts: []string{"-u", "-C"}},
-	"pkexec": {valueOpts: []string{"--user"}},
-	"run0":   {valueOpts: []string{"-u", "--user", "-g", "--group", "-D", "--chdir"}},
-	"su":     {valueOpts: []string{"-c", "--command", "-s", "--shell", "-g", "--group", "-G"}},
-}
+var privileged = sync.OnceValue(func() map[string]wrapSpec {
+	return map[string]wrapSpec{
+		"sudo": {valueOpts: []string{"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U",
+			"--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role",
+			"--type", "--command-timeout", "--other-user"}, stopOpts: []string{"-l", "-v", "-k", "-K"}, assigns: true},
+		"doas":   {valueOpts: []string{"-u", "-C"}},
+		"pkexec": {valueOpts: []string{"--user"}},
+		"run0":   {valueOpts: []string{"-u", "--user", "-g", "--group", "-D", "--chdir"}},
+		"su":     {valueOpts: []string{"-c", "--command", "-s", "--shell", "-g", "--group", "-G"}},
+	}
+})
 
-var shells = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh")
+var shells = sync.OnceValue(func() map[string]bool {
+	return set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh")
+})
 
 var assignRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
+// set builds a lookup table. The package's larger tables are built at their
+// first use (sync.OnceValue), not at start-up: most runs of coder analyse
+// no command at all.
 func set(xs ...string) map[string]bool {
 	m := make(map[string]bool, len(xs))
 	for _, x := range xs {
@@ -73,18 +82,18 @@ func (a *analyzer) exec(ws []word, c ctx, depth int, info *callInfo) {
 		return
 	}
 	name := cmdName(ws[0].text)
-	if spec, ok := transparent[name]; ok {
+	if spec, ok := transparent()[name]; ok {
 		a.wrapped(name, ws, spec, c, depth, info)
 		return
 	}
-	if spec, ok := privileged[name]; ok {
+	if spec, ok := privileged()[name]; ok {
 		a.reason(fmt.Sprintf("runs with elevated privileges (%s)", name))
 		a.record(ws, c)
 		a.wrapped(name, ws, spec, c, depth, info)
 		return
 	}
 	switch {
-	case shells[name] && a.shell(ws, c, depth, info):
+	case shells()[name] && a.shell(ws, c, depth, info):
 		return
 	case name == "eval":
 		a.eval(ws, c, depth)
@@ -115,7 +124,7 @@ func (a *analyzer) wrapped(name string, ws []word, spec wrapSpec, c ctx, depth i
 	}
 	inner, ok := unwrap(ws, spec)
 	if !ok {
-		if _, priv := privileged[name]; !priv {
+		if _, priv := privileged()[name]; !priv {
 			a.record(ws, c)
 		}
 		return

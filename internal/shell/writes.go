@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -16,17 +17,19 @@ import (
 
 // writeValueOpts are, per command, the options whose value is the next
 // word, so that word is not taken for a file.
-var writeValueOpts = map[string][]string{
-	"cp":       {"-t", "--target-directory", "-S", "--suffix"},
-	"mv":       {"-t", "--target-directory", "-S", "--suffix"},
-	"ln":       {"-t", "--target-directory", "-S", "--suffix"},
-	"install":  {"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"},
-	"touch":    {"-d", "--date", "-r", "--reference", "-t"},
-	"truncate": {"-s", "--size", "-r", "--reference"},
-	"mkdir":    {"-m", "--mode"},
-	"sed":      {"-e", "--expression", "-f", "--file", "-l", "--line-length"},
-	"rsync":    {"-e", "--rsh"},
-}
+var writeValueOpts = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"cp":       {"-t", "--target-directory", "-S", "--suffix"},
+		"mv":       {"-t", "--target-directory", "-S", "--suffix"},
+		"ln":       {"-t", "--target-directory", "-S", "--suffix"},
+		"install":  {"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"},
+		"touch":    {"-d", "--date", "-r", "--reference", "-t"},
+		"truncate": {"-s", "--size", "-r", "--reference"},
+		"mkdir":    {"-m", "--mode"},
+		"sed":      {"-e", "--expression", "-f", "--file", "-l", "--line-length"},
+		"rsync":    {"-e", "--rsh"},
+	}
+})
 
 // writeTargets lists the files a command writes, as far as its argv says.
 func writeTargets(name string, ws []word) []word {
@@ -57,7 +60,7 @@ func writeTargets(name string, ws []word) []word {
 // writeOperands returns the non-option words, skipping option values, and
 // the value of -t/--target-directory when given.
 func writeOperands(name string, ws []word) (operands []word, target *word) {
-	valueOpts := writeValueOpts[name]
+	valueOpts := writeValueOpts()[name]
 	done := false
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -59,9 +58,8 @@ func dated(provider, id string) bool {
 func (ix *index) newest(provider, base string) (Model, bool) {
 	prefix := provider + " " + base + "-"
 	best, bestDate := "", ""
-	i := sort.Search(len(ix.lines), func(i int) bool { return ix.lines[i] >= prefix })
-	for ; i < len(ix.lines) && strings.HasPrefix(ix.lines[i], prefix); i++ {
-		suffix, _, _ := strings.Cut(ix.lines[i][len(prefix):], " ")
+	for line := range ix.withPrefix(prefix) {
+		suffix, _, _ := strings.Cut(line[len(prefix):], " ")
 		if d, ok := snapshotDate(provider, base, suffix); ok && d > bestDate {
 			best, bestDate = base+"-"+suffix, d
 		}

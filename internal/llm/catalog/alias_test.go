@@ -8,7 +8,7 @@ import (
 // entries lists the catalog's model entries as provider and id.
 func entries() [][2]string {
 	var out [][2]string
-	for _, l := range load().lines {
+	for _, l := range modelLines(load()) {
 		p, rest, _ := strings.Cut(l, " ")
 		id, _, _ := strings.Cut(rest, " ")
 		out = append(out, [2]string{p, id})

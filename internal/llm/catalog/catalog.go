@@ -13,7 +13,7 @@ package catalog
 import (
 	_ "embed"
 	"encoding/json"
-	"sort"
+	"iter"
 	"strings"
 	"sync"
 
@@ -108,20 +108,24 @@ func (m Model) Price(u chat.Usage) float64 {
 	return total / 1e6
 }
 
-// index is the parsed shape of the data: header values, provider lines
-// decoded (there are few), and the sorted model lines left as text.
+// index is the data split once, all of it left as text: the header values,
+// each provider's JSON by id, and the block of model lines. The model lines
+// are sorted, so a lookup binary-searches that text and decodes one line;
+// nothing is copied or decoded at load.
 type index struct {
 	source, generated string
-	providers         map[string]Provider
-	lines             []string // "<provider> <model> <json>", sorted
+	providers         map[string]string // id → its "@id {json}" line's JSON
+	models            string            // "<provider> <model> <json>\n" lines, sorted
 }
 
 var load = sync.OnceValue(func() *index { return parse(data) })
 
+// parse reads the header (comments, then the provider lines) up to the
+// first model line; from there on the text is the sorted model block.
 func parse(text string) *index {
-	ix := &index{providers: map[string]Provider{}}
-	for line := range strings.Lines(text) {
-		line = strings.TrimRight(line, "\n")
+	ix := &index{providers: map[string]string{}}
+	for rest := text; rest != ""; {
+		line, next, _ := strings.Cut(rest, "\n")
 		switch {
 		case line == "":
 		case strings.HasPrefix(line, "# source: "):
@@ -131,14 +135,12 @@ func parse(text string) *index {
 		case line[0] == '#':
 		case line[0] == '@':
 			id, js, _ := strings.Cut(line[1:], " ")
-			var p Provider
-			if json.Unmarshal([]byte(js), &p) == nil {
-				p.ID = id
-				ix.providers[id] = p
-			}
+			ix.providers[id] = js
 		default:
-			ix.lines = append(ix.lines, line)
+			ix.models = rest
+			return ix
 		}
+		rest = next
 	}
 	return ix
 }
@@ -151,23 +153,64 @@ func Source() string {
 
 // ProviderInfo returns the catalog's provider id.
 func ProviderInfo(id string) (Provider, bool) {
-	p, ok := load().providers[id]
-	return p, ok
+	js, ok := load().providers[id]
+	var p Provider
+	if !ok || json.Unmarshal([]byte(js), &p) != nil {
+		return Provider{}, false
+	}
+	p.ID = id
+	return p, true
+}
+
+// seek is the offset in ix.models of the first line not below key: a
+// binary search over byte offsets, each probe widened to its whole line.
+// lo and hi stay at line starts (or the end).
+func (ix *index) seek(key string) int {
+	t := ix.models
+	lo, hi := 0, len(t)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		start := lo + strings.LastIndexByte(t[lo:mid], '\n') + 1
+		end := strings.IndexByte(t[start:], '\n')
+		if end < 0 {
+			end = len(t)
+		} else {
+			end += start
+		}
+		if t[start:end] < key {
+			lo = end + 1
+		} else {
+			hi = start
+		}
+	}
+	return min(lo, len(t))
+}
+
+// withPrefix yields the model lines that start with prefix, in order.
+func (ix *index) withPrefix(prefix string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for rest := ix.models[ix.seek(prefix):]; strings.HasPrefix(rest, prefix); {
+			line, next, _ := strings.Cut(rest, "\n")
+			if !yield(line) {
+				return
+			}
+			rest = next
+		}
+	}
 }
 
 // find decodes the line for exactly provider/model.
 func (ix *index) find(provider, model string) (Model, bool) {
 	key := provider + " " + model + " "
-	i := sort.Search(len(ix.lines), func(i int) bool { return ix.lines[i] >= key })
-	if i == len(ix.lines) || !strings.HasPrefix(ix.lines[i], key) {
-		return Model{}, false
+	for line := range ix.withPrefix(key) {
+		var m Model
+		if json.Unmarshal([]byte(line[len(key):]), &m) != nil {
+			return Model{}, false
+		}
+		m.ID, m.Provider = model, provider
+		return m, true
 	}
-	var m Model
-	if json.Unmarshal([]byte(ix.lines[i][len(key):]), &m) != nil {
-		return Model{}, false
-	}
-	m.ID, m.Provider = model, provider
-	return m, true
+	return Model{}, false
 }
 
 // effortOrder lists effort levels from least to most.
@@ -223,10 +266,9 @@ func (m Model) CapOutput(n int) int {
 func Models(provider string) []Model {
 	ix := load()
 	prefix := provider + " "
-	i := sort.Search(len(ix.lines), func(i int) bool { return ix.lines[i] >= prefix })
 	var out []Model
-	for ; i < len(ix.lines) && strings.HasPrefix(ix.lines[i], prefix); i++ {
-		id, _, _ := strings.Cut(ix.lines[i][len(prefix):], " ")
+	for line := range ix.withPrefix(prefix) {
+		id, _, _ := strings.Cut(line[len(prefix):], " ")
 		if m, ok := ix.find(provider, id); ok {
 			out = append(out, m)
 		}

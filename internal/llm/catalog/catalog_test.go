@@ -3,28 +3,74 @@ package catalog
 import (
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/coder-agent/coder/internal/chat"
 )
 
+// modelLines splits the model block into its lines.
+func modelLines(ix *index) []string {
+	return strings.Split(strings.TrimSuffix(ix.models, "\n"), "\n")
+}
+
 func TestEmbeddedDataIsSortedAndComplete(t *testing.T) {
 	t.Parallel()
 	ix := load()
-	if ix.source == "" || ix.generated == "" || len(ix.lines) < 100 || len(ix.providers) < 10 {
-		t.Fatalf("source %q generated %q: %d models, %d providers", ix.source, ix.generated, len(ix.lines), len(ix.providers))
+	lines := modelLines(ix)
+	if ix.source == "" || ix.generated == "" || len(lines) < 100 || len(ix.providers) < 10 {
+		t.Fatalf("source %q generated %q: %d models, %d providers", ix.source, ix.generated, len(lines), len(ix.providers))
 	}
-	for i := 1; i < len(ix.lines); i++ {
-		if ix.lines[i] <= ix.lines[i-1] {
-			t.Fatalf("lines not sorted (lookups would miss): %q after %q", ix.lines[i], ix.lines[i-1])
+	for i, l := range lines {
+		if l == "" || l[0] == '#' || l[0] == '@' || strings.Count(l, " ") < 2 {
+			t.Fatalf("line %d of the model block is not a model line (lookups would skip it): %q", i, l)
+		}
+		if i > 0 && l <= lines[i-1] {
+			t.Fatalf("lines not sorted (lookups would miss): %q after %q", l, lines[i-1])
 		}
 	}
-	for _, l := range ix.lines {
+	for _, l := range lines {
 		p, rest, _ := strings.Cut(l, " ")
 		id, _, _ := strings.Cut(rest, " ")
 		if _, ok := ix.find(p, id); !ok {
 			t.Fatalf("line does not decode: %q", l)
+		}
+	}
+	for id := range ix.providers {
+		if p, ok := ProviderInfo(id); !ok || p.ID != id || p.Name == "" {
+			t.Fatalf("provider %s: %+v, %v", id, p, ok)
+		}
+	}
+}
+
+// seek, a binary search over the text, lands where a search over the
+// split lines does, for every line, keys just below and above each, and
+// keys before the first and after the last.
+func TestSeekMatchesLineSearch(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{data, "@p {}\na a {}\nb b {}\n", "a a {}\nb b {}", "a a {}\n", ""} {
+		ix := parse(text)
+		lines := modelLines(ix)
+		if ix.models == "" {
+			lines = nil
+		}
+		keys := []string{"", " ", "\x7f", "zzzz"}
+		for _, l := range lines {
+			keys = append(keys, l, l[:len(l)-1], l+" ", l[:strings.IndexByte(l, ' ')+1])
+		}
+		for _, k := range keys {
+			i := sort.SearchStrings(lines, k)
+			want := len(ix.models)
+			if i < len(lines) {
+				want = 0
+				for _, l := range lines[:i] {
+					want += len(l) + 1
+				}
+			}
+			if got := ix.seek(k); got != want {
+				t.Fatalf("seek(%q) = %d, want %d (line %d of %d)", k, got, want, i, len(lines))
+			}
 		}
 	}
 }
