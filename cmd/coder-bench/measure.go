@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,31 +48,40 @@ func runProc(bin string, args []string, dir string, env []string) (proc, error) 
 		return proc{}, err
 	}
 	defer stderr.Close()
+	self, err := os.Executable()
+	if err != nil {
+		return proc{}, err
+	}
+	report, reportW, err := os.Pipe()
+	if err != nil {
+		return proc{}, err
+	}
+	defer report.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), procTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	// A small spawner starts bin and times it (spawn.go says why).
+	cmd := exec.CommandContext(ctx, self, append([]string{spawnArg, bin}, args...)...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// The kernel counts this process's resident pages into the child's
-	// max RSS until the child execs: give the heap back first, so that
-	// the floor is coder-bench's code, not the last scenario's garbage.
-	debug.FreeOSMemory()
-	start := time.Now()
+	cmd.ExtraFiles = []*os.File{reportW}
 	if err := cmd.Start(); err != nil {
+		reportW.Close()
 		return proc{}, fmt.Errorf("starting %s: %w", bin, err)
 	}
+	reportW.Close()
 	err = cmd.Wait()
-	p := proc{wall: time.Since(start)}
 	if ctx.Err() != nil {
 		return proc{}, fmt.Errorf("%s did not exit within %s", bin, procTimeout)
 	}
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		return proc{}, fmt.Errorf("running %s: %w", bin, err)
+	if err != nil {
+		e, _ := os.ReadFile(stderr.Name())
+		return proc{}, fmt.Errorf("running %s: %w\n%s", bin, err, e)
 	}
-	p.code = cmd.ProcessState.ExitCode()
-	p.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	p.maxRSSBytes = maxRSS(cmd.ProcessState)
+	got, err := readSpawned(report)
+	if err != nil {
+		return proc{}, err
+	}
+	p := proc{wall: got.wall, cpu: got.cpu, maxRSSBytes: got.maxRSS, code: got.code}
 	o, _ := os.ReadFile(stdout.Name())
 	e, _ := os.ReadFile(stderr.Name())
 	p.stdout, p.stderr = string(o), string(e)
