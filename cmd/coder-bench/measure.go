@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -48,40 +49,59 @@ func runProc(bin string, args []string, dir string, env []string) (proc, error) 
 		return proc{}, err
 	}
 	defer stderr.Close()
-	self, err := os.Executable()
-	if err != nil {
-		return proc{}, err
-	}
-	report, reportW, err := os.Pipe()
-	if err != nil {
-		return proc{}, err
-	}
-	defer report.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), procTimeout)
 	defer cancel()
-	// A small spawner starts bin and times it (spawn.go says why).
-	cmd := exec.CommandContext(ctx, self, append([]string{spawnArg, bin}, args...)...)
+	var cmd *exec.Cmd
+	var report, reportW *os.File
+	if spawnMeasured {
+		// A small spawner starts bin and times it (spawn.go says why).
+		self, err := os.Executable()
+		if err != nil {
+			return proc{}, err
+		}
+		if report, reportW, err = os.Pipe(); err != nil {
+			return proc{}, err
+		}
+		defer report.Close()
+		cmd = exec.CommandContext(ctx, self, append([]string{spawnArg, bin}, args...)...)
+		cmd.ExtraFiles = []*os.File{reportW}
+	} else {
+		cmd = exec.CommandContext(ctx, bin, args...)
+	}
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.ExtraFiles = []*os.File{reportW}
-	if err := cmd.Start(); err != nil {
+	start := time.Now()
+	err = cmd.Start()
+	if reportW != nil {
 		reportW.Close()
+	}
+	if err != nil {
 		return proc{}, fmt.Errorf("starting %s: %w", bin, err)
 	}
-	reportW.Close()
 	err = cmd.Wait()
+	wall := time.Since(start)
 	if ctx.Err() != nil {
 		return proc{}, fmt.Errorf("%s did not exit within %s", bin, procTimeout)
 	}
-	if err != nil {
-		e, _ := os.ReadFile(stderr.Name())
-		return proc{}, fmt.Errorf("running %s: %w\n%s", bin, err, e)
+	var p proc
+	if spawnMeasured {
+		if err != nil {
+			e, _ := os.ReadFile(stderr.Name())
+			return proc{}, fmt.Errorf("running %s: %w\n%s", bin, err, e)
+		}
+		got, err := readSpawned(report)
+		if err != nil {
+			return proc{}, err
+		}
+		p = proc{wall: got.wall, cpu: got.cpu, maxRSSBytes: got.maxRSS, code: got.code}
+	} else {
+		var exitErr *exec.ExitError
+		if err != nil && !errors.As(err, &exitErr) {
+			return proc{}, fmt.Errorf("running %s: %w", bin, err)
+		}
+		ps := cmd.ProcessState
+		p = proc{wall: wall, cpu: ps.UserTime() + ps.SystemTime(), maxRSSBytes: maxRSS(ps), code: ps.ExitCode()}
 	}
-	got, err := readSpawned(report)
-	if err != nil {
-		return proc{}, err
-	}
-	p := proc{wall: got.wall, cpu: got.cpu, maxRSSBytes: got.maxRSS, code: got.code}
 	o, _ := os.ReadFile(stdout.Name())
 	e, _ := os.ReadFile(stderr.Name())
 	p.stdout, p.stderr = string(o), string(e)

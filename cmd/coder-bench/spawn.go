@@ -16,15 +16,9 @@ import (
 // space's high-water mark), so a command started straight from
 // coder-bench, which grows to tens of MB over a run, would read at least
 // coder-bench's own peak. A fresh, small coder-bench started for each run
-// keeps that floor far below what is measured.
+// keeps that floor far below what is measured. Linux only (spawnMeasured):
+// elsewhere commands start directly, as Windows passes no fd 3.
 const spawnArg = "__spawn"
-
-// A test binary of this package acts as the spawner too.
-func init() {
-	if len(os.Args) > 1 && os.Args[1] == spawnArg {
-		os.Exit(runSpawned(os.Args[2:], os.NewFile(3, "report")))
-	}
-}
 
 // runSpawned runs argv with this process's I/O, directory and
 // environment, and writes "wall-ns cpu-ns maxrss-bytes exit-code" on report.

@@ -32,5 +32,10 @@ func TestSpawnedRSSIsTheCommandsOwn(t *testing.T) {
 	if p.code != 3 || p.wall <= 0 {
 		t.Errorf("spawned: code %d wall %v, want 3 and a time", p.code, p.wall)
 	}
+	floor, err := runProc("/bin/true", nil, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the spawner's floor: a bare true reads %.1f MB", float64(floor.maxRSSBytes)/(1<<20))
 	ballast[0] = 2 // keep it alive through the runs
 }
