@@ -54,7 +54,8 @@ func TestIsComplexTask(t *testing.T) {
 // says false to, neither pattern matches.
 func FuzzMayEnumerate(f *testing.F) {
 	for _, s := range []string{"hi", "1. a\n2. b", "- a\n- b", "FIRST a THEN b", "firſt a then b",
-		"(1) a (2) b", "一、a\n二、b", "首先a然后b", "• a\n• b", "plain words only", "a\tb\n c"} {
+		"(1) a (2) b", "一、a\n二、b", "首先a然后b", "• a\n• b", "plain words only", "a\tb\n c",
+		"FiRsT x then y", "a - b", "a\n- b", "x *y* z", "then second"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -65,4 +66,23 @@ func FuzzMayEnumerate(f *testing.F) {
 			t.Fatalf("mayEnumerate(%q) = false, but a pattern matches", s)
 		}
 	})
+}
+
+// TestMayEnumerateKeepsWhatThePatternsMatch: inputs the regexps match at
+// the shortcut's edges (case folding, a non-ASCII "ſ", CJK enumerations)
+// are never spared, and plain prose is.
+func TestMayEnumerateKeepsWhatThePatternsMatch(t *testing.T) {
+	for _, s := range []string{"1. a\n2. b", "- a\n- b", "FiRsT x then y", "firſt a then b", "一、a\n二、b", "首先a然后b"} {
+		if !listItem().MatchString(s) && !inlineEnum().MatchString(s) {
+			t.Fatalf("%q matches neither pattern: not an edge case", s)
+		}
+		if !mayEnumerate(s) {
+			t.Errorf("mayEnumerate(%q) = false, but a pattern matches it", s)
+		}
+	}
+	for _, s := range []string{"hi", "then second", "plain words only"} {
+		if mayEnumerate(s) {
+			t.Errorf("mayEnumerate(%q) = true: plain prose should spare the regexps", s)
+		}
+	}
 }

@@ -258,12 +258,25 @@ func validAction(a string) bool {
 }
 
 // ruleset is the compiled rules of mode m and, in plan mode, the floor.
+// Decisions share the read lock (subagents decide concurrently); only the
+// first one after a change takes the write lock to derive the rules.
 func (e *Engine) ruleset(m agent.Mode) (rs, guard []compiledRule) {
+	e.mu.RLock()
+	if !e.stale {
+		defer e.mu.RUnlock()
+		return e.pick(m)
+	}
+	e.mu.RUnlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stale {
 		e.derive()
 	}
+	return e.pick(m)
+}
+
+// pick is mode m's compiled rules and floor; the caller holds e.mu.
+func (e *Engine) pick(m agent.Mode) (rs, guard []compiledRule) {
 	if m == agent.Plan {
 		return e.plan, e.guard
 	}
