@@ -76,6 +76,9 @@ func runContained(s Spec, argv []string) int {
 
 // exitCode is the command's exit code, or 128+N for signal N.
 func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return 128 + int(ws.Signal())
 	}

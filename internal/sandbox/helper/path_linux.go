@@ -38,8 +38,8 @@ func canonical(p string) (string, bool, error) {
 
 // lookPath finds the program to run as exec.LookPath does: a name with a
 // slash as it is, otherwise the first executable regular file of that name
-// in $PATH (a relative entry of $PATH is skipped, as exec.LookPath
-// refuses what it finds there).
+// in $PATH that this process may execute (a relative or empty entry of
+// $PATH is skipped: what it names depends on the working directory).
 func lookPath(name string) (string, error) {
 	if indexByte(name, '/') >= 0 {
 		return name, executable(name)
@@ -64,7 +64,10 @@ func executable(p string) error {
 	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR || st.Mode&0o111 == 0 {
 		return syscall.EACCES
 	}
-	return nil
+	// The kernel's own answer, as exec.LookPath asks it: a noexec mount
+	// or an ACL can refuse what the mode bits allow.
+	const atFDCWD, xOK = -100, 1
+	return syscall.Faccessat(atFDCWD, p, xOK, 0)
 }
 
 // within reports whether p is dir or below it; both are canonical (no
