@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/coder-agent/coder/internal/sandbox/helper"
@@ -91,12 +90,4 @@ func (p *Process) Stop() {
 
 // ExitCode is a finished process's exit code, 128+N when signal N ended
 // it, -1 when unknown.
-func ExitCode(ps *os.ProcessState) int {
-	if ps == nil {
-		return -1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
-}
+func ExitCode(ps *os.ProcessState) int { return helper.ExitCode(ps) }

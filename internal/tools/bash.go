@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -212,18 +211,6 @@ func waitProc(ctx context.Context, proc Proc, timeout time.Duration) string {
 		proc.Stop()
 		return "cancelled"
 	}
-}
-
-// shellStatus is the shell's exit status (the exit_code the model reads),
-// 128+N when a signal N ended it, -1 when unknown.
-func shellStatus(ps *os.ProcessState) int {
-	if ps == nil {
-		return -1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 // WithNote is the result with note added to its notes, for the model.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/proctree"
+	"github.com/coder-agent/coder/internal/sandbox"
 )
 
 // Launcher starts the processes of bash calls. coder's launcher
@@ -74,7 +75,7 @@ func (p *directProc) Done() <-chan struct{} { return p.done }
 func (p *directProc) ExitCode() int {
 	select {
 	case <-p.done:
-		return shellStatus(p.cmd.ProcessState)
+		return sandbox.ExitCode(p.cmd.ProcessState) // the exit_code the model reads
 	default:
 		return -1
 	}

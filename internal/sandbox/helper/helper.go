@@ -24,6 +24,7 @@ package helper
 import (
 	"os"
 	"runtime"
+	"syscall"
 	"time"
 )
 
@@ -78,4 +79,16 @@ func fail(step string, err error) int {
 	}
 	_, _ = os.Stderr.WriteString(msg + err.Error() + "\n")
 	return Failed
+}
+
+// ExitCode is a finished process's exit code, 128+N when signal N ended
+// it, -1 when unknown.
+func ExitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
 }

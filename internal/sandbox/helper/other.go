@@ -69,18 +69,7 @@ func runContained(s Spec, argv []string) int {
 		}
 		if ended && (!s.LongLived || !tree.Alive()) {
 			tree.Kill()
-			return exitCode(cmd.ProcessState)
+			return ExitCode(cmd.ProcessState)
 		}
 	}
-}
-
-// exitCode is the command's exit code, or 128+N for signal N.
-func exitCode(ps *os.ProcessState) int {
-	if ps == nil {
-		return -1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
