@@ -74,12 +74,7 @@ func TestRepositoryProgramsDoNotRun(t *testing.T) {
 	if !strings.Contains(status, "M a.txt") || !strings.Contains(diff, "a.txt") || !strings.Contains(full, "+changed") {
 		t.Fatalf("status %q, diff %q, full %q", status, diff, full)
 	}
-	cmd := exec.Command("git", "status")
-	cmd.Dir = dir
-	_ = cmd.Run()
-	if _, err := os.Stat(marker); err != nil {
-		t.Fatal("the control failed: plain git did not run the fsmonitor either, so the test proves nothing")
-	}
+	plainGitRuns(t, dir, marker, "the fsmonitor")
 }
 
 func TestSecretsStayOutOfGitsEnvironment(t *testing.T) {
@@ -183,12 +178,7 @@ func TestNestedRepositoryProgramsDoNotRun(t *testing.T) {
 		}
 	}
 	stir(t, dir)
-	cmd := exec.Command("git", "status")
-	cmd.Dir = dir
-	_ = cmd.Run()
-	if _, err := os.Stat(marker); err != nil {
-		t.Fatal("the control failed: plain git did not run the nested filter, so the test proves nothing")
-	}
+	plainGitRuns(t, dir, marker, "the nested filter")
 }
 
 func TestOnlyReadOnlyCommandsRun(t *testing.T) {
@@ -242,5 +232,18 @@ func TestConfigFromTheEnvironmentIsKept(t *testing.T) {
 		"GIT_CONFIG_KEY_1=core.fsmonitor", "GIT_CONFIG_VALUE_1=false", "GIT_CONFIG_COUNT=2"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("%q", got)
+	}
+}
+
+// plainGitRuns is the positive control of the tests above: a plain `git
+// status` in dir does run what the repository configures (what), leaving
+// marker, so coder's not running it proves something.
+func plainGitRuns(t *testing.T, dir, marker, what string) {
+	t.Helper()
+	cmd := exec.Command("git", "status")
+	cmd.Dir = dir
+	_ = cmd.Run()
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("control: plain git did not run %s either, so the test proves nothing", what)
 	}
 }
