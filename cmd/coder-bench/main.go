@@ -162,8 +162,12 @@ func measure(o options, modRoot, bin, base string) *Results {
 		}
 	}
 	if o.only["sandbox"] {
-		progress("sandbox: %d pairs of coder sandbox -- true and bash -c true", o.n+1)
-		got, err := sandboxMetrics(bin, o.n)
+		floor, why := buildFloor(modRoot, filepath.Dir(bin))
+		if why != "" {
+			progress("sandbox: no floor: %s", why)
+		}
+		progress("sandbox: %d rounds of coder sandbox -- true, bash -c true and nsfloor true", o.n+1)
+		got, err := sandboxMetrics(bin, floor, o.n)
 		res.collect("sandbox", got, err)
 	}
 	if base != "" {

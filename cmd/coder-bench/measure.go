@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,17 +144,42 @@ func repeat[T any](n int, once func() (T, error)) ([]T, error) {
 // (fromDisk) and returns the binary's path. A build linked against the C
 // library starts ~14% slower; the releases are what people run.
 func buildCoder(modRoot, dir string) (string, error) {
-	bin := filepath.Join(dir, "coder")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/coder")
+	return buildStatic(modRoot, "./cmd/coder", filepath.Join(dir, "coder"))
+}
+
+// buildStatic builds package pkg of the module at modRoot into bin as a
+// release is built, and drops bin from the page cache.
+func buildStatic(modRoot, pkg, bin string) (string, error) {
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, pkg)
 	cmd.Dir = modRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/coder: %w\n%s", err, out)
+		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
 	}
 	if err := fromDisk(bin); err != nil {
 		return "", fmt.Errorf("dropping %s from the page cache: %w", bin, err)
 	}
 	return bin, nil
+}
+
+// buildFloor builds ./cmd/coder-bench/nsfloor into dir and checks that it
+// runs here: "" when it cannot (not Linux, no user namespaces), with why.
+func buildFloor(modRoot, dir string) (string, string) {
+	if runtime.GOOS != "linux" {
+		return "", "nsfloor needs Linux namespaces"
+	}
+	bin, err := buildStatic(modRoot, "./cmd/coder-bench/nsfloor", filepath.Join(dir, "nsfloor"))
+	if err != nil {
+		return "", err.Error()
+	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		return "", "true is not on PATH"
+	}
+	if out, err := exec.Command(bin, truePath).CombinedOutput(); err != nil {
+		return "", fmt.Sprintf("nsfloor cannot make namespaces here: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return bin, ""
 }
 
 // benchLine is one result line of `go test -bench`: unit → value.

@@ -17,24 +17,32 @@ import (
 // pairedRuns runs a and b n times each, interleaved, after a warm-up run of
 // each, and returns the measured runs.
 func pairedRuns(n int, a, b func() (runStats, error)) (as, bs []runStats, err error) {
-	if _, err := a(); err != nil {
-		return nil, nil, fmt.Errorf("warm-up run: %w", err)
+	runs, err := interleaved(n, a, b)
+	if err != nil {
+		return nil, nil, err
 	}
-	if _, err := b(); err != nil {
-		return nil, nil, fmt.Errorf("warm-up run of the other side: %w", err)
-	}
-	for i := range n {
-		ra, err := a()
-		if err != nil {
-			return nil, nil, fmt.Errorf("run %d: %w", i+1, err)
+	return runs[0], runs[1], nil
+}
+
+// interleaved runs each of fs n times, in turn (f0 f1 f2 f0 f1 f2 …),
+// after a warm-up run of each, and returns each one's measured runs.
+func interleaved(n int, fs ...func() (runStats, error)) ([][]runStats, error) {
+	for i, f := range fs {
+		if _, err := f(); err != nil {
+			return nil, fmt.Errorf("warm-up run of command %d of %d: %w", i+1, len(fs), err)
 		}
-		rb, err := b()
-		if err != nil {
-			return nil, nil, fmt.Errorf("run %d of the other side: %w", i+1, err)
-		}
-		as, bs = append(as, ra), append(bs, rb)
 	}
-	return as, bs, nil
+	runs := make([][]runStats, len(fs))
+	for r := range n {
+		for i, f := range fs {
+			st, err := f()
+			if err != nil {
+				return nil, fmt.Errorf("run %d of command %d of %d: %w", r+1, i+1, len(fs), err)
+			}
+			runs[i] = append(runs[i], st)
+		}
+	}
+	return runs, nil
 }
 
 // pairRatios is a[i]/b[i] of the wall times; cpuRatios of the CPU times.
@@ -149,10 +157,13 @@ func versionMetrics(bin string, n int) ([]Metric, error) {
 	}, nil
 }
 
-// sandboxMetrics compares `coder sandbox -- true` with `bash -c true`,
-// paired, in a fresh workspace (a git repository, as the scenarios use).
-// The goal is 3× bash or 10 ms over it, whichever is larger.
-func sandboxMetrics(bin string, n int) ([]Metric, error) {
+// sandboxMetrics compares `coder sandbox -- true` with `bash -c true` and
+// with nsfloor (the least any Go program pays to start `true` in the
+// sandbox's namespaces), run in turn in a fresh workspace (a git
+// repository, as the scenarios use). The goal is 3× bash or 10 ms over it,
+// whichever is larger. floor is nsfloor's path; empty (no user namespaces
+// here): the floor is left out.
+func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 	tmp, err := os.MkdirTemp("", "coder-bench-sandbox-")
 	if err != nil {
 		return nil, err
@@ -172,6 +183,10 @@ func sandboxMetrics(bin string, n int) ([]Metric, error) {
 	if err != nil {
 		return nil, errors.New("bash is not on PATH")
 	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		return nil, errors.New("true is not on PATH")
+	}
 	run := func(path string, args ...string) func() (runStats, error) {
 		return func() (runStats, error) {
 			p, err := runProc(path, args, ws, env)
@@ -181,10 +196,15 @@ func sandboxMetrics(bin string, n int) ([]Metric, error) {
 			return runStats{wall: p.wall, cpu: p.cpu, rssBytes: p.maxRSSBytes}, err
 		}
 	}
-	as, bs, err := pairedRuns(n, run(bin, "sandbox", "--", "true"), run(bash, "-c", "true"))
+	cmds := []func() (runStats, error){run(bin, "sandbox", "--", "true"), run(bash, "-c", "true")}
+	if floor != "" {
+		cmds = append(cmds, run(floor, truePath))
+	}
+	runs, err := interleaved(n, cmds...)
 	if err != nil {
 		return nil, err
 	}
+	as, bs := runs[0], runs[1]
 	sb, bw := walls(as, 1000), walls(bs, 1000)
 	over := make([]float64, len(sb))
 	for i := range sb {
@@ -192,12 +212,20 @@ func sandboxMetrics(bin string, n int) ([]Metric, error) {
 	}
 	// 3× bash, or bash + 10 ms when that is more.
 	allowed := max(3, (median(bw)+10)/median(bw))
-	return []Metric{
+	out := []Metric{
 		runMetric("sandbox.wall", "sandbox: wall time of `coder sandbox -- true`", "ms", sb, nil, false),
 		runMetric("sandbox.bash", "sandbox: wall time of `bash -c true` (paired)", "ms", bw, nil, true),
 		runMetric("sandbox.over", "sandbox: time over `bash -c true`, pair by pair", "ms", over, nil, true),
 		runMetric("sandbox.vs_bash", "sandbox: / `bash -c true`, pair by pair (goal: 3× or 10 ms over, the larger)", "×",
 			pairRatios(as, bs), &Goal{"<=", allowed}, false),
 		runMetric("sandbox.vs_bash_cpu", "sandbox: CPU time / `bash -c true`'s, pair by pair", "×", cpuRatios(as, bs), nil, true),
-	}, nil
+	}
+	if floor != "" {
+		fs := runs[2]
+		out = append(out,
+			runMetric("sandbox.floor", "sandbox: wall time of nsfloor: a Go program starting `true` in the sandbox's namespaces, nothing else", "ms", walls(fs, 1000), nil, true),
+			runMetric("sandbox.floor_vs_bash", "sandbox: nsfloor / `bash -c true`, pair by pair (what no Go launcher goes below)", "×", pairRatios(fs, bs), nil, true),
+			runMetric("sandbox.vs_floor", "sandbox: `coder sandbox -- true` / nsfloor, pair by pair (what coder adds over the floor)", "×", pairRatios(as, fs), nil, true))
+	}
+	return out, nil
 }

@@ -33,8 +33,13 @@ func TestScenariosRunOnce(t *testing.T) {
 	}
 	// The parts measured around the scenarios: --version, and the sandbox
 	// against bash, paired.
+	floor, why := buildFloor(root, t.TempDir())
+	if why != "" {
+		t.Logf("no floor: %s", why)
+	}
 	for name, measure := range map[string]func(string, int) ([]Metric, error){
-		"version": versionMetrics, "sandbox": sandboxMetrics,
+		"version": versionMetrics,
+		"sandbox": func(bin string, n int) ([]Metric, error) { return sandboxMetrics(bin, floor, n) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			ms, err := measure(bin, 1)
