@@ -98,11 +98,12 @@ func (w *walker) visit(h *dirHandle, key dirKey, ds *dirState, trusted bool) {
 	w.t.collect(ds)
 	for _, sub := range ds.subdirs {
 		ckey := dirKey{sub.rel, sub.place}
-		if cds := w.s.dirs[ckey]; cds != nil && cds.gen == w.s.gen {
+		cds := w.s.dirs[ckey]
+		if cds != nil && cds.gen == w.s.gen {
 			continue // reached another way in this scan (a pointer's target)
 		}
 		ch := &dirHandle{parent: h, name: sub.name, fd: -1}
-		if cds, ctrusted := w.child(ch, ckey, trusted); cds != nil {
+		if cds, ctrusted := w.child(ch, ckey, cds, trusted); cds != nil {
 			ch.dev, ch.ino = cds.stat.dev, cds.stat.ino
 			w.visit(ch, ckey, cds, ctrusted)
 		} else {
@@ -112,7 +113,7 @@ func (w *walker) visit(h *dirHandle, key dirKey, ds *dirState, trusted bool) {
 	}
 }
 
-// child is the current state of the sub-directory ch of a directory
+// child is the current state of the sub-directory ch (cached as ds) of a directory
 // whose entries are unchanged if parentClean, and whether it is trusted
 // (see visit); nil if it is no longer a directory there (gone, or a
 // symlink now) or cannot be opened.
@@ -122,8 +123,7 @@ func (w *walker) visit(h *dirHandle, key dirKey, ds *dirState, trusted bool) {
 //     directory's, so its identity is checked.
 //   - Unwatched for good: its identity and change time are checked.
 //   - Otherwise: opened, watched, checked, and read if it changed.
-func (w *walker) child(ch *dirHandle, key dirKey, parentClean bool) (*dirState, bool) {
-	ds := w.s.dirs[key]
+func (w *walker) child(ch *dirHandle, key dirKey, ds *dirState, parentClean bool) (*dirState, bool) {
 	if ds != nil && parentClean && w.clean(ds) {
 		return ds, true
 	}
