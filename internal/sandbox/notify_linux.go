@@ -29,7 +29,12 @@ import (
 //     IN_MODIFY: writing files must not dirty their directories.
 //   - A sub-directory of a clean directory is not even stat'ed: a change
 //     to the parent's entries would have been an event on the parent.
-//   - A lost queue (IN_Q_OVERFLOW) dirties every directory; a removed
+//   - A mount is no inotify event, yet it changes what a path holds (a
+//     command without the mount namespace, at the lower levels, could
+//     mount over a directory: fusermount). The kernel marks
+//     /proc/self/mountinfo ready (POLLPRI) when coder's mount table
+//     changes: then, as when the queue is lost (IN_Q_OVERFLOW), every
+//     directory is dirty. A removed
 //     watch (IN_IGNORED: deleted, unmounted) its own. A dirty directory
 //     falls back to the identity and change-time check of a scan without
 //     inotify, which stays correct on its own.
@@ -70,6 +75,7 @@ func (w *dirWatch) unchanged(since uint64) bool {
 type notifier struct {
 	mu        sync.Mutex
 	fd        int
+	mounts    int // /proc/self/mountinfo, polled for changes to the mount table
 	watches   map[int32]*dirWatch
 	max       int             // watches coder may hold
 	full      bool            // the kernel refused one for lack of room: none added until one is released
@@ -90,11 +96,16 @@ func processNotifier() *notifier {
 		return nil
 	}
 	notifyOnce.Do(func() {
+		mounts, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return // mounts would go unseen
+		}
 		fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 		if err != nil {
+			unix.Close(mounts)
 			return
 		}
-		theNotify = &notifier{fd: fd, watches: map[int32]*dirWatch{}, devs: map[uint64]bool{}, max: watchBudget(), buf: make([]byte, 64<<10)}
+		theNotify = &notifier{fd: fd, mounts: mounts, watches: map[int32]*dirWatch{}, devs: map[uint64]bool{}, max: watchBudget(), buf: make([]byte, 64<<10)}
 	})
 	return theNotify
 }
@@ -121,10 +132,15 @@ func (n *notifier) unlock() {
 	}
 }
 
-// drain reads every queued event and dirties the directories they name.
+// drain reads every queued event and dirties the directories they name;
+// a change to the mount table dirties them all.
 func (n *notifier) drain() {
 	if n == nil {
 		return
+	}
+	pfd := []unix.PollFd{{Fd: int32(n.mounts), Events: unix.POLLPRI}}
+	if k, err := unix.Poll(pfd, 0); err != nil || k > 0 && pfd[0].Revents != 0 {
+		n.overflow() // the kernel clears the mark as it reports it
 	}
 	for {
 		k, err := unix.Read(n.fd, n.buf)
@@ -160,7 +176,7 @@ func (n *notifier) event(wd int32, mask uint32) {
 	}
 }
 
-// overflow dirties every directory: events were lost.
+// overflow dirties every directory: events were lost, or a mount moved.
 func (n *notifier) overflow() {
 	n.overflows++
 	for _, w := range n.watches {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/coder-agent/coder/internal/control"
 )
 
@@ -246,6 +248,31 @@ func TestNotifyWatchBudgetFallsBackToChangeTimes(t *testing.T) {
 		writeTestFile(t, filepath.Join(ws, "a/b/c/d/e/.mcp.json"), "{}")
 		if got := rels(scanOf(t, ws).control); !slices.Equal(got, []string{"a/b/c/d/e/.mcp.json", "vendor/lib/.git"}) {
 			t.Fatalf("after the change (%d dirs): %q", cold.dirs, got)
+		}
+	})
+}
+
+// TestNotifyMountDirtiesEveryDirectory: a mount over a directory is no
+// inotify event, yet it changes what the path holds; a change to the
+// mount table sends every directory back to the identity check, so what
+// the mount brings is found. Needs the right to mount (root).
+func TestNotifyMountDirtiesEveryDirectory(t *testing.T) {
+	withNotify(t, true, func() {
+		ws := filepath.Join(t.TempDir(), "ws")
+		oldTree(t, ws)
+		scanOf(t, ws)
+		settle(ws)
+		if warm := scanOf(t, ws); warm.reads != 0 || warm.checks != 0 {
+			t.Fatalf("warm scan: %d read, %d stat'ed", warm.reads, warm.checks)
+		}
+		over := filepath.Join(ws, "a/b/c")
+		if err := unix.Mount("coder-test", over, "tmpfs", 0, "size=1m"); err != nil {
+			t.Skipf("cannot mount here: %v", err)
+		}
+		t.Cleanup(func() { _ = unix.Unmount(over, unix.MNT_DETACH) })
+		writeTestFile(t, filepath.Join(over, "d/.mcp.json"), "{}")
+		if got := rels(scanOf(t, ws).control); !slices.Equal(got, []string{"a/b/c/d/.mcp.json", "vendor/lib/.git"}) {
+			t.Fatalf("after a mount: %q", got)
 		}
 	})
 }
