@@ -69,6 +69,20 @@ func oldTree(t *testing.T, ws string) {
 	}
 }
 
+// warmOldTree is an oldTree whose states are aged and whose warm scan,
+// the positive control, trusted the cache whole: nothing read or stat'ed.
+func warmOldTree(t *testing.T) string {
+	t.Helper()
+	ws := filepath.Join(t.TempDir(), "ws")
+	oldTree(t, ws)
+	scanOf(t, ws)
+	settle(ws)
+	if warm := scanOf(t, ws); warm.reads != 0 || warm.checks != 0 {
+		t.Fatalf("warm scan: %d of %d read, %d stat'ed", warm.reads, warm.dirs, warm.checks)
+	}
+	return ws
+}
+
 // TestNotifyScanSeesEveryChangeToAWarmTree: after a warm scan that read
 // and stat'ed nothing (the positive control: the cache was trusted
 // whole), what an attacker might try deep in long-unchanged directories
@@ -189,13 +203,7 @@ func TestNotifyOverflowFallsBackToChangeTimes(t *testing.T) {
 		t.Skipf("max_queued_events %q: too many events to overflow it in a test", b)
 	}
 	withNotify(t, true, func() {
-		ws := filepath.Join(t.TempDir(), "ws")
-		oldTree(t, ws)
-		scanOf(t, ws)
-		settle(ws)
-		if warm := scanOf(t, ws); warm.reads != 0 || warm.checks != 0 {
-			t.Fatalf("warm scan: %d read, %d stat'ed", warm.reads, warm.checks)
-		}
+		ws := warmOldTree(t)
 		n := processNotifier()
 		before := n.overflows
 		noise := filepath.Join(ws, "z")
@@ -258,13 +266,7 @@ func TestNotifyWatchBudgetFallsBackToChangeTimes(t *testing.T) {
 // the mount brings is found. Needs the right to mount (root).
 func TestNotifyMountDirtiesEveryDirectory(t *testing.T) {
 	withNotify(t, true, func() {
-		ws := filepath.Join(t.TempDir(), "ws")
-		oldTree(t, ws)
-		scanOf(t, ws)
-		settle(ws)
-		if warm := scanOf(t, ws); warm.reads != 0 || warm.checks != 0 {
-			t.Fatalf("warm scan: %d read, %d stat'ed", warm.reads, warm.checks)
-		}
+		ws := warmOldTree(t)
 		over := filepath.Join(ws, "a/b/c")
 		if err := unix.Mount("coder-test", over, "tmpfs", 0, "size=1m"); err != nil {
 			t.Skipf("cannot mount here: %v", err)
