@@ -77,6 +77,7 @@ type dirState struct {
 	events  uint64    // w's count of events at that read: clean while it stays so
 	nowatch bool      // no watch could be added: not tried again until it is read again
 	gen     uint64    // the scan that last visited it
+	gone    bool      // forgotten: no longer the state of its directory
 	subdirs []subdir
 	hits    []found
 }
@@ -84,6 +85,7 @@ type dirState struct {
 type subdir struct {
 	name, rel string
 	place     control.Place
+	state     *dirState // its state when last looked up (saves the lookup), unless gone
 }
 
 type statKey struct {
@@ -177,23 +179,31 @@ func (s *scanner) prune() {
 	for k, ds := range s.dirs {
 		if ds.gen != s.gen {
 			n.release(ds.w)
+			ds.gone = true
 			delete(s.dirs, k)
 		}
 	}
 }
 
-// store makes ds the state of key, releasing the watch of the one before.
-func (s *scanner) store(key dirKey, ds *dirState) {
-	if old := s.dirs[key]; old != nil && old != ds {
-		processNotifier().release(old.w)
+// store makes ds the state of key, releasing the watch of the one before,
+// whose place it takes (so that pointers to it stay true): that is
+// returned.
+func (s *scanner) store(key dirKey, ds *dirState) *dirState {
+	old := s.dirs[key]
+	if old == nil {
+		s.dirs[key] = ds
+		return ds
 	}
-	s.dirs[key] = ds
+	processNotifier().release(old.w)
+	*old = *ds
+	return old
 }
 
 // forget drops the state of key, and its watch.
 func (s *scanner) forget(key dirKey) {
 	if old := s.dirs[key]; old != nil {
 		processNotifier().release(old.w)
+		old.gone = true
 		delete(s.dirs, key)
 	}
 }
@@ -241,7 +251,7 @@ func (s *scanner) read(fd int, readable bool, rel string, place control.Place, s
 		switch next {
 		case control.Tree, control.GitDir, control.GitModules, control.GitWorktrees:
 			if !secret {
-				ds.subdirs = append(ds.subdirs, subdir{name, entryRel, next})
+				ds.subdirs = append(ds.subdirs, subdir{name: name, rel: entryRel, place: next})
 			}
 		}
 	}

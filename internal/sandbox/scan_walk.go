@@ -96,14 +96,20 @@ func (w *walker) visit(h *dirHandle, key dirKey, ds *dirState, trusted bool) {
 	ds.gen = w.s.gen
 	w.t.dirs++
 	w.t.collect(ds)
-	for _, sub := range ds.subdirs {
+	for i := range ds.subdirs {
+		sub := &ds.subdirs[i]
 		ckey := dirKey{sub.rel, sub.place}
-		cds := w.s.dirs[ckey]
+		cds := sub.state
+		if cds == nil || cds.gone {
+			cds = w.s.dirs[ckey]
+		}
 		if cds != nil && cds.gen == w.s.gen {
 			continue // reached another way in this scan (a pointer's target)
 		}
 		ch := &dirHandle{parent: h, name: sub.name, fd: -1}
-		if cds, ctrusted := w.child(ch, ckey, cds, trusted); cds != nil {
+		cds, ctrusted := w.child(ch, ckey, cds, trusted)
+		sub.state = cds
+		if cds != nil {
 			ch.dev, ch.ino = cds.stat.dev, cds.stat.ino
 			w.visit(ch, ckey, cds, ctrusted)
 		} else {
@@ -191,6 +197,5 @@ func (w *walker) check(fd int, readable bool, key dirKey, ds *dirState, dev uint
 	}
 	nds.w, nds.events, nds.nowatch = wt, events, wt == nil
 	nds.settled = ok && w.now.Sub(time.Unix(0, st.Ctim.Nano())) > cacheSlop
-	w.s.store(key, nds)
-	return nds
+	return w.s.store(key, nds)
 }
