@@ -32,7 +32,6 @@ type dirHandle struct {
 	parent   *dirHandle // nil: fd is the caller's
 	name     string
 	fd       int // -1 until opened
-	readable bool
 	failed   bool
 	dev, ino uint64 // its identity in the state it was reached by
 }
@@ -161,7 +160,7 @@ func (w *walker) child(ch *dirHandle, key dirKey, ds *dirState, parentClean bool
 	if err != nil {
 		return nil, false
 	}
-	ch.fd, ch.readable = fd, readable
+	ch.fd = fd
 	return w.check(fd, readable, key, ds, ch.parent.dev), false
 }
 
