@@ -29,15 +29,16 @@ import (
 //     IN_MODIFY: writing files must not dirty their directories.
 //   - A sub-directory of a clean directory is not even stat'ed: a change
 //     to the parent's entries would have been an event on the parent.
-//   - A mount is no inotify event, yet it changes what a path holds (a
-//     command without the mount namespace, at the lower levels, could
-//     mount over a directory: fusermount). The kernel marks
-//     /proc/self/mountinfo ready (POLLPRI) when coder's mount table
-//     changes: then, as when the queue is lost (IN_Q_OVERFLOW), every
-//     directory is dirty. A removed
-//     watch (IN_IGNORED: deleted, unmounted) its own. A dirty directory
-//     falls back to the identity and change-time check of a scan without
-//     inotify, which stays correct on its own.
+//     One of a directory just read or checked is checked in turn by its
+//     identity (its name may hold another directory now); the root, opened
+//     by path at every scan, too.
+//   - A lost queue (IN_Q_OVERFLOW) dirties every directory, a removed
+//     watch (IN_IGNORED: deleted, unmounted) its own. So does a change to
+//     coder's mount table, which the kernel marks on /proc/self/mountinfo
+//     (POLLPRI): a mount is no inotify event, yet it changes what a path
+//     holds (at the lower levels a command shares coder's mount namespace:
+//     fusermount). A dirty directory falls back to the identity and
+//     change-time check of a scan without inotify, correct on its own.
 //   - Where no watch can be added (the limit, no read permission, a file
 //     system whose changes need not pass through this kernel: NFS, FUSE,
 //     CIFS, and overlayfs, whose layers can be written beside it), the
