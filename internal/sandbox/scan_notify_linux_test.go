@@ -278,3 +278,43 @@ func TestNotifyMountDirtiesEveryDirectory(t *testing.T) {
 		}
 	})
 }
+
+// TestNotifyUnwatchableFileSystemKeepsChangeTimes: on a file system whose
+// events may be incomplete (NFS, FUSE: here the test's own, so marked) no
+// watch is added, every directory is stat'ed at each scan, and changes in
+// it are found.
+func TestNotifyUnwatchableFileSystemKeepsChangeTimes(t *testing.T) {
+	withNotify(t, true, func() {
+		ws := filepath.Join(t.TempDir(), "ws")
+		oldTree(t, ws)
+		var st unix.Stat_t
+		if err := unix.Stat(ws, &st); err != nil {
+			t.Fatal(err)
+		}
+		n := processNotifier()
+		n.lock()
+		known, was := n.devs[uint64(st.Dev)]
+		n.devs[uint64(st.Dev)] = false
+		watches := len(n.watches)
+		n.unlock()
+		defer func() {
+			n.lock()
+			if was {
+				n.devs[uint64(st.Dev)] = known
+			} else {
+				delete(n.devs, uint64(st.Dev))
+			}
+			n.unlock()
+		}()
+		scanOf(t, ws)
+		settle(ws)
+		warm := scanOf(t, ws)
+		if warm.reads != 0 || warm.checks < warm.dirs-1 || len(n.watches) != watches {
+			t.Fatalf("warm scan: %d of %d read, %d stat'ed, %d watches added", warm.reads, warm.dirs, warm.checks, len(n.watches)-watches)
+		}
+		writeTestFile(t, filepath.Join(ws, "a/b/c/d/e/.mcp.json"), "{}")
+		if got := rels(scanOf(t, ws).control); !slices.Equal(got, []string{"a/b/c/d/e/.mcp.json", "vendor/lib/.git"}) {
+			t.Fatalf("after the change: %q", got)
+		}
+	})
+}
