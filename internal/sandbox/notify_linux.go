@@ -66,6 +66,13 @@ type dirWatch struct {
 	dead   bool   // removed by the kernel: what used it is unwatched
 }
 
+// alive reports whether w still watches its directory.
+func (w *dirWatch) alive() bool { return w != nil && !w.dead }
+
+// count is the number of events seen for w: a state checked now is
+// clean while it stays so.
+func (w *dirWatch) count() uint64 { return w.events }
+
 // unchanged reports whether no event came for w since since.
 func (w *dirWatch) unchanged(since uint64) bool {
 	return w != nil && !w.dead && w.events == since

@@ -14,6 +14,9 @@ type dirWatch struct{}
 
 func (w *dirWatch) unchanged(uint64) bool { return false }
 
+func (w *dirWatch) alive() bool   { return false }
+func (w *dirWatch) count() uint64 { return 0 }
+
 type notifier struct{}
 
 func processNotifier() *notifier                                       { return nil }

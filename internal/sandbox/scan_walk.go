@@ -72,10 +72,10 @@ func (h *dirHandle) close() {
 // enter scans the directory open as fd (the root, or a git directory a
 // pointer names), whose fstat is st.
 func (w *walker) enter(fd int, key dirKey, st *unix.Stat_t) {
-	if ds := w.s.dirs[key]; ds != nil && ds.gen == w.s.gen {
+	ds := w.s.dirs[key]
+	if ds != nil && ds.gen == w.s.gen {
 		return // seen in this scan already
 	}
-	ds := w.s.dirs[key]
 	trusted := ds != nil && w.clean(ds) && ds.stat == keyOf(st)
 	if !trusted {
 		if ds = w.check(fd, false, key, ds, uint64(st.Dev)); ds == nil {
@@ -126,24 +126,33 @@ func (w *walker) visit(h *dirHandle, key dirKey, ds *dirState, trusted bool) {
 //     parent's entries would have dirtied it, one to the child's it.
 //   - Clean in a parent that changed: its name may now be another
 //     directory's, so its identity is checked.
-//   - Unwatched for good: its identity and change time are checked.
+//   - Dirty but still watched, or unwatched for good: its identity and
+//     change time are checked (the watch pins its inode, so the same
+//     identity is the watched directory, which stays watched).
 //   - Otherwise: opened, watched, checked, and read if it changed.
 func (w *walker) child(ch *dirHandle, key dirKey, ds *dirState, parentClean bool) (*dirState, bool) {
-	if ds != nil && parentClean && w.clean(ds) {
+	clean := ds != nil && w.clean(ds)
+	if parentClean && clean {
 		return ds, true
 	}
 	pfd, ok := ch.parent.open(w)
 	if !ok {
 		return nil, false
 	}
-	if ds != nil && (w.clean(ds) || ds.w == nil && ds.settled && (ds.nowatch || !w.n.room())) {
+	if ds != nil && (clean || ds.settled && (ds.w.alive() || ds.nowatch || !w.n.room())) {
 		w.t.checks++
 		var st unix.Stat_t
 		if unix.Fstatat(pfd, ch.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 			return nil, false // gone or replaced by a symlink: nothing below it to see
 		}
 		if ds.stat == keyOf(&st) {
-			return ds, w.clean(ds)
+			if !clean && ds.w.alive() {
+				// Unchanged when checked, watched since before: clean
+				// from here (events counted after the drain show next
+				// time). Its sub-directories are checked now all the same.
+				ds.events = ds.w.count()
+			}
+			return ds, clean
 		}
 	}
 	// Opened to be read if it is likely to be: never seen, or not
