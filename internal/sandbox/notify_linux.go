@@ -64,10 +64,13 @@ type dirWatch struct {
 	events uint64 // events seen for it: a state read at events e is clean while it stays e
 	refs   int    // directory states that use it
 	dead   bool   // removed by the kernel: what used it is unwatched
+	// unsure: events were lost, its IN_IGNORED perhaps among them, so it
+	// is not known to watch still until the kernel gives it again.
+	unsure bool
 }
 
 // alive reports whether w still watches its directory.
-func (w *dirWatch) alive() bool { return w != nil && !w.dead }
+func (w *dirWatch) alive() bool { return w != nil && !w.dead && !w.unsure }
 
 // count is the number of events seen for w: a state checked now is
 // clean while it stays so.
@@ -148,7 +151,7 @@ func (n *notifier) drain() {
 	}
 	pfd := []unix.PollFd{{Fd: int32(n.mounts), Events: unix.POLLPRI}}
 	if k, err := unix.Poll(pfd, 0); err != nil || k > 0 && pfd[0].Revents != 0 {
-		n.overflow() // the kernel clears the mark as it reports it
+		n.dirtyAll() // the kernel clears the mark as it reports it
 	}
 	for {
 		k, err := unix.Read(n.fd, n.buf)
@@ -184,9 +187,18 @@ func (n *notifier) event(wd int32, mask uint32) {
 	}
 }
 
-// overflow dirties every directory: events were lost, or a mount moved.
+// overflow dirties every directory, and leaves no watch known to be
+// alive: events were lost.
 func (n *notifier) overflow() {
 	n.overflows++
+	for _, w := range n.watches {
+		w.unsure = true
+	}
+	n.dirtyAll()
+}
+
+// dirtyAll dirties every directory.
+func (n *notifier) dirtyAll() {
 	for _, w := range n.watches {
 		w.events++
 	}
@@ -226,6 +238,7 @@ func (n *notifier) watchFD(fd int, old *dirWatch, dev uint64) (*dirWatch, uint64
 		w = &dirWatch{wd: int32(wd)}
 		n.watches[int32(wd)] = w
 	}
+	w.unsure = false // the kernel has it, on this directory
 	w.refs++
 	return w, w.events
 }
