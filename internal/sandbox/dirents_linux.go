@@ -15,13 +15,17 @@ type dirEntry struct {
 // listDir reads the directory open (readable) as fd with getdents64: the
 // kernel gives each entry's type, so no stat is needed to find the
 // sub-directories (a file system that gives none is asked by fstatat).
-func listDir(fd int) []dirEntry {
+// An error leaves the list incomplete.
+func listDir(fd int) ([]dirEntry, error) {
 	var out []dirEntry
 	buf := make([]byte, 16<<10)
 	for {
 		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
 		if err != nil || n <= 0 {
-			return out
+			return out, err
 		}
 		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 		for off := 0; off+19 < n; {

@@ -14,18 +14,19 @@ type dirEntry struct {
 	dir  bool
 }
 
-// listDir reads the directory open (readable) as fd.
-func listDir(fd int) []dirEntry {
+// listDir reads the directory open (readable) as fd. An error leaves the
+// list incomplete.
+func listDir(fd int) ([]dirEntry, error) {
 	dup, err := unix.Dup(fd)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	f := os.NewFile(uintptr(dup), ".")
 	defer f.Close()
-	entries, _ := f.ReadDir(-1)
+	entries, err := f.ReadDir(-1)
 	out := make([]dirEntry, 0, len(entries))
 	for _, e := range entries {
 		out = append(out, dirEntry{e.Name(), e.IsDir()})
 	}
-	return out
+	return out, err
 }

@@ -39,6 +39,7 @@ func TestRestoreNeverFollowsASwappedSymlink(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stop atomic.Bool
+		swapping := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
@@ -56,11 +57,17 @@ func TestRestoreNeverFollowsASwappedSymlink(t *testing.T) {
 				}
 				_ = unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
 			}
-			for !stop.Load() {
+			for i := 0; !stop.Load(); i++ {
 				swap(".mcp.json", "lnk")
 				swap(".git/hooks", "lnk2")
+				if i == 0 {
+					close(swapping)
+				}
 			}
 		}()
+		// The restores are quick (the scan's cache): they start once the
+		// race has.
+		<-swapping
 		acted := 0
 		for range 200 {
 			c, _ := g.Restore()

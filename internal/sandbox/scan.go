@@ -26,11 +26,13 @@ import (
 // directory for a symlink meanwhile cannot send it outside the root.
 //
 // Each call scans twice (before, to protect; after, to find what is new),
-// so directories are cached by identity and change time: an unchanged
-// directory costs one fstatat, not a read. Change time rather than mtime,
-// which its owner may set back; a directory changed within cacheSlop of
-// its read is read again next time, as a change in the same clock tick
-// would not move its change time.
+// so directories are cached. On Linux inotify tells which changed
+// (notify_linux.go): a warm scan costs what changed. Elsewhere, and where
+// no watch can be had, a directory is cached by identity and change time:
+// unchanged, it costs one fstatat, not a read. Change time rather than
+// mtime, which its owner may set back; a directory changed within
+// cacheSlop of its read is read again next time, as a change in the same
+// clock tick would not move its change time.
 
 // found is one entry a scan keeps.
 type found struct {
@@ -55,23 +57,35 @@ type tree struct {
 	control []found // sorted by rel
 	secrets []found // deny_read pattern matches, sorted by rel
 	dirs    int     // directories looked at
+	reads   int     // directories read (the others came from the cache)
+	checks  int     // cached directories checked by a stat (the others by their watch)
 }
 
 // cacheSlop: a directory whose change time is this close to the time it
-// was read is not cached (coarse kernel timestamps, small clock steps).
+// was read cannot be proved unchanged by its change time (coarse kernel
+// timestamps, small clock steps).
 const cacheSlop = time.Second
 
 // dirState is a directory as last read: its identity and change time, and
 // what in it the scan needs.
 type dirState struct {
-	stat    statKey
+	stat statKey
+	// settled: read more than cacheSlop after its last change, so an
+	// unchanged change time proves it unchanged since.
+	settled bool
+	w       *dirWatch // its inotify watch, added before the read; nil: none
+	events  uint64    // w's count of events at that read: clean while it stays so
+	nowatch bool      // no watch could be added: not tried again until it is read again
+	gen     uint64    // the scan that last visited it
+	gone    bool      // forgotten: no longer the state of its directory
 	subdirs []subdir
 	hits    []found
 }
 
 type subdir struct {
-	name  string
-	place control.Place
+	name, rel string
+	place     control.Place
+	state     *dirState // its state when last looked up (saves the lookup), unless gone
 }
 
 type statKey struct {
@@ -90,6 +104,7 @@ type scanner struct {
 	root     string
 	patterns []pattern
 	dirs     map[dirKey]*dirState
+	gen      uint64 // scans made
 }
 
 type dirKey struct {
@@ -122,75 +137,74 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 	s := scannerFor(root, start, patterns)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	n := processNotifier()
+	n.lock()
+	defer n.unlock()
+	n.drain() // every change made before now is queued: its directory is dirty
 	fd, err := unix.Open(root, oPath|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return tree{root: root}, &fs.PathError{Op: "scan", Path: root, Err: err}
 	}
-	t := tree{root: root}
+	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return t, &fs.PathError{Op: "scan", Path: root, Err: err}
+		return tree{root: root}, &fs.PathError{Op: "scan", Path: root, Err: err}
 	}
-	seen := map[dirKey]bool{}
-	s.walk(&t, fd, false, "", start, &st, time.Now(), seen)
-	s.followPointers(&t, fd, seen)
-	unix.Close(fd)
+	var t tree
+	for _, trust := range []bool{true, false} {
+		t = tree{root: root}
+		s.gen++
+		w := &walker{s: s, n: n, t: &t, now: time.Now(), trust: trust}
+		w.enter(fd, dirKey{"", start}, &st)
+		s.followPointers(w, fd)
+		if !w.stale {
+			if w.changed {
+				s.prune()
+			}
+			break
+		}
+		// A directory was not what its clean state said (changed while
+		// this scan ran): again, checking every one.
+	}
 	slices.SortFunc(t.control, func(a, b found) int { return strings.Compare(a.rel, b.rel) })
 	slices.SortFunc(t.secrets, func(a, b found) int { return strings.Compare(a.rel, b.rel) })
 	t.control = slices.CompactFunc(t.control, func(a, b found) bool { return a.rel == b.rel })
 	return t, nil
 }
 
-// walk visits the directory open as fd (closed by the caller; O_PATH is
-// enough unless readable) and what is below it. An unchanged directory
-// without sub-directories costs one fstatat from its parent; one never
-// seen, an open and its read.
-func (s *scanner) walk(t *tree, fd int, readable bool, rel string, place control.Place, st *unix.Stat_t, now time.Time, seen map[dirKey]bool) {
-	key := dirKey{rel, place}
-	if seen[key] {
-		return
-	}
-	seen[key] = true
-	t.dirs++
-	ds := s.dirs[key]
-	if ds == nil || ds.stat != keyOf(st) {
-		ds = s.read(fd, readable, rel, place, st)
-		if now.Sub(time.Unix(0, st.Ctim.Nano())) > cacheSlop {
-			s.dirs[key] = ds
-		} else {
-			delete(s.dirs, key)
+// prune forgets the directories the last scan did not reach (removed,
+// moved, no longer readable), and their watches.
+func (s *scanner) prune() {
+	n := processNotifier()
+	for k, ds := range s.dirs {
+		if ds.gen != s.gen {
+			n.release(ds.w)
+			ds.gone = true
+			delete(s.dirs, k)
 		}
 	}
-	t.collect(ds)
-	for _, sub := range ds.subdirs {
-		crel := joinRel(rel, sub.name)
-		ckey := dirKey{crel, sub.place}
-		cached := s.dirs[ckey]
-		var cst unix.Stat_t
-		if cached != nil {
-			if unix.Fstatat(fd, sub.name, &cst, unix.AT_SYMLINK_NOFOLLOW) != nil || cst.Mode&unix.S_IFMT != unix.S_IFDIR {
-				continue // gone or replaced by a symlink: nothing below it to see
-			}
-			if cached.stat == keyOf(&cst) && len(cached.subdirs) == 0 && !seen[ckey] {
-				seen[ckey] = true
-				t.dirs++
-				t.collect(cached)
-				continue
-			}
-		}
-		flags := unix.O_RDONLY // to be read
-		if cached != nil && cached.stat == keyOf(&cst) {
-			flags = oPath // only to reach what is below
-		}
-		child, err := unix.Openat(fd, sub.name, flags|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue
-		}
-		if unix.Fstat(child, &cst) == nil && cst.Mode&unix.S_IFMT == unix.S_IFDIR {
-			s.walk(t, child, flags == unix.O_RDONLY, crel, sub.place, &cst, now, seen)
-		}
-		unix.Close(child)
+}
+
+// store makes ds the state of key, releasing the watch of the one before,
+// whose place it takes (so that pointers to it stay true): that is
+// returned.
+func (s *scanner) store(key dirKey, ds *dirState) *dirState {
+	old := s.dirs[key]
+	if old == nil {
+		s.dirs[key] = ds
+		return ds
+	}
+	processNotifier().release(old.w)
+	*old = *ds
+	return old
+}
+
+// forget drops the state of key, and its watch.
+func (s *scanner) forget(key dirKey) {
+	if old := s.dirs[key]; old != nil {
+		processNotifier().release(old.w)
+		old.gone = true
+		delete(s.dirs, key)
 	}
 }
 
@@ -205,26 +219,28 @@ func (t *tree) collect(ds *dirState) {
 	}
 }
 
-// read lists the directory open as fd: the control entries and pattern
-// matches in it, and the sub-directories to visit.
-func (s *scanner) read(fd int, readable bool, rel string, place control.Place, st *unix.Stat_t) *dirState {
-	ds := &dirState{stat: keyOf(st)}
+// read lists the directory open as fd (O_PATH is enough unless
+// readable): the control entries and pattern matches in it, and the
+// sub-directories to visit. ok is false when it could not be read whole;
+// unreadable, it holds nothing.
+func (s *scanner) read(fd int, readable bool, rel string, place control.Place, st *unix.Stat_t) (ds *dirState, ok bool) {
+	ds = &dirState{stat: keyOf(st)}
+	rfd := fd
 	if !readable {
-		rfd, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return ds // unreadable: nothing in it to see
+		var err error
+		if rfd, err = unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+			return ds, false // unreadable: nothing in it to see
 		}
 		defer unix.Close(rfd)
-		fd = rfd
 	}
-	entries := listDir(fd)
+	entries, err := listDir(rfd)
 	for _, e := range entries {
 		name := e.name
 		next := control.Step(place, name)
 		entryRel := joinRel(rel, name)
 		secret := place == control.Tree && next == control.Tree && s.matches(entryRel)
 		if control.IsEntry(place, name) || secret {
-			if h, ok := statAt(fd, name, entryRel, place); ok {
+			if h, ok := statAt(rfd, name, entryRel, place); ok {
 				h.parent = fileID{uint64(st.Dev), uint64(st.Ino)}
 				ds.hits = append(ds.hits, h)
 			}
@@ -235,18 +251,18 @@ func (s *scanner) read(fd int, readable bool, rel string, place control.Place, s
 		switch next {
 		case control.Tree, control.GitDir, control.GitModules, control.GitWorktrees:
 			if !secret {
-				ds.subdirs = append(ds.subdirs, subdir{name, next})
+				ds.subdirs = append(ds.subdirs, subdir{name: name, rel: entryRel, place: next})
 			}
 		}
 	}
-	return ds
+	return ds, err == nil
 }
 
 // followPointers scans the git directories that ".git" files inside the
 // root point to (a submodule's, usually under .git/modules and scanned
 // already), when they lie inside the root too.
-func (s *scanner) followPointers(t *tree, rootfd int, seen map[dirKey]bool) {
-	for _, c := range slices.Clone(t.control) {
+func (s *scanner) followPointers(w *walker, rootfd int) {
+	for _, c := range slices.Clone(w.t.control) {
 		if path.Base(c.rel) != control.GitName || c.typ != 0 {
 			continue
 		}
@@ -275,7 +291,7 @@ func (s *scanner) followPointers(t *tree, rootfd int, seen map[dirKey]bool) {
 		}
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil {
-			s.walk(t, fd, false, rel, control.GitDir, &st, time.Now(), seen)
+			w.enter(fd, dirKey{rel, control.GitDir}, &st)
 		}
 		unix.Close(fd)
 	}
