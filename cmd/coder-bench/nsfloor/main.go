@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command nsfloor is the least a Go program pays to run a command in the
 // namespaces coder's full sandbox level uses (user, mount, PID, IPC,
 // network), as the same user: the runtime's start, one clone with the
