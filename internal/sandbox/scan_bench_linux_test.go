@@ -29,12 +29,7 @@ func BenchmarkWarmScan(b *testing.B) {
 						guardOnce(b, p)
 					}
 				})
-				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				if !on {
-					offNS = ns
-				} else if offNS > 0 {
-					b.ReportMetric(ns/offNS, "on/off")
-				}
+				reportOnOff(b, on, &offNS)
 			})
 		}
 	}
@@ -58,13 +53,19 @@ func BenchmarkColdScan(b *testing.B) {
 					guardOnce(b, p)
 				}
 			})
-			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-			if !on {
-				offNS = ns
-			} else if offNS > 0 {
-				b.ReportMetric(ns/offNS, "on/off")
-			}
+			reportOnOff(b, on, &offNS)
 		})
+	}
+}
+
+// reportOnOff keeps the time per op of the run without inotify in offNS
+// and reports the run with it as a ratio to that.
+func reportOnOff(b *testing.B, on bool, offNS *float64) {
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	if !on {
+		*offNS = ns
+	} else if *offNS > 0 {
+		b.ReportMetric(ns / *offNS, "on/off")
 	}
 }
 
