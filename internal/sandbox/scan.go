@@ -73,9 +73,8 @@ type dirState struct {
 	// settled: read more than cacheSlop after its last change, so an
 	// unchanged change time proves it unchanged since.
 	settled bool
-	w       *dirWatch // its inotify watch, added before the read; nil: none
+	w       *dirWatch // its inotify watch, added before the read; nil: none could be, not tried again until it is read again
 	events  uint64    // w's count of events at that read: clean while it stays so
-	nowatch bool      // no watch could be added: not tried again until it is read again
 	gen     uint64    // the scan that last visited it
 	gone    bool      // forgotten: no longer the state of its directory
 	subdirs []subdir

@@ -139,7 +139,7 @@ func (w *walker) child(ch *dirHandle, key dirKey, ds *dirState, parentClean bool
 	if !ok {
 		return nil, false
 	}
-	if ds != nil && (clean || ds.settled && (ds.w.alive() || ds.nowatch || !w.n.room())) {
+	if ds != nil && (clean || ds.settled && (ds.w.alive() || ds.w == nil || !w.n.room())) {
 		w.t.checks++
 		var st unix.Stat_t
 		if unix.Fstatat(pfd, ch.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
@@ -192,7 +192,7 @@ func (w *walker) check(fd int, readable bool, key dirKey, ds *dirState, dev uint
 	if ds != nil && ds.settled && ds.stat == keyOf(&st) {
 		w.t.checks++
 		w.n.release(ds.w)
-		ds.w, ds.events, ds.nowatch = wt, events, wt == nil
+		ds.w, ds.events = wt, events
 		return ds
 	}
 	w.t.reads++
@@ -203,7 +203,7 @@ func (w *walker) check(fd int, readable bool, key dirKey, ds *dirState, dev uint
 		w.n.release(wt)
 		wt = nil
 	}
-	nds.w, nds.events, nds.nowatch = wt, events, wt == nil
+	nds.w, nds.events = wt, events
 	nds.settled = ok && w.now.Sub(time.Unix(0, st.Ctim.Nano())) > cacheSlop
 	return w.s.store(key, nds)
 }
