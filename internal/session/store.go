@@ -12,7 +12,8 @@ import (
 
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/lockfile"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // ErrNotFound is wrapped by Load and Latest when there is no such session.
@@ -97,6 +98,10 @@ func Open(opts StoreOptions) (*Store, error) {
 		workspace: cleanWorkspace(opts.Workspace), now: opts.Now,
 		persisted: map[string]persistState{}, owned: map[string]*lockfile.Lock{},
 	}
+	if err := useWAL(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("session: database %s: %w", dbPath, err)
+	}
 	if err := migrate(db, opts.Now); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("session: database %s: %w", dbPath, err)
@@ -104,18 +109,59 @@ func Open(opts StoreOptions) (*Store, error) {
 	return st, nil
 }
 
+// busyTimeout is how long a statement waits for another process's lock.
+const busyTimeout = 10 * time.Second
+
 // dsn builds a file: URI so any character in the path is escaped rather than
 // read as the start of the query. _txlock=immediate takes the write lock at
 // BEGIN: a deferred transaction that later upgrades can fail with SQLITE_BUSY
-// at once, without waiting, when another process wrote in between.
+// at once, without waiting, when another process wrote in between. WAL is
+// not among the pragmas: useWAL sets it.
 func dsn(path string) string {
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(ON)", "synchronous(NORMAL)"} {
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()), "foreign_keys(ON)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
 	return u.String()
+}
+
+// useWAL puts the database in write-ahead-log mode, which the file keeps
+// once set. Switching needs an exclusive lock and SQLite runs no busy
+// handler for it, so a process opening a new database while another does
+// (two coder processes started together in a new workspace) would fail at
+// once with "database is locked": it retries here instead, within the busy
+// timeout, and takes another process's switch as done.
+func useWAL(db *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	wait := 2 * time.Millisecond
+	for {
+		var mode string
+		err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+		if err == nil && mode != "wal" {
+			err = db.QueryRow(`PRAGMA journal_mode=WAL`).Scan(&mode)
+		}
+		switch {
+		case err == nil && mode == "wal":
+			return nil
+		case err != nil && !busy(err):
+			return fmt.Errorf("switch to WAL mode: %w", err)
+		case time.Now().After(deadline):
+			if err == nil {
+				err = fmt.Errorf("the journal mode stayed %q", mode)
+			}
+			return fmt.Errorf("switch to WAL mode: %w", err)
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// busy reports whether err is SQLite's SQLITE_BUSY (or an extended form).
+func busy(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 func cleanWorkspace(ws string) string {
