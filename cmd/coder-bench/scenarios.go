@@ -25,6 +25,8 @@ type scenario struct {
 	setup func(ws string) (args []string, err error)
 	// check rejects a run that did not do what the scenario scripts.
 	check func(p proc, reqs []llmtest.Request) error
+	// userConfig, when set, is written as the person's config.json.
+	userConfig string
 }
 
 // runStats is what one run measured.
@@ -139,6 +141,9 @@ func runScenario(bin string, sc scenario) (runStats, error) {
 		}
 	}
 	args, err := sc.setup(ws)
+	if err == nil && sc.userConfig != "" {
+		err = writeUserConfig(home, sc.userConfig)
+	}
 	if err != nil {
 		return runStats{}, fmt.Errorf("%s: set-up: %w", sc.name, err)
 	}
@@ -188,6 +193,16 @@ func coderEnv(home, baseURL string) []string {
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"OLLAMA_HOST=http://127.0.0.1:1",
 		"CODER_PROVIDER=openai", "CODER_BASE_URL="+baseURL, "CODER_MODEL=m", "CODER_API_KEY=x")
+}
+
+// writeUserConfig writes cfg as the config.json of the person whose HOME
+// (and XDG_CONFIG_HOME, coderEnv) is home.
+func writeUserConfig(home, cfg string) error {
+	dir := filepath.Join(home, ".config", "coder")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o600)
 }
 
 // writeProject makes the workspace a small git repository, as a user's
