@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // marker is a sleep duration no other process uses, to find the processes
@@ -187,6 +190,38 @@ func TestBackgroundTaskEndsWithItsLastProcess(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(w.ws, "late.txt")); err != nil {
 				t.Errorf("the late process did not finish before the sandbox ended: %v", err)
+			}
+		})
+	}
+}
+
+// TestStopAsItStartsIsNoLongWait: a call stopped as it starts (Esc right
+// after the model ran a command, a timeout at once) ends then, not after
+// the grace with a SIGKILL. A helper that is PID 1 of its namespaces only
+// receives SIGTERM once it catches it; sent in its first milliseconds, the
+// kernel dropped it, and every such Stop took 3 s and ended in SIGKILL.
+func TestStopAsItStartsIsNoLongWait(t *testing.T) {
+	for _, level := range levels(t, LevelNone) {
+		t.Run(level.String(), func(t *testing.T) {
+			w := newWorld(t)
+			for range 3 {
+				cmd, err := Command(context.Background(), w.profile(level), []string{"/bin/sleep", "300"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				proc, err := Start(cmd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				proc.Stop()
+				took := time.Since(start)
+				if code := proc.ExitCode(); code == 128+int(syscall.SIGKILL) {
+					t.Fatalf("stopped as it started, the sandbox was killed after %v, not ended by SIGTERM", took)
+				}
+				if took >= 3*helper.StopGrace {
+					t.Fatalf("Stop took %v", took)
+				}
 			}
 		})
 	}
