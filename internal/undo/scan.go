@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,10 @@ type ScannerOptions struct {
 	MaxFileSize int64 // larger files are not cached (default 1 MiB)
 	MaxTotal    int64 // cache size limit (default 64 MiB)
 	MaxFiles    int   // a workspace with more files is not scanned (default 100,000)
+	// Busy reports whether a process may be running outside bash calls
+	// (a background task): one could write through a shared mapping
+	// without an inotify event, so scans trust no cached directory then.
+	Busy func() bool
 }
 
 // ErrTooManyFiles is returned by Before for a workspace above MaxFiles: the
@@ -43,6 +48,16 @@ type Scanner struct {
 
 	mu                  sync.Mutex // one Before or After at a time
 	lastFiles, lastDirs int        // sizes of the last walk, to size the next
+	lastReads           int        // directories read by the last scan (with inotify), for tests
+
+	// With inotify (notify), the tree of directory states a warm scan
+	// reuses (scan_tree_linux.go), and the rules it was read with: kept
+	// while no ignore file changes.
+	notify     bool
+	trees      trees
+	rules      *ignoreRules
+	rulesKey   string
+	rulesStale bool // an ignore file in the tree changed: new rules at the next Before
 
 	cacheMu sync.Mutex // guards cache and total, filled by parallel walkers
 	cache   map[string]*cached
@@ -84,7 +99,7 @@ func NewScanner(root string, opts ScannerOptions) *Scanner {
 	if opts.MaxFiles <= 0 {
 		opts.MaxFiles = 100_000
 	}
-	return &Scanner{root: filepath.Clean(root), opts: opts, cache: map[string]*cached{}}
+	return &Scanner{root: filepath.Clean(root), opts: opts, cache: map[string]*cached{}, notify: !notifyOff}
 }
 
 // Before records the workspace before a bash call and makes sure the cache
@@ -93,15 +108,24 @@ func NewScanner(root string, opts ScannerOptions) *Scanner {
 func (s *Scanner) Before(ctx context.Context) (*Mark, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := &Mark{at: time.Now(), rules: newIgnoreRules(s.root), missed: map[string]string{}}
+	m := &Mark{at: time.Now(), missed: map[string]string{}}
 	var missedMu sync.Mutex
-	files, dirs, err := s.walk(ctx, m.rules, func(rel, abs string, st fstat) {
+	refresh := func(rel, abs string, st fstat) {
 		if why := s.refresh(rel, abs, st); why != "" {
 			missedMu.Lock()
 			m.missed[rel] = why
 			missedMu.Unlock()
 		}
-	})
+	}
+	m.rules = s.currentRules()
+	files, dirs, err := s.walk(ctx, m.rules, refresh)
+	if err == nil && s.rulesStale {
+		// An ignore file changed since the last scan: scan again with
+		// rules read now, as without inotify.
+		clear(m.missed)
+		m.rules = s.currentRules()
+		files, dirs, err = s.walk(ctx, m.rules, refresh)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -110,11 +134,36 @@ func (s *Scanner) Before(ctx context.Context) (*Mark, error) {
 	return m, nil
 }
 
+// currentRules are the ignore rules for a Before: read again at each
+// scan without inotify; with it, kept while no ignore file changed (those
+// in the tree are seen by the scan, those outside by their stat).
+func (s *Scanner) currentRules() *ignoreRules {
+	if !s.notify {
+		return newIgnoreRules(s.root)
+	}
+	if s.rules != nil && !s.rulesStale && s.rules.key() == s.rulesKey {
+		return s.rules
+	}
+	s.rules, s.rulesStale = newIgnoreRules(s.root), false
+	s.rulesKey = s.rules.key()
+	return s.rules
+}
+
 // walk stats every entry the rules keep and calls fn, if not nil, for each
-// file. fastwalk runs it from several goroutines, so fn must be safe for
-// concurrent use; it is called outside the lock guarding the maps, so the
-// walkers read files in parallel.
+// file: through the cached tree with inotify, else by a walk of the
+// workspace. fn is called from several goroutines, so it must be safe for
+// concurrent use; it is called outside the lock guarding the maps, so
+// files are read in parallel.
 func (s *Scanner) walk(ctx context.Context, rules *ignoreRules, fn func(rel, abs string, st fstat)) (map[string]fstat, map[string]fs.FileMode, error) {
+	if files, dirs, ok, err := s.treeScan(ctx, rules); ok {
+		if err != nil {
+			return nil, nil, fmt.Errorf("undo: scan %s: %w", s.root, err)
+		}
+		if fn != nil {
+			s.each(files, fn)
+		}
+		return files, dirs, nil
+	}
 	w := &walker{s: s, ctx: ctx, rules: rules, fn: fn,
 		files: make(map[string]fstat, s.lastFiles), dirs: make(map[string]fs.FileMode, s.lastDirs)}
 	if err := fastwalk.Walk(&fastwalk.Config{}, s.root, w.visit); err != nil {
@@ -219,4 +268,38 @@ func ptrIf[T any](v T, ok bool) *T {
 		return nil
 	}
 	return &v
+}
+
+// each calls fn for every file whose cached content is not current: from
+// as many goroutines as there are processors, since the first scan reads
+// every file; a warm one looks up the cache under one lock.
+func (s *Scanner) each(files map[string]fstat, fn func(rel, abs string, st fstat)) {
+	type item struct {
+		rel string
+		st  fstat
+	}
+	var todo []item
+	s.cacheMu.Lock()
+	for rel, st := range files {
+		if c := s.cache[rel]; c == nil || c.st != st || racy(st, c.readAt) {
+			todo = append(todo, item{rel, st})
+		}
+	}
+	s.cacheMu.Unlock()
+	work := make(chan item, 256)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range work {
+				fn(it.rel, filepath.Join(s.root, it.rel), it.st)
+			}
+		}()
+	}
+	for _, it := range todo {
+		work <- it
+	}
+	close(work)
+	wg.Wait()
 }
