@@ -71,12 +71,15 @@ type cached struct {
 	readAt time.Time
 }
 
-// fstat is what tells a file changed without reading it.
+// fstat is what tells a file changed without reading it. The change time
+// tells a file written and set back to its old mtime, perhaps on a reused
+// inode, from the original.
 type fstat struct {
 	mtime int64
 	size  int64
 	mode  fs.FileMode
 	ino   uint64
+	ctime int64
 }
 
 // Mark is the workspace as Before saw it.
@@ -232,7 +235,8 @@ func (w *walker) halt(err error) error {
 }
 
 func statOf(fi fs.FileInfo) fstat {
-	return fstat{mtime: fi.ModTime().UnixNano(), size: fi.Size(), mode: fi.Mode() & (keptMode | fs.ModeType), ino: inode(fi)}
+	ino, ctime := sysStat(fi)
+	return fstat{mtime: fi.ModTime().UnixNano(), size: fi.Size(), mode: fi.Mode() & (keptMode | fs.ModeType), ino: ino, ctime: ctime}
 }
 
 // After compares the workspace with m and saves, through t, the prior state

@@ -282,7 +282,7 @@ func (w *treeWalk) entry(fd int, rel, name string, ds *dirState) {
 
 // fstatOf is statOf from a raw stat, equal to what os.Lstat would give.
 func fstatOf(st *unix.Stat_t) fstat {
-	return fstat{mtime: st.Mtim.Nano(), size: st.Size, mode: fileMode(st.Mode) & (keptMode | fs.ModeType), ino: st.Ino}
+	return fstat{mtime: st.Mtim.Nano(), size: st.Size, mode: fileMode(st.Mode) & (keptMode | fs.ModeType), ino: st.Ino, ctime: st.Ctim.Nano()}
 }
 
 // fileMode converts a raw mode as package os does.
