@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -208,5 +209,284 @@ func TestNotifyScanSeesEveryChangeToAWarmTree(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// withNotifier runs f with the process's notifier locked out of other
+// scans' way: tests that change its state (the budget, a file system's
+// verdict) must not run beside other scans.
+func notifierOf(t *testing.T) *notifier {
+	t.Helper()
+	n := processNotifier()
+	if n == nil {
+		t.Skip("inotify is not available here")
+	}
+	return n
+}
+
+// TestNotifyHardLinkWrittenFromOutside: a file with another link outside
+// the workspace can be written through it, which makes no event in any
+// directory coder watches; such files are lstat'ed at every scan. The
+// second case makes the link during a call, in the workspace: the file it
+// links to sits in a directory no event dirtied, so the scan is made again.
+func TestNotifyHardLinkWrittenFromOutside(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		t.Run("inotify="+onOff(on)+"/linked before", func(t *testing.T) {
+			outside := t.TempDir()
+			ws := filepath.Join(t.TempDir(), "ws")
+			writeFile(t, filepath.Join(ws, "a/b/c/linked.txt"), "before\n")
+			must(t, os.Link(filepath.Join(ws, "a/b/c/linked.txt"), filepath.Join(outside, "alias")))
+			w := warmAt(t, ws, on)
+			changed := w.call(t, func() { writeFile(t, filepath.Join(outside, "alias"), "through the other link\n") })
+			if !slices.Equal(changed, []string{"a/b/c/linked.txt"}) {
+				t.Fatalf("After = %v", changed)
+			}
+			w.undo(t)
+			sameTree(t, tree(t, ws), w.before)
+		})
+		t.Run("inotify="+onOff(on)+"/linked in the call", func(t *testing.T) {
+			ws := filepath.Join(t.TempDir(), "ws")
+			writeFile(t, filepath.Join(ws, "a/b/c/linked.txt"), "before\n")
+			writeFile(t, filepath.Join(ws, "z/keep"), "z\n")
+			w := warmAt(t, ws, on)
+			changed := w.call(t, func() {
+				must(t, os.Link(filepath.Join(ws, "a/b/c/linked.txt"), filepath.Join(ws, "z/alias")))
+				writeFile(t, filepath.Join(ws, "z/alias"), "through the other link\n")
+			})
+			if !slices.Equal(changed, []string{"a/b/c/linked.txt", "z/alias"}) {
+				t.Fatalf("After = %v", changed)
+			}
+		})
+	}
+}
+
+// warmAt is newWarm over an existing tree at ws.
+func warmAt(t *testing.T, ws string, on bool) *warm {
+	t.Helper()
+	ageTree(t, ws)
+	w := &warm{ws: ws, outside: t.TempDir()}
+	w.st, w.id = openStore(t, ws)
+	w.sc = NewScanner(ws, ScannerOptions{})
+	w.sc.notify = on
+	t.Cleanup(func() { releaseTree(w.sc) })
+	w.before = tree(t, ws)
+	w.call(t, func() {})
+	if changed := w.call(t, func() {}); len(changed) != 0 {
+		t.Fatalf("nothing changed, yet %v", changed)
+	}
+	return w
+}
+
+// TestNotifyOverflowFallsBackToAWalk: when the kernel's queue overflows,
+// the events after it are lost; every directory is then read again, so a
+// change whose event was lost is still found.
+func TestNotifyOverflowFallsBackToAWalk(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	limit, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || limit <= 0 || limit > 1<<16 {
+		t.Skipf("max_queued_events %q: too many events to overflow it in a test", b)
+	}
+	n := notifierOf(t)
+	w := newWarm(t, true)
+	n.mu.Lock()
+	before := n.overflows
+	n.mu.Unlock()
+	changed := w.call(t, func() {
+		noise := filepath.Join(w.ws, "z")
+		for i := 0; i < limit/2+16; i++ { // a create and a delete each
+			f := filepath.Join(noise, "n"+strconv.Itoa(i))
+			writeFile(t, f, "")
+			must(t, os.Remove(f))
+		}
+		writeFile(t, filepath.Join(w.ws, "a/b/c/d/e/deep.txt"), "deep two\n") // its event is lost
+	})
+	n.mu.Lock()
+	overflowed := n.overflows > before
+	n.mu.Unlock()
+	if !overflowed {
+		t.Fatal("the queue did not overflow: the test proves nothing")
+	}
+	if !slices.Equal(changed, []string{"a/b/c/d/e/deep.txt"}) {
+		t.Fatalf("after the overflow: %v", changed)
+	}
+	// Read again, the directories are trusted again: the next call reads
+	// only .coder, where the store saved the last call's snapshot.
+	reads := w.sc.lastReads
+	if again := w.call(t, func() {}); len(again) != 0 || w.sc.lastReads-reads > 1 {
+		t.Errorf("the call after: %v, %d directories read", again, w.sc.lastReads-reads)
+	}
+}
+
+// TestNotifyWatchBudgetFallsBackToAWalk: beyond undo's share of the
+// user's inotify watches, directories are read at every scan, and changes
+// in them are still found.
+func TestNotifyWatchBudgetFallsBackToAWalk(t *testing.T) {
+	if b := watchBudget(); b <= 0 || b > maxWatchesAbs {
+		t.Fatalf("budget %d", b)
+	}
+	n := notifierOf(t)
+	n.mu.Lock()
+	saved := n.max
+	n.max = len(n.watches) + 3
+	n.mu.Unlock()
+	defer func() { n.mu.Lock(); n.max = saved; n.mu.Unlock() }()
+	w := newWarmBudget(t)
+	n.mu.Lock()
+	over := len(n.watches) > n.max
+	n.mu.Unlock()
+	if over {
+		t.Fatal("more watches than the budget")
+	}
+	changed := w.call(t, func() { writeFile(t, filepath.Join(w.ws, "a/b/c/d/e/deep.txt"), "deep two\n") })
+	if !slices.Equal(changed, []string{"a/b/c/d/e/deep.txt"}) {
+		t.Fatalf("After = %v", changed)
+	}
+	w.undo(t)
+	sameTree(t, tree(t, w.ws), w.before)
+}
+
+// newWarmBudget is a warm tree made with the budget nearly spent: its
+// warm scans read the directories left unwatched, and only those.
+func newWarmBudget(t *testing.T) *warm {
+	t.Helper()
+	ws := filepath.Join(t.TempDir(), "ws")
+	writeTree(t, ws, map[string]string{"a/b/c/d/e/deep.txt": "deep one\n", "a/y/keep": "y\n", "z/keep": "z\n"})
+	w := warmAt(t, ws, true)
+	reads := w.sc.lastReads
+	w.call(t, func() {})
+	if n := w.sc.lastReads - reads; n == 0 || n >= 2*9 {
+		t.Fatalf("a warm call at the budget read %d directories (of 9, twice)", n)
+	}
+	return w
+}
+
+// TestNotifyUnwatchableFileSystemIsWalked: on a file system whose changes
+// need not pass through this kernel (NFS, FUSE: here the test's own, so
+// marked) no watch is added, every directory is read at each scan, and
+// changes in it are found.
+func TestNotifyUnwatchableFileSystemIsWalked(t *testing.T) {
+	n := notifierOf(t)
+	ws := filepath.Join(t.TempDir(), "ws")
+	writeTree(t, ws, map[string]string{"a/b/c/d/e/deep.txt": "deep one\n", "z/keep": "z\n"})
+	var st unix.Stat_t
+	must(t, unix.Stat(ws, &st))
+	n.mu.Lock()
+	known, was := n.devs[uint64(st.Dev)]
+	n.devs[uint64(st.Dev)] = false
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		if was {
+			n.devs[uint64(st.Dev)] = known
+		} else {
+			delete(n.devs, uint64(st.Dev))
+		}
+		n.mu.Unlock()
+	}()
+	w := warmAt(t, ws, true)
+	reads := w.sc.lastReads
+	changed := w.call(t, func() { writeFile(t, filepath.Join(ws, "a/b/c/d/e/deep.txt"), "deep two\n") })
+	if n := w.sc.lastReads - reads; n < 2*7 {
+		t.Errorf("a call read %d directories, want all 7 twice", n)
+	}
+	if !slices.Equal(changed, []string{"a/b/c/d/e/deep.txt"}) {
+		t.Fatalf("After = %v", changed)
+	}
+}
+
+// TestNotifyMountDirtiesEveryDirectory: a mount over a directory of the
+// workspace is no inotify event, yet it changes what the path holds; a
+// change to the mount table sends every directory to be read again.
+// Needs the right to mount (root).
+func TestNotifyMountDirtiesEveryDirectory(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		t.Run("inotify="+onOff(on), func(t *testing.T) {
+			w := newWarm(t, on)
+			over := filepath.Join(w.ws, "a/b/c")
+			changed := w.call(t, func() {
+				if err := unix.Mount("coder-undo-test", over, "tmpfs", 0, "size=1m"); err != nil {
+					t.Skipf("cannot mount here: %v", err)
+				}
+				t.Cleanup(func() { _ = unix.Unmount(over, unix.MNT_DETACH) })
+				writeFile(t, filepath.Join(over, "d/e/deep.txt"), "on the mount\n")
+			})
+			if !slices.Contains(changed, "a/b/c/d/e/deep.txt") || !slices.Contains(changed, "a/b/c/d/f/keep") {
+				t.Fatalf("after a mount: %v", changed)
+			}
+		})
+	}
+}
+
+// TestNotifyIgnoreRulesFollowTheirFiles: a .gitignore (or
+// .git/info/exclude) changed by a call hides nothing that call changed,
+// and from the next call on its rules apply: what it ignores is not
+// reported, what it stops ignoring is not invented as created.
+func TestNotifyIgnoreRulesFollowTheirFiles(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		t.Run("inotify="+onOff(on), func(t *testing.T) {
+			ws := filepath.Join(t.TempDir(), "ws")
+			writeTree(t, ws, map[string]string{"a/b/x.txt": "x\n", "a/b/y.txt": "y\n", "a/b/z.log": "z\n",
+				".git/info/exclude": "", "top.txt": "t\n"})
+			w := warmAt(t, ws, true)
+			w.sc.notify = on
+			steps := []struct {
+				name   string
+				change func()
+				want   []string
+			}{
+				{"ignore *.txt below a/b and write x.txt", func() {
+					writeFile(t, filepath.Join(ws, "a/b/.gitignore"), "*.txt\n")
+					writeFile(t, filepath.Join(ws, "a/b/x.txt"), "x2\n")
+				}, []string{"a/b/.gitignore", "a/b/x.txt"}},
+				{"write an ignored file", func() {
+					writeFile(t, filepath.Join(ws, "a/b/y.txt"), "y2\n")
+				}, nil},
+				{"stop ignoring", func() {
+					must(t, os.Remove(filepath.Join(ws, "a/b/.gitignore")))
+				}, []string{"a/b/.gitignore"}},
+				{"nothing", func() {}, nil},
+				{"write what is no longer ignored", func() {
+					writeFile(t, filepath.Join(ws, "a/b/y.txt"), "y3\n")
+				}, []string{"a/b/y.txt"}},
+				{"exclude *.log, between calls", func() {}, nil},
+				{"write an excluded file", func() {
+					writeFile(t, filepath.Join(ws, "a/b/z.log"), "z2\n")
+				}, nil},
+			}
+			for _, s := range steps {
+				changed := w.call(t, s.change)
+				if !slices.Equal(changed, s.want) {
+					t.Fatalf("%s: After = %v, want %v", s.name, changed, s.want)
+				}
+				if s.name == "exclude *.log, between calls" {
+					writeFile(t, filepath.Join(ws, ".git/info/exclude"), "*.log\n")
+				}
+			}
+		})
+	}
+}
+
+// TestNotifyBusyTrustsNoEvent: while a process may run outside calls (a
+// background task), a write through a mapping it still holds makes no
+// event, so every directory is read; the write is found.
+func TestNotifyBusyTrustsNoEvent(t *testing.T) {
+	w := newWarm(t, true)
+	w.sc.opts.Busy = func() bool { return true }
+	var child *exec.Cmd
+	changed := w.call(t, func() {
+		child = exec.Command(os.Args[0], "-test.run=^$")
+		child.Env = append(os.Environ(), mmapEnv+"="+filepath.Join(w.ws, "a/b/x/mapped.bin")+":MAPPED:wait")
+		stdin, err := child.StdinPipe()
+		must(t, err)
+		out, err := child.StdoutPipe()
+		must(t, err)
+		must(t, child.Start())
+		t.Cleanup(func() { stdin.Close(); _ = child.Wait() })
+		if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "mapped\n" {
+			t.Fatalf("child: %q, %v", line, err)
+		}
+	})
+	if !slices.Equal(changed, []string{"a/b/x/mapped.bin"}) {
+		t.Fatalf("a write through a mapping still held: After = %v", changed)
 	}
 }
