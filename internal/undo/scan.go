@@ -158,12 +158,12 @@ func (s *Scanner) currentRules() *ignoreRules {
 // concurrent use; it is called outside the lock guarding the maps, so
 // files are read in parallel.
 func (s *Scanner) walk(ctx context.Context, rules *ignoreRules, fn func(rel, abs string, st fstat)) (map[string]fstat, map[string]fs.FileMode, error) {
-	if files, dirs, ok, err := s.treeScan(ctx, rules); ok {
+	found, wait := s.reader(fn)
+	files, dirs, ok, err := s.treeScan(ctx, rules, found)
+	wait()
+	if ok {
 		if err != nil {
 			return nil, nil, fmt.Errorf("undo: scan %s: %w", s.root, err)
-		}
-		if fn != nil {
-			s.each(files, fn)
 		}
 		return files, dirs, nil
 	}
@@ -274,36 +274,44 @@ func ptrIf[T any](v T, ok bool) *T {
 	return &v
 }
 
-// each calls fn for every file whose cached content is not current: from
-// as many goroutines as there are processors, since the first scan reads
-// every file; a warm one looks up the cache under one lock.
-func (s *Scanner) each(files map[string]fstat, fn func(rel, abs string, st fstat)) {
+// reader calls fn, from as many goroutines as there are processors, for
+// each file found whose cached content is not current: the first scan
+// reads every file while the walk goes on. found is called from one
+// goroutine; wait returns once every call has returned.
+func (s *Scanner) reader(fn func(rel, abs string, st fstat)) (found func(rel string, st fstat), wait func()) {
+	if fn == nil {
+		return nil, func() {}
+	}
 	type item struct {
 		rel string
 		st  fstat
 	}
-	var todo []item
-	s.cacheMu.Lock()
-	for rel, st := range files {
-		if c := s.cache[rel]; c == nil || c.st != st || racy(st, c.readAt) {
-			todo = append(todo, item{rel, st})
-		}
-	}
-	s.cacheMu.Unlock()
 	work := make(chan item, 256)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(todo)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for it := range work {
-				fn(it.rel, filepath.Join(s.root, it.rel), it.st)
+	sent := map[string]fstat{} // a scan made again finds the same files
+	found = func(rel string, st fstat) {
+		s.cacheMu.Lock()
+		c := s.cache[rel] // never changed once cached: replaced
+		s.cacheMu.Unlock()
+		if c != nil && c.st == st && !racy(st, c.readAt) {
+			return
+		}
+		if prev, ok := sent[rel]; ok && prev == st {
+			return
+		}
+		if len(sent) == 0 {
+			for range runtime.GOMAXPROCS(0) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for it := range work {
+						fn(it.rel, filepath.Join(s.root, it.rel), it.st)
+					}
+				}()
 			}
-		}()
+		}
+		sent[rel] = st
+		work <- item{rel, st}
 	}
-	for _, it := range todo {
-		work <- it
-	}
-	close(work)
-	wg.Wait()
+	return found, func() { close(work); wg.Wait() }
 }

@@ -59,6 +59,7 @@ type treeWalk struct {
 	// one: the scan is made again without trust, which finds it.
 	newLink bool
 
+	found func(rel string, st fstat)
 	files map[string]fstat
 	dirs  map[string]fs.FileMode
 	reads int // directories read (listed) in this scan, for tests
@@ -67,7 +68,8 @@ type treeWalk struct {
 
 // treeScan scans the workspace through the cached tree; ok is false when
 // inotify is not in use, and the caller walks instead.
-func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules) (files map[string]fstat, dirs map[string]fs.FileMode, ok bool, err error) {
+// found, if not nil, is called for each file as it is found.
+func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules, found func(rel string, st fstat)) (files map[string]fstat, dirs map[string]fs.FileMode, ok bool, err error) {
 	if !s.notify {
 		return nil, nil, false, nil
 	}
@@ -93,7 +95,7 @@ func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules) (files map[s
 	// write through a mapping it holds makes no event until it ends.
 	trust := s.opts.Busy == nil || !s.opts.Busy()
 	for {
-		w := &treeWalk{s: s, t: t, n: n, ctx: ctx, rules: rules, trust: trust, first: len(t.dirs) == 0,
+		w := &treeWalk{s: s, t: t, n: n, ctx: ctx, rules: rules, trust: trust, first: len(t.dirs) == 0, found: found,
 			files: make(map[string]fstat, s.lastFiles), dirs: make(map[string]fs.FileMode, s.lastDirs)}
 		t.gen++
 		w.root()
@@ -179,6 +181,9 @@ func (w *treeWalk) dir(sub subdir, parentDev uint64) {
 			return
 		}
 		w.files[f.rel] = f.st
+		if w.found != nil {
+			w.found(f.rel, f.st)
+		}
 	}
 	for _, c := range ds.subs {
 		w.dirs[c.rel] = c.mode
