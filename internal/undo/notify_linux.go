@@ -31,8 +31,8 @@ import (
 //   - Every process a bash call starts is gone when After runs, at every
 //     sandbox level (PID namespace, or the helper's subreaper, which kills
 //     what is left before it exits). Background tasks outlive calls by
-//     design: while one runs (ScannerOptions.Busy) nothing is trusted and
-//     every directory is read, as without inotify.
+//     design: while one runs (ScannerOptions.Busy) the workspace is
+//     walked, as without inotify.
 //   - A file with more than one link can be written through a link in a
 //     directory that is not watched: such files are lstat'ed at every scan.
 //   - A lost queue (IN_Q_OVERFLOW) dirties every directory, a removed
@@ -42,7 +42,8 @@ import (
 //     changes what a path holds.
 //   - Where no watch can be added (the budget, no read permission, a file
 //     system whose changes need not pass through this kernel: NFS, FUSE,
-//     CIFS, overlayfs) the directory is read at every scan.
+//     CIFS, overlayfs) the directory is read at every scan; a root on such
+//     a file system is walked as without inotify.
 //   - The watches a user may hold are shared with their editor's
 //     (fs.inotify.max_user_watches) and with the sandbox's scan, which
 //     takes up to a quarter: undo takes at most an eighth, and never more
@@ -228,6 +229,22 @@ func (n *notifier) confirm(w *dirWatch, dev uint64, fd int) *dirWatch {
 		return nil
 	}
 	return w
+}
+
+// rootWatchable reports whether the file system of root has complete
+// events.
+func (n *notifier) rootWatchable(root string) bool {
+	var st unix.Stat_t
+	if unix.Stat(root, &st) != nil {
+		return false
+	}
+	ok, known := n.devs[uint64(st.Dev)]
+	if !known {
+		var sf unix.Statfs_t
+		ok = unix.Statfs(root, &sf) == nil && watchable(uint32(sf.Type))
+		n.devs[uint64(st.Dev)] = ok
+	}
+	return ok
 }
 
 // release drops one state's use of w; the last removes the watch.

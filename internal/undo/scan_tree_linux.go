@@ -92,8 +92,18 @@ func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules, found func(r
 		s.rulesStale = true // a Mark older than the rules: new ones at the next Before
 	}
 	// While a process may write outside calls (a background task), a
-	// write through a mapping it holds makes no event until it ends.
-	trust := s.opts.Busy == nil || !s.opts.Busy()
+	// write through a mapping it holds makes no event until it ends: the
+	// workspace is walked, and the tree kept for when it has (the close
+	// at its exit is an event). On a root whose file system's events are
+	// incomplete the walk is all there is.
+	if s.opts.Busy != nil && s.opts.Busy() {
+		return nil, nil, false, nil
+	}
+	if !n.rootWatchable(s.root) {
+		t.drop(n)
+		return nil, nil, false, nil
+	}
+	trust := true
 	for {
 		w := &treeWalk{s: s, t: t, n: n, ctx: ctx, rules: rules, trust: trust, first: len(t.dirs) == 0, found: found,
 			files: make(map[string]fstat, s.lastFiles), dirs: make(map[string]fs.FileMode, s.lastDirs)}
