@@ -329,10 +329,11 @@ func fileMode(m uint32) fs.FileMode {
 	return mode
 }
 
-// hasLinked reports whether f was a file with other links in ds, as it is.
+// hasLinked reports whether f, by its name and inode, was a file with
+// other links in ds already.
 func (ds *dirState) hasLinked(f fileEntry) bool {
 	for _, i := range ds.linked {
-		if ds.files[i].name == f.name && ds.files[i].st == f.st {
+		if ds.files[i].name == f.name && ds.files[i].st.ino == f.st.ino {
 			return true
 		}
 	}
