@@ -6,7 +6,7 @@ func releaseTree(sc *Scanner) {
 	if n == nil {
 		return
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	n.Lock()
+	defer n.Unlock()
 	sc.trees.drop(n)
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -117,20 +116,6 @@ func (w *warm) call(t *testing.T, change func()) []string {
 func (w *warm) undo(t *testing.T) {
 	t.Helper()
 	restoreTurn(t, w.st, w.id, w.turn, w.ws)
-}
-
-// ageTree sets every mtime under root an hour back: past the racy window,
-// so a file is trusted by its stat (or, with inotify, its directory's
-// silence) and not compared by content.
-func ageTree(t testing.TB, root string) {
-	t.Helper()
-	old := time.Now().Add(-time.Hour)
-	must(t, filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Chtimes(p, old, old)
-	}))
 }
 
 func writeFile(t *testing.T, p, content string) {
@@ -288,9 +273,9 @@ func TestNotifyOverflowFallsBackToAWalk(t *testing.T) {
 	}
 	n := notifierOf(t)
 	w := newWarm(t, true)
-	n.mu.Lock()
-	before := n.overflows
-	n.mu.Unlock()
+	n.Lock()
+	before := n.Overflows()
+	n.Unlock()
 	changed := w.call(t, func() {
 		noise := filepath.Join(w.ws, "z")
 		for i := 0; i < limit/2+16; i++ { // a create and a delete each
@@ -300,9 +285,9 @@ func TestNotifyOverflowFallsBackToAWalk(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(w.ws, "a/b/c/d/e/deep.txt"), "deep two\n") // its event is lost
 	})
-	n.mu.Lock()
-	overflowed := n.overflows > before
-	n.mu.Unlock()
+	n.Lock()
+	overflowed := n.Overflows() > before
+	n.Unlock()
 	if !overflowed {
 		t.Fatal("the queue did not overflow: the test proves nothing")
 	}
@@ -325,15 +310,15 @@ func TestNotifyWatchBudgetFallsBackToAWalk(t *testing.T) {
 		t.Fatalf("budget %d", b)
 	}
 	n := notifierOf(t)
-	n.mu.Lock()
-	saved := n.max
-	n.max = len(n.watches) + 3
-	n.mu.Unlock()
-	defer func() { n.mu.Lock(); n.max = saved; n.mu.Unlock() }()
+	n.Lock()
+	saved := n.Max()
+	n.SetMax(n.Len() + 3)
+	n.Unlock()
+	defer func() { n.Lock(); n.SetMax(saved); n.Unlock() }()
 	w := newWarmBudget(t)
-	n.mu.Lock()
-	over := len(n.watches) > n.max
-	n.mu.Unlock()
+	n.Lock()
+	over := n.Len() > n.Max()
+	n.Unlock()
 	if over {
 		t.Fatal("more watches than the budget")
 	}
@@ -371,14 +356,14 @@ func TestNotifyUnwatchableFileSystemIsWalked(t *testing.T) {
 		ws := filepath.Join(t.TempDir(), "ws")
 		writeTree(t, ws, map[string]string{"a/b/c/d/e/deep.txt": "deep one\n", "z/keep": "z\n"})
 		unwatchable(t, n, ws)
-		n.mu.Lock()
-		watches := len(n.watches)
-		n.mu.Unlock()
+		n.Lock()
+		watches := n.Len()
+		n.Unlock()
 		w := warmAt(t, ws, true)
 		changed := w.call(t, func() { writeFile(t, filepath.Join(ws, "a/b/c/d/e/deep.txt"), "deep two\n") })
-		n.mu.Lock()
-		added := len(n.watches) - watches
-		n.mu.Unlock()
+		n.Lock()
+		added := n.Len() - watches
+		n.Unlock()
 		if w.sc.lastReads != 0 || added > 0 {
 			t.Errorf("the tree was kept: %d directories read through it, %d watches added", w.sc.lastReads, added)
 		}
@@ -415,19 +400,10 @@ func unwatchable(t *testing.T, n *notifier, dir string) {
 	var st unix.Stat_t
 	must(t, unix.Stat(dir, &st))
 	dev := uint64(st.Dev)
-	n.mu.Lock()
-	known, was := n.devs[dev]
-	n.devs[dev] = false
-	n.mu.Unlock()
-	t.Cleanup(func() {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		if was {
-			n.devs[dev] = known
-		} else {
-			delete(n.devs, dev)
-		}
-	})
+	n.Lock()
+	restore := n.MarkDev(dev, false)
+	n.Unlock()
+	t.Cleanup(func() { n.Lock(); restore(); n.Unlock() })
 }
 
 // TestNotifyMountDirtiesEveryDirectory: a mount over a directory of the

@@ -77,9 +77,9 @@ func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules, found func(r
 	if n == nil {
 		return nil, nil, false, nil
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.drain()
+	n.Lock()
+	defer n.Unlock()
+	n.Drain()
 	t := &s.trees
 	if t.dirs == nil {
 		t.dirs = map[string]*dirState{}
@@ -99,7 +99,7 @@ func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules, found func(r
 	if s.opts.Busy != nil && s.opts.Busy() {
 		return nil, nil, false, nil
 	}
-	if !n.rootWatchable(s.root) {
+	if !n.PathWatchable(s.root) {
 		t.drop(n)
 		return nil, nil, false, nil
 	}
@@ -131,7 +131,7 @@ func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules, found func(r
 // drop forgets every state and releases its watch.
 func (t *trees) drop(n *notifier) {
 	for rel, ds := range t.dirs {
-		n.release(ds.w)
+		n.Release(ds.w)
 		delete(t.dirs, rel)
 	}
 }
@@ -140,7 +140,7 @@ func (s *Scanner) forgetState(n *notifier, rel string, ds *dirState) {
 	if ds.ignore != (fstat{}) {
 		s.rulesStale = true // its .gitignore's patterns are cached by path
 	}
-	n.release(ds.w)
+	n.Release(ds.w)
 	delete(s.trees.dirs, rel)
 }
 
@@ -174,7 +174,7 @@ func (w *treeWalk) dir(sub subdir, parentDev uint64) {
 		return
 	}
 	ds := w.t.dirs[rel]
-	if ds == nil || !w.trust || ds.stale || ds.dev != sub.dev || ds.ino != sub.ino || !ds.w.unchanged(ds.events) {
+	if ds == nil || !w.trust || ds.stale || ds.dev != sub.dev || ds.ino != sub.ino || !ds.w.Unchanged(ds.events) {
 		if ds = w.read(rel, ds, parentDev); ds == nil {
 			return // unreadable or gone: passed over, as by the walk
 		}
@@ -229,21 +229,25 @@ func (w *treeWalk) read(rel string, old *dirState, parentDev uint64) *dirState {
 		return nil
 	}
 	w.reads++
-	wt, events := w.n.watchFD(fd, parentDev)
+	var oldWatch *dirWatch
+	if old != nil {
+		oldWatch = old.w
+	}
+	wt, events := w.n.WatchFD(fd, oldWatch, parentDev)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		w.n.release(wt)
+		w.n.Release(wt)
 		unix.Close(fd)
 		return nil
 	}
-	wt = w.n.confirm(wt, uint64(st.Dev), fd)
+	wt = w.n.Confirm(wt, uint64(st.Dev), fd)
 	f := os.NewFile(uintptr(fd), abs)
 	names, err := f.Readdirnames(-1)
 	ds := &dirState{w: wt, events: events, dev: uint64(st.Dev), ino: uint64(st.Ino),
 		files: make([]fileEntry, 0, len(names))}
 	if err != nil {
 		// Not read whole: nothing proves it unchanged next time.
-		w.n.release(wt)
+		w.n.Release(wt)
 		ds.w = nil
 	}
 	for _, name := range names {
@@ -259,7 +263,7 @@ func (w *treeWalk) read(rel string, old *dirState, parentDev uint64) *dirState {
 		if old.ignore != ds.ignore {
 			w.s.rulesStale = true
 		}
-		w.n.release(old.w)
+		w.n.Release(old.w)
 	} else if !w.first && ds.ignore != (fstat{}) {
 		w.s.rulesStale = true // a new directory's .gitignore: the rules may hold another's
 	}
