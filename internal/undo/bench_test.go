@@ -3,11 +3,7 @@ package undo
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 )
 
 // BenchmarkScanBeforeAfter is the cost a bash call pays for capture when
@@ -27,7 +23,7 @@ func BenchmarkScanBeforeAfter(b *testing.B) {
 		b.Run(size.name, func(b *testing.B) {
 			ws := b.TempDir()
 			writeTree(b, ws, size.files)
-			age(b, ws)
+			ageTree(b, ws)
 			st, id := openStore(b, ws)
 			var offNS float64
 			for _, on := range []bool{false, true} {
@@ -112,18 +108,4 @@ func deepFileCount(top, sub, files int) map[string]string {
 		}
 	}
 	return out
-}
-
-// age sets every file's mtime an hour back.
-func age(b *testing.B, root string) {
-	old := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			err = os.Chtimes(p, old, old)
-		}
-		return err
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
 }
