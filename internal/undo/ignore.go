@@ -99,8 +99,7 @@ func (r *ignoreRules) key() string {
 			// Whether it is there, not its time: git writes in it.
 			fmt.Fprintf(&b, "%v;", ignore.Exists(p))
 		} else if fi, err := os.Lstat(p); err == nil {
-			st := statOf(fi)
-			fmt.Fprintf(&b, "%d %d %v %d;", st.mtime, st.size, st.mode, st.ino)
+			fmt.Fprintf(&b, "%v;", statOf(fi))
 		} else {
 			b.WriteString("-;")
 		}

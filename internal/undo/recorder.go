@@ -50,7 +50,7 @@ func NewRecorder(store Store, workspace string) *Recorder {
 
 // SetBusy tells the recorder how to know whether processes may be running
 // outside coder's calls (background tasks): bash changes are then found
-// by reading every directory, not by inotify's word (notify_linux.go).
+// by a walk of the workspace, not by inotify's word (notify_linux.go).
 // Call it before the first turn.
 func (r *Recorder) SetBusy(busy func() bool) { r.scanner.opts.Busy = busy }
 

@@ -22,7 +22,7 @@ type ScannerOptions struct {
 	MaxFiles    int   // a workspace with more files is not scanned (default 100,000)
 	// Busy reports whether a process may be running outside bash calls
 	// (a background task): one could write through a shared mapping
-	// without an inotify event, so scans trust no cached directory then.
+	// without an inotify event, so the workspace is walked then.
 	Busy func() bool
 }
 
@@ -48,12 +48,13 @@ type Scanner struct {
 
 	mu                  sync.Mutex // one Before or After at a time
 	lastFiles, lastDirs int        // sizes of the last walk, to size the next
-	lastReads           int        // directories read by the last scan (with inotify), for tests
+	lastReads           int        // directories read through the tree so far, for tests
 
 	// With inotify (notify), the tree of directory states a warm scan
 	// reuses (scan_tree_linux.go), and the rules it was read with: kept
 	// while no ignore file changes.
 	notify     bool
+	busy       bool // Busy's word at the start of this Before or After
 	trees      trees
 	rules      *ignoreRules
 	rulesKey   string
@@ -119,6 +120,9 @@ func (s *Scanner) Before(ctx context.Context) (*Mark, error) {
 			m.missed[rel] = why
 			missedMu.Unlock()
 		}
+	}
+	if s.busy = s.opts.Busy != nil && s.opts.Busy(); s.busy {
+		s.rulesStale = true // walked: the rules are read again, as without inotify
 	}
 	m.rules = s.currentRules()
 	files, dirs, err := s.walk(ctx, m.rules, refresh)
@@ -249,6 +253,7 @@ func statOf(fi fs.FileInfo) fstat {
 func (s *Scanner) After(ctx context.Context, m *Mark, t *Turn) (changed, notCaptured []string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.busy = s.opts.Busy != nil && s.opts.Busy()
 	files, dirs, err := s.walk(ctx, m.rules, nil)
 	if err != nil {
 		return nil, nil, err

@@ -433,14 +433,21 @@ func TestNotifyMountDirtiesEveryDirectory(t *testing.T) {
 // .git/info/exclude) changed by a call hides nothing that call changed,
 // and from the next call on its rules apply: what it ignores is not
 // reported, what it stops ignoring is not invented as created.
+//
+// With "busy", a background task runs during the first two calls: the
+// workspace is walked then, and the rules must still follow.
 func TestNotifyIgnoreRulesFollowTheirFiles(t *testing.T) {
-	for _, on := range []bool{true, false} {
-		t.Run("inotify="+onOff(on), func(t *testing.T) {
+	for _, mode := range []string{"inotify=on", "inotify=off", "inotify=on/busy"} {
+		t.Run(mode, func(t *testing.T) {
 			ws := filepath.Join(t.TempDir(), "ws")
 			writeTree(t, ws, map[string]string{"a/b/x.txt": "x\n", "a/b/y.txt": "y\n", "a/b/z.log": "z\n",
 				".git/info/exclude": "", "top.txt": "t\n"})
 			w := warmAt(t, ws, true)
-			w.sc.notify = on
+			w.sc.notify = mode != "inotify=off"
+			step := 0
+			if mode == "inotify=on/busy" {
+				w.sc.opts.Busy = func() bool { return step < 2 }
+			}
 			steps := []struct {
 				name   string
 				change func()
@@ -465,7 +472,8 @@ func TestNotifyIgnoreRulesFollowTheirFiles(t *testing.T) {
 					writeFile(t, filepath.Join(ws, "a/b/z.log"), "z2\n")
 				}, nil},
 			}
-			for _, s := range steps {
+			for i, s := range steps {
+				step = i
 				changed := w.call(t, s.change)
 				if !slices.Equal(changed, s.want) {
 					t.Fatalf("%s: After = %v, want %v", s.name, changed, s.want)

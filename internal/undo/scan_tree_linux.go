@@ -96,11 +96,13 @@ func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules, found func(r
 	// workspace is walked, and the tree kept for when it has (the close
 	// at its exit is an event). On a root whose file system's events are
 	// incomplete the walk is all there is.
-	if s.opts.Busy != nil && s.opts.Busy() {
+	if s.busy {
+		s.rulesStale = true // no ignore file is seen changing while walked
 		return nil, nil, false, nil
 	}
 	if !n.PathWatchable(s.root) {
 		t.drop(n)
+		s.rulesStale = true
 		return nil, nil, false, nil
 	}
 	trust := true
