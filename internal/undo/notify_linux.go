@@ -24,8 +24,8 @@ import (
 //     a write (IN_MODIFY), a close after writing (IN_CLOSE_WRITE: a write
 //     through a shared mmap makes no IN_MODIFY, but the mapping holds the
 //     file open for writing until it goes, at the latest when its process
-//     exits), attributes and link counts (IN_ATTRIB), entries created,
-//     deleted, moved in or out, the directory itself deleted or moved.
+//     exits), attributes (IN_ATTRIB), entries created, deleted, moved in
+//     or out, the directory itself deleted or moved.
 //   - Every process a bash call starts is gone when After runs, at every
 //     sandbox level (PID namespace, or the helper's subreaper, which kills
 //     what is left before it exits). Background tasks outlive calls by
@@ -33,6 +33,14 @@ import (
 //     walked, as without inotify.
 //   - A file with more than one link can be written through a link in a
 //     directory that is not watched: such files are lstat'ed at every scan.
+//     A link made since (its count is no event for the directory) that
+//     shows up in the tree makes the scan run again without trust, which
+//     finds the other name. One made from outside the tree to a file
+//     whose directory stays clean is seen by no watch: the gap left,
+//     bounded by where the sandbox lets a command write.
+//   - An ignore file changed (a .gitignore in the tree, seen when its
+//     directory is read; those above the root and info/exclude, by their
+//     stat at each Before) means rules read again and a full read.
 //   - A lost queue (IN_Q_OVERFLOW) dirties every directory, a removed
 //     watch (IN_IGNORED: deleted, unmounted) its own, and so does a change
 //     to coder's mount table, which the kernel marks on
