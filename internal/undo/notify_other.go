@@ -16,6 +16,6 @@ var notifyOff = true
 // trees is never filled here.
 type trees struct{}
 
-func (s *Scanner) treeScan(context.Context, *ignoreRules, func(string, fstat)) (map[string]fstat, map[string]fs.FileMode, bool, error) {
+func (s *Scanner) treeScan(context.Context, *ignoreRules, func(string, fstat) bool) (map[string]fstat, map[string]fs.FileMode, bool, error) {
 	return nil, nil, false, nil
 }

@@ -281,9 +281,10 @@ func ptrIf[T any](v T, ok bool) *T {
 
 // reader calls fn, from as many goroutines as there are processors, for
 // each file found whose cached content is not current: the first scan
-// reads every file while the walk goes on. found is called from one
-// goroutine; wait returns once every call has returned.
-func (s *Scanner) reader(fn func(rel, abs string, st fstat)) (found func(rel string, st fstat), wait func()) {
+// reads every file while the walk goes on. found, called from one
+// goroutine, reports whether the content was current; wait returns once
+// every call to fn has returned.
+func (s *Scanner) reader(fn func(rel, abs string, st fstat)) (found func(rel string, st fstat) bool, wait func()) {
 	if fn == nil {
 		return nil, func() {}
 	}
@@ -294,15 +295,15 @@ func (s *Scanner) reader(fn func(rel, abs string, st fstat)) (found func(rel str
 	work := make(chan item, 256)
 	var wg sync.WaitGroup
 	sent := map[string]fstat{} // a scan made again finds the same files
-	found = func(rel string, st fstat) {
+	found = func(rel string, st fstat) bool {
 		s.cacheMu.Lock()
 		c := s.cache[rel] // never changed once cached: replaced
 		s.cacheMu.Unlock()
 		if c != nil && c.st == st && !racy(st, c.readAt) {
-			return
+			return true
 		}
 		if prev, ok := sent[rel]; ok && prev == st {
-			return
+			return false
 		}
 		if len(sent) == 0 {
 			for range runtime.GOMAXPROCS(0) {
@@ -317,6 +318,7 @@ func (s *Scanner) reader(fn func(rel, abs string, st fstat)) (found func(rel str
 		}
 		sent[rel] = st
 		work <- item{rel, st}
+		return false
 	}
 	return found, func() { close(work); wg.Wait() }
 }

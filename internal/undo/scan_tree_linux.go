@@ -22,6 +22,7 @@ type dirState struct {
 	ignore   fstat       // its .gitignore as listed (zero: none)
 	gen      uint64      // the last scan that reached it
 	stale    bool        // known changed without an event: read at the next scan
+	cached   bool        // every file's content was cached, not racy, when last found
 }
 
 // fileEntry is a file as its directory's listing found it.
@@ -59,7 +60,7 @@ type treeWalk struct {
 	// one: the scan is made again without trust, which finds it.
 	newLink bool
 
-	found func(rel string, st fstat)
+	found func(rel string, st fstat) bool
 	files map[string]fstat
 	dirs  map[string]fs.FileMode
 	reads int // directories read (listed) in this scan, for tests
@@ -68,8 +69,10 @@ type treeWalk struct {
 
 // treeScan scans the workspace through the cached tree; ok is false when
 // inotify is not in use, and the caller walks instead.
-// found, if not nil, is called for each file as it is found.
-func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules, found func(rel string, st fstat)) (files map[string]fstat, dirs map[string]fs.FileMode, ok bool, err error) {
+// found, if not nil (Before), is called for each file as it is found,
+// but for those of a clean directory whose content was all cached, and
+// not racy, when last found: it is still (reader).
+func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules, found func(rel string, st fstat) bool) (files map[string]fstat, dirs map[string]fs.FileMode, ok bool, err error) {
 	if !s.notify {
 		return nil, nil, false, nil
 	}
@@ -184,6 +187,13 @@ func (w *treeWalk) dir(sub subdir, parentDev uint64) {
 		w.relink(rel, ds)
 	}
 	ds.gen = w.t.gen
+	// A clean directory's files are as they were when found, and so is
+	// the cache's copy of them (After replaces only what changed, which
+	// dirtied the directory); those with other links may have changed.
+	find := w.found != nil && !(ds.cached && len(ds.linked) == 0)
+	if find {
+		ds.cached = true
+	}
 	for _, f := range ds.files {
 		if f.gone {
 			continue
@@ -193,8 +203,8 @@ func (w *treeWalk) dir(sub subdir, parentDev uint64) {
 			return
 		}
 		w.files[f.rel] = f.st
-		if w.found != nil {
-			w.found(f.rel, f.st)
+		if find && !w.found(f.rel, f.st) {
+			ds.cached = false
 		}
 	}
 	for _, c := range ds.subs {
