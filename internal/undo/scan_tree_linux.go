@@ -34,9 +34,9 @@ type fileEntry struct {
 
 // subdir is a sub-directory as its parent's listing found it.
 type subdir struct {
-	name, rel string
-	dev, ino  uint64
-	mode      fs.FileMode
+	rel      string
+	dev, ino uint64
+	mode     fs.FileMode
 }
 
 // trees is the Scanner's cached tree.
@@ -302,7 +302,7 @@ func (w *treeWalk) entry(fd int, rel, name string, ds *dirState) {
 		return
 	}
 	if isDir {
-		ds.subs = append(ds.subs, subdir{name: name, rel: crel, dev: uint64(st.Dev), ino: uint64(st.Ino), mode: fileMode(st.Mode) & (keptMode | fs.ModeType)})
+		ds.subs = append(ds.subs, subdir{rel: crel, dev: uint64(st.Dev), ino: uint64(st.Ino), mode: fileMode(st.Mode) & (keptMode | fs.ModeType)})
 		return
 	}
 	if st.Nlink > 1 {
