@@ -165,6 +165,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 	custom, cmdErrs := customcmd.Discover(ws.Root, b.loaded.UserDir)
 	warnings = append(warnings, cmdErrs...)
 	launcher, tasks := launch.New(b.loaded, redactor.Values()), tools.NewTasks()
+	rec.SetBusy(tasks.Running)
 	launcher.Notify = func(text string) { sink.Emit(event.Notice{Text: text}) }
 	warnings = append(warnings, launcher.RecoverJournals()...)
 	var runCommands tools.Launcher = launcher

@@ -1,13 +1,11 @@
 package sandbox
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/coder-agent/coder/internal/dirwatch"
 )
 
 // The scan's directory cache is kept by inotify: one instance per
@@ -58,42 +56,13 @@ const maxWatchesAbs = 65536
 // notifyOff turns inotify off (benchmarks compare with and without).
 var notifyOff = false
 
-// dirWatch is one inotify watch: a directory's inode.
-type dirWatch struct {
-	wd     int32
-	events uint64 // events seen for it: a state read at events e is clean while it stays e
-	refs   int    // directory states that use it
-	dead   bool   // removed by the kernel: what used it is unwatched
-	// unsure: events were lost, its IN_IGNORED perhaps among them, so it
-	// is not known to watch still until the kernel gives it again.
-	unsure bool
-}
-
-// alive reports whether w still watches its directory.
-func (w *dirWatch) alive() bool { return w != nil && !w.dead && !w.unsure }
-
-// count is the number of events seen for w: a state checked now is
-// clean while it stays so.
-func (w *dirWatch) count() uint64 { return w.events }
-
-// unchanged reports whether no event came for w since since.
-func (w *dirWatch) unchanged(since uint64) bool {
-	return w != nil && !w.dead && w.events == since
-}
-
-// notifier is the process's inotify instance. Its lock is held for a
-// whole scan, after the scanner's.
-type notifier struct {
-	mu        sync.Mutex
-	fd        int
-	mounts    int // /proc/self/mountinfo, polled for changes to the mount table
-	watches   map[int32]*dirWatch
-	max       int             // watches coder may hold
-	full      bool            // the kernel refused one for lack of room: none added until one is released
-	overflows int             // queue overflows seen
-	devs      map[uint64]bool // file systems seen: whether their events are complete
-	buf       []byte
-}
+// dirWatch is one inotify watch: a directory's inode; notifier the
+// process's inotify instance for the scan (package dirwatch). Its lock is
+// held for a whole scan, after the scanner's.
+type (
+	dirWatch = dirwatch.Watch
+	notifier = dirwatch.Notifier
+)
 
 var (
 	notifyOnce sync.Once
@@ -106,191 +75,9 @@ func processNotifier() *notifier {
 	if notifyOff {
 		return nil
 	}
-	notifyOnce.Do(func() {
-		mounts, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return // mounts would go unseen
-		}
-		fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
-		if err != nil {
-			unix.Close(mounts)
-			return
-		}
-		theNotify = &notifier{fd: fd, mounts: mounts, watches: map[int32]*dirWatch{}, devs: map[uint64]bool{}, max: watchBudget(), buf: make([]byte, 64<<10)}
-	})
+	notifyOnce.Do(func() { theNotify = dirwatch.New(notifyMask, watchBudget()) })
 	return theNotify
 }
 
 // watchBudget is a quarter of the per-user limit, at most maxWatchesAbs.
-func watchBudget() int {
-	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches")
-	limit, perr := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || perr != nil || limit <= 0 {
-		limit = 8192 // the old default: the smallest a kernel is likely to have
-	}
-	return min(limit/4, maxWatchesAbs)
-}
-
-func (n *notifier) lock() {
-	if n != nil {
-		n.mu.Lock()
-	}
-}
-
-func (n *notifier) unlock() {
-	if n != nil {
-		n.mu.Unlock()
-	}
-}
-
-// drain reads every queued event and dirties the directories they name;
-// a change to the mount table dirties them all.
-func (n *notifier) drain() {
-	if n == nil {
-		return
-	}
-	pfd := []unix.PollFd{{Fd: int32(n.mounts), Events: unix.POLLPRI}}
-	if k, err := unix.Poll(pfd, 0); err != nil || k > 0 && pfd[0].Revents != 0 {
-		n.dirtyAll() // the kernel clears the mark as it reports it
-	}
-	for {
-		k, err := unix.Read(n.fd, n.buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || k <= 0 {
-			return // EAGAIN: the queue is empty
-		}
-		for off := 0; off+unix.SizeofInotifyEvent <= k; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&n.buf[off]))
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			n.event(ev.Wd, ev.Mask)
-		}
-	}
-}
-
-// event applies one event to the watch it names.
-func (n *notifier) event(wd int32, mask uint32) {
-	if mask&unix.IN_Q_OVERFLOW != 0 {
-		n.overflow()
-		return
-	}
-	w := n.watches[wd]
-	if w == nil {
-		return // removed by us, its IN_IGNORED still queued
-	}
-	w.events++
-	if mask&unix.IN_IGNORED != 0 {
-		w.dead = true
-		delete(n.watches, wd)
-		n.full = false
-	}
-}
-
-// overflow dirties every directory, and leaves no watch known to be
-// alive: events were lost.
-func (n *notifier) overflow() {
-	n.overflows++
-	for _, w := range n.watches {
-		w.unsure = true
-	}
-	n.dirtyAll()
-}
-
-// dirtyAll dirties every directory.
-func (n *notifier) dirtyAll() {
-	for _, w := range n.watches {
-		w.events++
-	}
-}
-
-// watchFD watches the directory open as fd: the watch (one more use of
-// it, for the state that keeps it) and the events count a state read from
-// now on is clean at; nil when no watch can be added. The kernel gives an
-// inode it watches already the same watch, so old (the state's) is found
-// again if fd is still its directory. dev is the file system the
-// directory is thought to be on (its parent's): none is added on one
-// known not to be watchable; confirm decides once its own is known.
-func (n *notifier) watchFD(fd int, old *dirWatch, dev uint64) (*dirWatch, uint64) {
-	if n == nil {
-		return nil, 0
-	}
-	if ok, known := n.devs[dev]; known && !ok {
-		return nil, 0
-	}
-	atCap := n.full || len(n.watches) >= n.max
-	if atCap && (old == nil || old.dead) {
-		return nil, 0
-	}
-	wd, err := unix.InotifyAddWatch(n.fd, "/proc/self/fd/"+strconv.Itoa(fd), notifyMask)
-	if err != nil {
-		if err == unix.ENOSPC {
-			n.full = true
-		}
-		return nil, 0 // EACCES, ENOSPC, a file system without inotify: the change-time check
-	}
-	w := n.watches[int32(wd)]
-	if w == nil {
-		if atCap { // another directory than old's: over the budget
-			_, _ = unix.InotifyRmWatch(n.fd, uint32(wd))
-			return nil, 0
-		}
-		w = &dirWatch{wd: int32(wd)}
-		n.watches[int32(wd)] = w
-	}
-	w.unsure = false // the kernel has it, on this directory
-	w.refs++
-	return w, w.events
-}
-
-// confirm keeps w, a watch added on the directory open as fd before its
-// fstat found it on dev, if that file system's events are complete.
-func (n *notifier) confirm(w *dirWatch, dev uint64, fd int) *dirWatch {
-	if w == nil {
-		return nil
-	}
-	ok, known := n.devs[dev]
-	if !known {
-		var sf unix.Statfs_t
-		ok = unix.Fstatfs(fd, &sf) == nil && watchable(uint32(sf.Type))
-		n.devs[dev] = ok
-	}
-	if !ok {
-		n.release(w)
-		return nil
-	}
-	return w
-}
-
-// release drops one state's use of w; the last removes the watch.
-func (n *notifier) release(w *dirWatch) {
-	if n == nil || w == nil {
-		return
-	}
-	if w.refs--; w.refs > 0 || w.dead {
-		return
-	}
-	_, _ = unix.InotifyRmWatch(n.fd, uint32(w.wd))
-	delete(n.watches, w.wd)
-	w.dead = true
-	n.full = false
-}
-
-// room reports whether another watch may be added.
-func (n *notifier) room() bool {
-	return n != nil && !n.full && len(n.watches) < n.max
-}
-
-// watchable reports whether changes to a directory on the file system
-// with this magic number all pass through this kernel, so that its
-// events are complete: local disks and memory, not NFS, FUSE or CIFS,
-// which another machine or process can change behind the kernel's back,
-// nor overlayfs, whose layers can be written without it.
-func watchable(magic uint32) bool {
-	switch magic {
-	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
-		unix.F2FS_SUPER_MAGIC, unix.RAMFS_MAGIC, 0x2fc12fc1 /* zfs */, 0xca451a4e /* bcachefs */ :
-		return true
-	}
-	return false
-}
+func watchBudget() int { return dirwatch.Budget(4, maxWatchesAbs) }

@@ -12,18 +12,18 @@ var notifyOff = false
 // dirWatch is never made here: every state is unwatched.
 type dirWatch struct{}
 
-func (w *dirWatch) unchanged(uint64) bool { return false }
+func (w *dirWatch) Unchanged(uint64) bool { return false }
 
-func (w *dirWatch) alive() bool   { return false }
-func (w *dirWatch) count() uint64 { return 0 }
+func (w *dirWatch) Alive() bool   { return false }
+func (w *dirWatch) Count() uint64 { return 0 }
 
 type notifier struct{}
 
 func processNotifier() *notifier                                       { return nil }
-func (n *notifier) lock()                                              {}
-func (n *notifier) unlock()                                            {}
-func (n *notifier) drain()                                             {}
-func (n *notifier) watchFD(int, *dirWatch, uint64) (*dirWatch, uint64) { return nil, 0 }
-func (n *notifier) confirm(w *dirWatch, _ uint64, _ int) *dirWatch     { return nil }
-func (n *notifier) release(*dirWatch)                                  {}
-func (n *notifier) room() bool                                         { return false }
+func (n *notifier) Lock()                                              {}
+func (n *notifier) Unlock()                                            {}
+func (n *notifier) Drain()                                             {}
+func (n *notifier) WatchFD(int, *dirWatch, uint64) (*dirWatch, uint64) { return nil, 0 }
+func (n *notifier) Confirm(w *dirWatch, _ uint64, _ int) *dirWatch     { return nil }
+func (n *notifier) Release(*dirWatch)                                  {}
+func (n *notifier) Room() bool                                         { return false }

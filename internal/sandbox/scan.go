@@ -137,9 +137,9 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := processNotifier()
-	n.lock()
-	defer n.unlock()
-	n.drain() // every change made before now is queued: its directory is dirty
+	n.Lock()
+	defer n.Unlock()
+	n.Drain() // every change made before now is queued: its directory is dirty
 	fd, err := unix.Open(root, oPath|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return tree{root: root}, &fs.PathError{Op: "scan", Path: root, Err: err}
@@ -177,7 +177,7 @@ func (s *scanner) prune() {
 	n := processNotifier()
 	for k, ds := range s.dirs {
 		if ds.gen != s.gen {
-			n.release(ds.w)
+			n.Release(ds.w)
 			ds.gone = true
 			delete(s.dirs, k)
 		}
@@ -193,7 +193,7 @@ func (s *scanner) store(key dirKey, ds *dirState) *dirState {
 		s.dirs[key] = ds
 		return ds
 	}
-	processNotifier().release(old.w)
+	processNotifier().Release(old.w)
 	*old = *ds
 	return old
 }
@@ -201,7 +201,7 @@ func (s *scanner) store(key dirKey, ds *dirState) *dirState {
 // forget drops the state of key, and its watch.
 func (s *scanner) forget(key dirKey) {
 	if old := s.dirs[key]; old != nil {
-		processNotifier().release(old.w)
+		processNotifier().Release(old.w)
 		old.gone = true
 		delete(s.dirs, key)
 	}

@@ -39,13 +39,13 @@ func settle(ws string) {
 // forgetScanners drops every scanner's cache and its watches.
 func forgetScanners() {
 	n := processNotifier()
-	n.lock()
-	defer n.unlock()
+	n.Lock()
+	defer n.Unlock()
 	scannersMu.Lock()
 	defer scannersMu.Unlock()
 	for k, s := range scanners {
 		for _, ds := range s.dirs {
-			n.release(ds.w)
+			n.Release(ds.w)
 		}
 		delete(scanners, k)
 	}
@@ -205,7 +205,9 @@ func TestNotifyOverflowFallsBackToChangeTimes(t *testing.T) {
 	withNotify(t, true, func() {
 		ws := warmOldTree(t)
 		n := processNotifier()
-		before := n.overflows
+		n.Lock()
+		before := n.Overflows()
+		n.Unlock()
 		noise := filepath.Join(ws, "z")
 		for i := 0; i < limit/2+16; i++ { // a create and a delete each
 			f := filepath.Join(noise, "n"+strconv.Itoa(i))
@@ -216,7 +218,10 @@ func TestNotifyOverflowFallsBackToChangeTimes(t *testing.T) {
 		}
 		writeTestFile(t, filepath.Join(ws, "a/b/c/d/e/.mcp.json"), "{}") // its event is lost
 		after := scanOf(t, ws)
-		if n.overflows == before {
+		n.Lock()
+		overflows := n.Overflows()
+		n.Unlock()
+		if overflows == before {
 			t.Fatal("the queue did not overflow: the test proves nothing")
 		}
 		if got := rels(after.control); !slices.Equal(got, []string{"a/b/c/d/e/.mcp.json", "vendor/lib/.git"}) {
@@ -241,11 +246,11 @@ func TestNotifyWatchBudgetFallsBackToChangeTimes(t *testing.T) {
 	}
 	withNotify(t, true, func() {
 		n := processNotifier()
-		n.lock()
-		saved := n.max
-		n.max = len(n.watches) + 3
-		n.unlock()
-		defer func() { n.lock(); n.max = saved; n.unlock() }()
+		n.Lock()
+		saved := n.Max()
+		n.SetMax(n.Len() + 3)
+		n.Unlock()
+		defer func() { n.Lock(); n.SetMax(saved); n.Unlock() }()
 		ws := filepath.Join(t.TempDir(), "ws")
 		oldTree(t, ws)
 		cold := scanOf(t, ws)
@@ -254,8 +259,11 @@ func TestNotifyWatchBudgetFallsBackToChangeTimes(t *testing.T) {
 		if warm.reads != 0 || warm.checks == 0 || warm.checks >= warm.dirs {
 			t.Fatalf("warm scan at the budget: %d of %d read, %d stat'ed", warm.reads, warm.dirs, warm.checks)
 		}
-		if len(n.watches) > n.max {
-			t.Fatalf("%d watches, budget %d", len(n.watches), n.max)
+		n.Lock()
+		watches, budget := n.Len(), n.Max()
+		n.Unlock()
+		if watches > budget {
+			t.Fatalf("%d watches, budget %d", watches, budget)
 		}
 		writeTestFile(t, filepath.Join(ws, "a/b/c/d/e/.mcp.json"), "{}")
 		if got := rels(scanOf(t, ws).control); !slices.Equal(got, []string{"a/b/c/d/e/.mcp.json", "vendor/lib/.git"}) {
@@ -296,25 +304,19 @@ func TestNotifyUnwatchableFileSystemKeepsChangeTimes(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := processNotifier()
-		n.lock()
-		known, was := n.devs[uint64(st.Dev)]
-		n.devs[uint64(st.Dev)] = false
-		watches := len(n.watches)
-		n.unlock()
-		defer func() {
-			n.lock()
-			if was {
-				n.devs[uint64(st.Dev)] = known
-			} else {
-				delete(n.devs, uint64(st.Dev))
-			}
-			n.unlock()
-		}()
+		n.Lock()
+		restore := n.MarkDev(uint64(st.Dev), false)
+		watches := n.Len()
+		n.Unlock()
+		defer func() { n.Lock(); restore(); n.Unlock() }()
 		scanOf(t, ws)
 		settle(ws)
 		warm := scanOf(t, ws)
-		if warm.reads != 0 || warm.checks < warm.dirs-1 || len(n.watches) != watches {
-			t.Fatalf("warm scan: %d of %d read, %d stat'ed, %d watches added", warm.reads, warm.dirs, warm.checks, len(n.watches)-watches)
+		n.Lock()
+		added := n.Len() - watches
+		n.Unlock()
+		if warm.reads != 0 || warm.checks < warm.dirs-1 || added != 0 {
+			t.Fatalf("warm scan: %d of %d read, %d stat'ed, %d watches added", warm.reads, warm.dirs, warm.checks, added)
 		}
 		writeTestFile(t, filepath.Join(ws, "a/b/c/d/e/.mcp.json"), "{}")
 		if got := rels(scanOf(t, ws).control); !slices.Equal(got, []string{"a/b/c/d/e/.mcp.json", "vendor/lib/.git"}) {

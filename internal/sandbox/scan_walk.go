@@ -23,7 +23,7 @@ type walker struct {
 
 // clean reports whether ds is known unchanged without looking.
 func (w *walker) clean(ds *dirState) bool {
-	return w.trust && w.n != nil && ds.w.unchanged(ds.events)
+	return w.trust && w.n != nil && ds.w.Unchanged(ds.events)
 }
 
 // dirHandle is a directory reached in a walk, opened (O_PATH) only when
@@ -139,18 +139,18 @@ func (w *walker) child(ch *dirHandle, key dirKey, ds *dirState, parentClean bool
 	if !ok {
 		return nil, false
 	}
-	if ds != nil && (clean || ds.settled && (ds.w.alive() || ds.w == nil || !w.n.room())) {
+	if ds != nil && (clean || ds.settled && (ds.w.Alive() || ds.w == nil || !w.n.Room())) {
 		w.t.checks++
 		var st unix.Stat_t
 		if unix.Fstatat(pfd, ch.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 			return nil, false // gone or replaced by a symlink: nothing below it to see
 		}
 		if ds.stat == keyOf(&st) {
-			if !clean && ds.w.alive() {
+			if !clean && ds.w.Alive() {
 				// Unchanged when checked, watched since before: clean
 				// from here (events counted after the drain show next
 				// time). Its sub-directories are checked now all the same.
-				ds.events = ds.w.count()
+				ds.events = ds.w.Count()
 			}
 			return ds, clean
 		}
@@ -182,16 +182,16 @@ func (w *walker) check(fd int, readable bool, key dirKey, ds *dirState, dev uint
 	if ds != nil {
 		old = ds.w
 	}
-	wt, events := w.n.watchFD(fd, old, dev)
+	wt, events := w.n.WatchFD(fd, old, dev)
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		w.n.release(wt)
+		w.n.Release(wt)
 		return nil
 	}
-	wt = w.n.confirm(wt, uint64(st.Dev), fd)
+	wt = w.n.Confirm(wt, uint64(st.Dev), fd)
 	if ds != nil && ds.settled && ds.stat == keyOf(&st) {
 		w.t.checks++
-		w.n.release(ds.w)
+		w.n.Release(ds.w)
 		ds.w, ds.events = wt, events
 		return ds
 	}
@@ -200,7 +200,7 @@ func (w *walker) check(fd int, readable bool, key dirKey, ds *dirState, dev uint
 	nds, ok := w.s.read(fd, readable, key.rel, key.place, &st)
 	if !ok {
 		// Not read whole: nothing proves it unchanged next time.
-		w.n.release(wt)
+		w.n.Release(wt)
 		wt = nil
 	}
 	nds.w, nds.events = wt, events

@@ -103,6 +103,18 @@ func (ts *Tasks) get(id string) (*task, bool) {
 	return t, ok
 }
 
+// Running reports whether a task may still have processes running.
+func (ts *Tasks) Running() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, t := range ts.tasks {
+		if t.ended.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
 // List describes every task, oldest first.
 func (ts *Tasks) List() []TaskInfo {
 	ts.mu.Lock()

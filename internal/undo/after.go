@@ -23,17 +23,16 @@ type differ struct {
 // file handles one path: before is its stat at the Mark, now its stat at
 // After; nil when it was not there.
 func (d *differ) file(rel string, before, now *fstat) {
-	abs := filepath.Join(d.s.root, rel)
 	switch {
 	case before == nil: // created: undo removes it
-		d.record(rel, session.UndoEntry{Path: abs})
+		d.record(rel, session.UndoEntry{Path: filepath.Join(d.s.root, rel)})
 	case now == nil:
 		d.recordPrior(rel, *before)
 		d.s.drop(rel)
 	case *before == *now && !racy(*before, d.m.at):
 		// unchanged, by its stat: the common case costs nothing more
 	default:
-		changed, cur, at, read := d.compare(rel, abs, *before, *now)
+		changed, cur, at, read := d.compare(rel, filepath.Join(d.s.root, rel), *before, *now)
 		if changed {
 			d.recordPrior(rel, *before) // before the cache moves on
 		}

@@ -2,62 +2,110 @@ package undo
 
 import (
 	"context"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"fmt"
 	"testing"
-	"time"
 )
 
-// BenchmarkScanBeforeAfter10k is the cost a bash call pays for capture in a
-// workspace of 10,000 small files when nothing changed: two stat-only walks.
-func BenchmarkScanBeforeAfter10k(b *testing.B) {
-	ws := b.TempDir()
-	writeTree(b, ws, fileCount(10_000))
-	age(b, ws) // as in a real workspace; fresh files are all racy
-	st, id := openStore(b, ws)
-	sc := NewScanner(ws, ScannerOptions{})
-	turn := NewTurn(st, id, 1, ws)
-	ctx := context.Background()
-	if _, err := sc.Before(ctx); err != nil { // the first Before reads every file
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		m, err := sc.Before(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		changed, _, err := sc.After(ctx, m, turn)
-		if err != nil || len(changed) != 0 {
-			b.Fatal(changed, err)
-		}
+// BenchmarkScanBeforeAfter is the cost a bash call pays for capture when
+// nothing changed (a Before and an After), with the tree kept by inotify
+// and without (two stat-only walks), in workspaces of 10,000 files (100
+// directories) and 50,000 files (2,551 directories), files aged as in a
+// real workspace (fresh files are all racy). "on/off" is the ratio of the
+// two, measured in the same run. The first Before, which reads every file
+// (and adds the watches), is outside the timing: BenchmarkScanFirstBefore.
+//
+//	go test -run '^$' -bench 'ScanBeforeAfter|ScanFirstBefore' ./internal/undo/
+func BenchmarkScanBeforeAfter(b *testing.B) {
+	for _, size := range []struct {
+		name  string
+		files map[string]string
+	}{{"files=10k", fileCount(10_000)}, {"files=50k", deepFileCount(50, 50, 20)}} {
+		b.Run(size.name, func(b *testing.B) {
+			ws := b.TempDir()
+			writeTree(b, ws, size.files)
+			ageTree(b, ws)
+			st, id := openStore(b, ws)
+			var offNS float64
+			for _, on := range []bool{false, true} {
+				b.Run("inotify="+onOff(on), func(b *testing.B) {
+					sc := NewScanner(ws, ScannerOptions{})
+					sc.notify = on
+					turn := NewTurn(st, id, 1, ws)
+					ctx := context.Background()
+					if _, err := sc.Before(ctx); err != nil {
+						b.Fatal(err)
+					}
+					b.ResetTimer()
+					for b.Loop() {
+						m, err := sc.Before(ctx)
+						if err != nil {
+							b.Fatal(err)
+						}
+						changed, _, err := sc.After(ctx, m, turn)
+						if err != nil || len(changed) != 0 {
+							b.Fatal(changed, err)
+						}
+					}
+					reportOnOff(b, on, &offNS)
+					releaseTree(sc)
+				})
+			}
+		})
 	}
 }
 
-// BenchmarkScanFirstBefore10k is the first Before of a session, which reads
-// all 10,000 files into the cache.
-func BenchmarkScanFirstBefore10k(b *testing.B) {
+// BenchmarkScanFirstBefore is the first Before of a session, which reads
+// all 10,000 files into the cache, and with inotify adds the watches.
+func BenchmarkScanFirstBefore(b *testing.B) {
 	ws := b.TempDir()
 	writeTree(b, ws, fileCount(10_000))
 	ctx := context.Background()
-	for b.Loop() {
-		if _, err := NewScanner(ws, ScannerOptions{}).Before(ctx); err != nil {
-			b.Fatal(err)
-		}
+	var offNS float64
+	for _, on := range []bool{false, true} {
+		b.Run("files=10k/inotify="+onOff(on), func(b *testing.B) {
+			for b.Loop() {
+				sc := NewScanner(ws, ScannerOptions{})
+				sc.notify = on
+				if _, err := sc.Before(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				releaseTree(sc)
+				b.StartTimer()
+			}
+			reportOnOff(b, on, &offNS)
+		})
 	}
 }
 
-// age sets every file's mtime an hour back.
-func age(b *testing.B, root string) {
-	old := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			err = os.Chtimes(p, old, old)
-		}
-		return err
-	})
-	if err != nil {
-		b.Fatal(err)
+// reportOnOff keeps the time per op of the run without inotify in offNS
+// and reports the run with it as a ratio to that.
+func reportOnOff(b *testing.B, on bool, offNS *float64) {
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	if !on {
+		*offNS = ns
+	} else if *offNS > 0 {
+		b.ReportMetric(ns / *offNS, "on/off")
 	}
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// deepFileCount is a tree of top directories of sub directories of files
+// each.
+func deepFileCount(top, sub, files int) map[string]string {
+	out := map[string]string{}
+	for i := range top {
+		for j := range sub {
+			for k := range files {
+				out[fmt.Sprintf("d%02d/s%02d/f%02d.go", i, j, k)] = fmt.Sprintf("package s%d\n\n// %d\n", j, k)
+			}
+		}
+	}
+	return out
 }

@@ -161,3 +161,17 @@ func fileCount(n int) map[string]string {
 	}
 	return files
 }
+
+// ageTree sets every mtime under root an hour back: past the racy window,
+// so a file is trusted by its stat (or, with inotify, its directory's
+// silence) and not compared by content.
+func ageTree(t testing.TB, root string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	must(t, filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	}))
+}

@@ -1,7 +1,10 @@
 package undo
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
@@ -17,13 +20,20 @@ type ignoreRules struct {
 	root    string
 	outside []gitignore.Pattern // from above the root and info/exclude
 	dirs    ignore.DirCache
+	// sources are the files outside the tree the rules depend on: a .git
+	// looked for, the .gitignore files above the root, info/exclude.
+	sources []string
 }
 
 func newIgnoreRules(root string) *ignoreRules {
 	r := &ignoreRules{root: root}
 	top := root
 	var above []string
-	for d := root; !ignore.Exists(filepath.Join(d, ".git")); {
+	for d := root; ; {
+		r.sources = append(r.sources, filepath.Join(d, ".git"))
+		if ignore.Exists(filepath.Join(d, ".git")) {
+			break
+		}
 		parent := filepath.Dir(d)
 		if parent == d {
 			above, top = nil, root // not in a repository: only the root's own files
@@ -34,8 +44,10 @@ func newIgnoreRules(root string) *ignoreRules {
 		top = d
 	}
 	for i := len(above) - 1; i >= 0; i-- { // outermost first: lowest priority
+		r.sources = append(r.sources, filepath.Join(above[i], ".gitignore"))
 		r.outside = append(r.outside, ignore.ReadPatterns(above[i], ".gitignore")...)
 	}
+	r.sources = append(r.sources, filepath.Join(top, ".git", "info", "exclude"))
 	r.outside = append(r.outside, ignore.ReadPatterns(top, filepath.Join(".git", "info", "exclude"))...)
 	// A workspace the repository ignores (a scratch directory) is still
 	// scanned: the rules from outside then do not apply at all.
@@ -76,4 +88,21 @@ func (r *ignoreRules) skip(abs string, isDir bool) bool {
 		path = ignore.SplitPath(abs)
 	}
 	return ignore.LastMatch(r.outside, path, isDir) == gitignore.Exclude
+}
+
+// key describes the sources as they are now: rules whose key is unchanged
+// would be read the same.
+func (r *ignoreRules) key() string {
+	var b strings.Builder
+	for _, p := range r.sources {
+		if filepath.Base(p) == ".git" {
+			// Whether it is there, not its time: git writes in it.
+			fmt.Fprintf(&b, "%v;", ignore.Exists(p))
+		} else if fi, err := os.Lstat(p); err == nil {
+			fmt.Fprintf(&b, "%v;", statOf(fi))
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	return b.String()
 }

@@ -48,6 +48,12 @@ func NewRecorder(store Store, workspace string) *Recorder {
 	return &Recorder{store: store, workspace: workspace, scanner: NewScanner(workspace, ScannerOptions{})}
 }
 
+// SetBusy tells the recorder how to know whether processes may be running
+// outside coder's calls (background tasks): bash changes are then found
+// by a walk of the workspace, not by inotify's word (notify_linux.go).
+// Call it before the first turn.
+func (r *Recorder) SetBusy(busy func() bool) { r.scanner.opts.Busy = busy }
+
 // BeginTurn starts a turn's snapshot. Turn numbers keep increasing across
 // restarts because they continue from the newest stored turn.
 func (r *Recorder) BeginTurn(ctx context.Context, sessionID string) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,10 @@ type ScannerOptions struct {
 	MaxFileSize int64 // larger files are not cached (default 1 MiB)
 	MaxTotal    int64 // cache size limit (default 64 MiB)
 	MaxFiles    int   // a workspace with more files is not scanned (default 100,000)
+	// Busy reports whether a process may be running outside bash calls
+	// (a background task): one could write through a shared mapping
+	// without an inotify event, so the workspace is walked then.
+	Busy func() bool
 }
 
 // ErrTooManyFiles is returned by Before for a workspace above MaxFiles: the
@@ -43,6 +48,17 @@ type Scanner struct {
 
 	mu                  sync.Mutex // one Before or After at a time
 	lastFiles, lastDirs int        // sizes of the last walk, to size the next
+	lastReads           int        // directories read through the tree so far, for tests
+
+	// With inotify (notify), the tree of directory states a warm scan
+	// reuses (scan_tree_linux.go), and the rules it was read with: kept
+	// while no ignore file changes.
+	notify     bool
+	busy       bool // Busy's word at the start of this Before or After
+	trees      trees
+	rules      *ignoreRules
+	rulesKey   string
+	rulesStale bool // an ignore file in the tree changed: new rules at the next Before
 
 	cacheMu sync.Mutex // guards cache and total, filled by parallel walkers
 	cache   map[string]*cached
@@ -56,12 +72,15 @@ type cached struct {
 	readAt time.Time
 }
 
-// fstat is what tells a file changed without reading it.
+// fstat is what tells a file changed without reading it. The change time
+// tells a file written and set back to its old mtime, perhaps on a reused
+// inode, from the original.
 type fstat struct {
 	mtime int64
 	size  int64
 	mode  fs.FileMode
 	ino   uint64
+	ctime int64
 }
 
 // Mark is the workspace as Before saw it.
@@ -84,7 +103,7 @@ func NewScanner(root string, opts ScannerOptions) *Scanner {
 	if opts.MaxFiles <= 0 {
 		opts.MaxFiles = 100_000
 	}
-	return &Scanner{root: filepath.Clean(root), opts: opts, cache: map[string]*cached{}}
+	return &Scanner{root: filepath.Clean(root), opts: opts, cache: map[string]*cached{}, notify: !notifyOff}
 }
 
 // Before records the workspace before a bash call and makes sure the cache
@@ -93,15 +112,27 @@ func NewScanner(root string, opts ScannerOptions) *Scanner {
 func (s *Scanner) Before(ctx context.Context) (*Mark, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := &Mark{at: time.Now(), rules: newIgnoreRules(s.root), missed: map[string]string{}}
+	m := &Mark{at: time.Now(), missed: map[string]string{}}
 	var missedMu sync.Mutex
-	files, dirs, err := s.walk(ctx, m.rules, func(rel, abs string, st fstat) {
+	refresh := func(rel, abs string, st fstat) {
 		if why := s.refresh(rel, abs, st); why != "" {
 			missedMu.Lock()
 			m.missed[rel] = why
 			missedMu.Unlock()
 		}
-	})
+	}
+	if s.busy = s.opts.Busy != nil && s.opts.Busy(); s.busy {
+		s.rulesStale = true // walked: the rules are read again, as without inotify
+	}
+	m.rules = s.currentRules()
+	files, dirs, err := s.walk(ctx, m.rules, refresh)
+	if err == nil && s.rulesStale {
+		// An ignore file changed since the last scan: scan again with
+		// rules read now, as without inotify.
+		clear(m.missed)
+		m.rules = s.currentRules()
+		files, dirs, err = s.walk(ctx, m.rules, refresh)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -110,11 +141,36 @@ func (s *Scanner) Before(ctx context.Context) (*Mark, error) {
 	return m, nil
 }
 
+// currentRules are the ignore rules for a Before: read again at each
+// scan without inotify; with it, kept while no ignore file changed (those
+// in the tree are seen by the scan, those outside by their stat).
+func (s *Scanner) currentRules() *ignoreRules {
+	if !s.notify {
+		return newIgnoreRules(s.root)
+	}
+	if s.rules != nil && !s.rulesStale && s.rules.key() == s.rulesKey {
+		return s.rules
+	}
+	s.rules, s.rulesStale = newIgnoreRules(s.root), false
+	s.rulesKey = s.rules.key()
+	return s.rules
+}
+
 // walk stats every entry the rules keep and calls fn, if not nil, for each
-// file. fastwalk runs it from several goroutines, so fn must be safe for
-// concurrent use; it is called outside the lock guarding the maps, so the
-// walkers read files in parallel.
+// file: through the cached tree with inotify, else by a walk of the
+// workspace. fn is called from several goroutines, so it must be safe for
+// concurrent use; it is called outside the lock guarding the maps, so
+// files are read in parallel.
 func (s *Scanner) walk(ctx context.Context, rules *ignoreRules, fn func(rel, abs string, st fstat)) (map[string]fstat, map[string]fs.FileMode, error) {
+	found, wait := s.reader(fn)
+	files, dirs, ok, err := s.treeScan(ctx, rules, found)
+	wait()
+	if ok {
+		if err != nil {
+			return nil, nil, fmt.Errorf("undo: scan %s: %w", s.root, err)
+		}
+		return files, dirs, nil
+	}
 	w := &walker{s: s, ctx: ctx, rules: rules, fn: fn,
 		files: make(map[string]fstat, s.lastFiles), dirs: make(map[string]fs.FileMode, s.lastDirs)}
 	if err := fastwalk.Walk(&fastwalk.Config{}, s.root, w.visit); err != nil {
@@ -183,7 +239,8 @@ func (w *walker) halt(err error) error {
 }
 
 func statOf(fi fs.FileInfo) fstat {
-	return fstat{mtime: fi.ModTime().UnixNano(), size: fi.Size(), mode: fi.Mode() & (keptMode | fs.ModeType), ino: inode(fi)}
+	ino, ctime := sysStat(fi)
+	return fstat{mtime: fi.ModTime().UnixNano(), size: fi.Size(), mode: fi.Mode() & (keptMode | fs.ModeType), ino: ino, ctime: ctime}
 }
 
 // After compares the workspace with m and saves, through t, the prior state
@@ -196,6 +253,7 @@ func statOf(fi fs.FileInfo) fstat {
 func (s *Scanner) After(ctx context.Context, m *Mark, t *Turn) (changed, notCaptured []string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.busy = s.opts.Busy != nil && s.opts.Busy()
 	files, dirs, err := s.walk(ctx, m.rules, nil)
 	if err != nil {
 		return nil, nil, err
@@ -219,4 +277,48 @@ func ptrIf[T any](v T, ok bool) *T {
 		return nil
 	}
 	return &v
+}
+
+// reader calls fn, from as many goroutines as there are processors, for
+// each file found whose cached content is not current: the first scan
+// reads every file while the walk goes on. found, called from one
+// goroutine, reports whether the content was current; wait returns once
+// every call to fn has returned.
+func (s *Scanner) reader(fn func(rel, abs string, st fstat)) (found func(rel string, st fstat) bool, wait func()) {
+	if fn == nil {
+		return nil, func() {}
+	}
+	type item struct {
+		rel string
+		st  fstat
+	}
+	work := make(chan item, 256)
+	var wg sync.WaitGroup
+	sent := map[string]fstat{} // a scan made again finds the same files
+	found = func(rel string, st fstat) bool {
+		s.cacheMu.Lock()
+		c := s.cache[rel] // never changed once cached: replaced
+		s.cacheMu.Unlock()
+		if c != nil && c.st == st && !racy(st, c.readAt) {
+			return true
+		}
+		if prev, ok := sent[rel]; ok && prev == st {
+			return false
+		}
+		if len(sent) == 0 {
+			for range runtime.GOMAXPROCS(0) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for it := range work {
+						fn(it.rel, filepath.Join(s.root, it.rel), it.st)
+					}
+				}()
+			}
+		}
+		sent[rel] = st
+		work <- item{rel, st}
+		return false
+	}
+	return found, func() { close(work); wg.Wait() }
 }

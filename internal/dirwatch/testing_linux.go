@@ -1,0 +1,27 @@
+package dirwatch
+
+// What tests of a Notifier's users look at and set, with its lock held.
+
+// Len is the number of watches held.
+func (n *Notifier) Len() int { return len(n.watches) }
+
+// Overflows is the number of queue overflows seen.
+func (n *Notifier) Overflows() int { return n.overflows }
+
+// Max is the budget; SetMax changes it.
+func (n *Notifier) Max() int     { return n.max }
+func (n *Notifier) SetMax(m int) { n.max = m }
+
+// MarkDev decides whether the file system dev is watchable, as if its
+// type said so; the returned function puts back what was known before.
+func (n *Notifier) MarkDev(dev uint64, ok bool) (restore func()) {
+	known, was := n.devs[dev]
+	n.devs[dev] = ok
+	return func() {
+		if was {
+			n.devs[dev] = known
+		} else {
+			delete(n.devs, dev)
+		}
+	}
+}
