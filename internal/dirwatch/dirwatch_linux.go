@@ -65,6 +65,13 @@ func New(mask uint32, max int) *Notifier {
 		devs: map[uint64]bool{}, max: max, buf: make([]byte, 64<<10)}
 }
 
+// Lazy returns the process's instance for mask holding at most budget()
+// watches, made at the first call (nil when inotify cannot be used): a
+// process that never scans makes none.
+func Lazy(mask uint32, budget func() int) func() *Notifier {
+	return sync.OnceValue(func() *Notifier { return New(mask, budget()) })
+}
+
 // Budget is the per-user limit on watches (fs.inotify.max_user_watches,
 // shared with the person's editor) divided by share, at most maxAbs.
 func Budget(share, maxAbs int) int {

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"sync"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/coder-agent/coder/internal/dirwatch"
@@ -64,10 +62,8 @@ type (
 	notifier = dirwatch.Notifier
 )
 
-var (
-	notifyOnce sync.Once
-	theNotify  *notifier
-)
+// theNotifier is made at the first sandboxed call.
+var theNotifier = dirwatch.Lazy(notifyMask, watchBudget)
 
 // processNotifier is the process's notifier, nil when inotify cannot be
 // used (or is turned off).
@@ -75,8 +71,7 @@ func processNotifier() *notifier {
 	if notifyOff {
 		return nil
 	}
-	notifyOnce.Do(func() { theNotify = dirwatch.New(notifyMask, watchBudget()) })
-	return theNotify
+	return theNotifier()
 }
 
 // watchBudget is a quarter of the per-user limit, at most maxWatchesAbs.

@@ -1,8 +1,6 @@
 package undo
 
 import (
-	"sync"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/coder-agent/coder/internal/dirwatch"
@@ -76,17 +74,10 @@ type (
 	notifier = dirwatch.Notifier
 )
 
-var (
-	notifyOnce sync.Once
-	theNotify  *notifier
-)
-
 // processNotifier is the process's notifier for undo, nil when inotify
-// cannot be used. Its lock is held for a whole scan.
-func processNotifier() *notifier {
-	notifyOnce.Do(func() { theNotify = dirwatch.New(notifyMask, watchBudget()) })
-	return theNotify
-}
+// cannot be used, made at the first scan. Its lock is held for a whole
+// scan.
+var processNotifier = dirwatch.Lazy(notifyMask, watchBudget)
 
 // watchBudget is an eighth of the per-user limit, at most maxWatchesAbs.
 func watchBudget() int { return dirwatch.Budget(8, maxWatchesAbs) }
