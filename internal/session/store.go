@@ -132,7 +132,8 @@ func dsn(path string) string {
 // handler for it, so a process opening a new database while another does
 // (two coder processes started together in a new workspace) would fail at
 // once with "database is locked": it retries here instead, within the busy
-// timeout, and takes another process's switch as done.
+// timeout, and takes another process's switch as done. A file system that
+// refuses WAL without an error keeps the mode it has, as before.
 func useWAL(db *sql.DB) error {
 	deadline := time.Now().Add(busyTimeout)
 	wait := 2 * time.Millisecond
@@ -143,14 +144,9 @@ func useWAL(db *sql.DB) error {
 			err = db.QueryRow(`PRAGMA journal_mode=WAL`).Scan(&mode)
 		}
 		switch {
-		case err == nil && mode == "wal":
+		case err == nil:
 			return nil
-		case err != nil && !busy(err):
-			return fmt.Errorf("switch to WAL mode: %w", err)
-		case time.Now().After(deadline):
-			if err == nil {
-				err = fmt.Errorf("the journal mode stayed %q", mode)
-			}
+		case !busy(err) || time.Now().After(deadline):
 			return fmt.Errorf("switch to WAL mode: %w", err)
 		}
 		time.Sleep(wait)
