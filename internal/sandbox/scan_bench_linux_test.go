@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/dirwatch/dirwatchtest"
 )
 
 // BenchmarkWarmScan measures a call's guard (Watch, then Restore: two
@@ -29,7 +31,7 @@ func BenchmarkWarmScan(b *testing.B) {
 						guardOnce(b, p)
 					}
 				})
-				reportOnOff(b, on, &offNS)
+				dirwatchtest.ReportOnOff(b, on, &offNS)
 			})
 		}
 	}
@@ -53,19 +55,8 @@ func BenchmarkColdScan(b *testing.B) {
 					guardOnce(b, p)
 				}
 			})
-			reportOnOff(b, on, &offNS)
+			dirwatchtest.ReportOnOff(b, on, &offNS)
 		})
-	}
-}
-
-// reportOnOff keeps the time per op of the run without inotify in offNS
-// and reports the run with it as a ratio to that.
-func reportOnOff(b *testing.B, on bool, offNS *float64) {
-	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-	if !on {
-		*offNS = ns
-	} else if *offNS > 0 {
-		b.ReportMetric(ns / *offNS, "on/off")
 	}
 }
 

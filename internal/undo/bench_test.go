@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/dirwatch/dirwatchtest"
 )
 
 // BenchmarkScanBeforeAfter is the cost a bash call pays for capture when
@@ -46,7 +48,7 @@ func BenchmarkScanBeforeAfter(b *testing.B) {
 							b.Fatal(changed, err)
 						}
 					}
-					reportOnOff(b, on, &offNS)
+					dirwatchtest.ReportOnOff(b, on, &offNS)
 					releaseTree(sc)
 				})
 			}
@@ -73,19 +75,8 @@ func BenchmarkScanFirstBefore(b *testing.B) {
 				releaseTree(sc)
 				b.StartTimer()
 			}
-			reportOnOff(b, on, &offNS)
+			dirwatchtest.ReportOnOff(b, on, &offNS)
 		})
-	}
-}
-
-// reportOnOff keeps the time per op of the run without inotify in offNS
-// and reports the run with it as a ratio to that.
-func reportOnOff(b *testing.B, on bool, offNS *float64) {
-	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-	if !on {
-		*offNS = ns
-	} else if *offNS > 0 {
-		b.ReportMetric(ns / *offNS, "on/off")
 	}
 }
 
