@@ -767,6 +767,34 @@ func TestFaultStorageReadOnly(t *testing.T) {
 	}
 }
 
+// The store opens while the provider is resolved and git runs; when the
+// provider is missing too, the store's failure is still what is reported,
+// as when the store opened before anything else.
+func TestFaultStorageComesBeforeAMissingProvider(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{llmtest.Text("first answer")}})
+	firstTurn(t, dir, providerEnv(t, srv, "openai"))
+	noProvider := baseEnv(t)
+	noProvider["OLLAMA_HOST"] = "127.0.0.1:1" // nothing listens there
+
+	// Positive control: with the store intact, the missing provider is said.
+	res := run{args: []string{"-p", "second task"}, env: noProvider, dir: dir}.exec(t)
+	assertNoPanic(t, res)
+	if res.code != 2 || !strings.Contains(res.stderr, "no model provider") {
+		t.Fatalf("without a provider: exit %d stderr %q", res.code, res.stderr)
+	}
+
+	undo := readOnly(t, filepath.Join(dir, ".coder"))
+	res = run{args: []string{"-p", "second task"}, env: noProvider, dir: dir}.exec(t)
+	assertFailedReadably(t, res, "read-only", "unable to open database")
+	if !strings.Contains(res.stderr, "session store") || strings.Contains(res.stderr, "no model provider") {
+		t.Errorf("the store's failure is not the one reported: %q", res.stderr)
+	}
+	undo()
+	assertFirstTurnKept(t, dir)
+}
+
 // lockDB holds an exclusive write lock on the session database until the
 // returned func is called.
 func lockDB(t *testing.T, dir string) (release func()) {

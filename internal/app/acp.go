@@ -140,6 +140,9 @@ func (a *acpFactory) List(ctx context.Context, cwd string) (string, []session.Su
 		return "", nil, err
 	}
 	defer b.Close()
+	if err := b.openedStore(); err != nil {
+		return "", nil, err
+	}
 	sums, err := b.store.List(ctx, 0)
 	return b.cfg.Runtime.WorkspaceRoot, sums, err
 }

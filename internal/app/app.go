@@ -207,6 +207,9 @@ func listSessions(f flags, stdio IO, env func(string) (string, bool)) int {
 		return fail(stdio, err)
 	}
 	defer b.Close()
+	if err := b.openedStore(); err != nil {
+		return fail(stdio, err)
+	}
 	sums, err := b.store.List(context.Background(), 0)
 	if err != nil {
 		return fail(stdio, err)

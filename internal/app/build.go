@@ -46,7 +46,12 @@ func (e setupError) Unwrap() error { return e.err }
 type base struct {
 	loaded *config.Loaded
 	cfg    config.Config
-	store  *session.Store
+	// store is set once storeOpen is closed, unless storeErr is: the store
+	// opens in the background (openedStore waits for it), so that git's
+	// summary starts without waiting for SQLite.
+	store     *session.Store
+	storeOpen chan struct{}
+	storeErr  error
 	// storeDir is the store's directory (storage.dir), checked to lie
 	// inside the workspace through real directories.
 	storeDir string
@@ -61,12 +66,32 @@ type base struct {
 }
 
 func (b *base) Close() {
+	if b.storeOpen != nil {
+		<-b.storeOpen
+	}
 	if b.store != nil {
 		_ = b.store.Close()
 	}
 }
 
-// loadBase loads the configuration and opens the session store.
+// openedStore waits until the session store has opened and says why it
+// could not.
+func (b *base) openedStore() error {
+	<-b.storeOpen
+	return b.storeErr
+}
+
+// storeFirst is err, unless the store failed too: its error comes first,
+// as it did when the store opened before anything else.
+func (b *base) storeFirst(err error) error {
+	if serr := b.openedStore(); serr != nil {
+		return serr
+	}
+	return err
+}
+
+// loadBase loads the configuration and starts opening the session store
+// (openedStore waits for it).
 func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -89,11 +114,17 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 	if err != nil {
 		return nil, setupError{err}
 	}
-	store, err := session.Open(session.StoreOptions{Dir: dir, SQLitePath: dbPath, Workspace: root})
-	if err != nil {
-		return nil, fmt.Errorf("session store: %w", err)
-	}
-	return &base{loaded: loaded, cfg: cfg, store: store, storeDir: dir}, nil
+	b := &base{loaded: loaded, cfg: cfg, storeDir: dir, storeOpen: make(chan struct{})}
+	go func() {
+		defer close(b.storeOpen)
+		store, err := session.Open(session.StoreOptions{Dir: dir, SQLitePath: dbPath, Workspace: root})
+		if err != nil {
+			b.storeErr = fmt.Errorf("session store: %w", err)
+			return
+		}
+		b.store = store
+	}()
+	return b, nil
 }
 
 // assembly is everything a turn needs, put together once per process
@@ -126,11 +157,18 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 	cfg := b.cfg
 	rp, err := b.loaded.ResolveProvider(ctx)
 	if err != nil {
-		return nil, setupError{err}
+		return nil, b.storeFirst(setupError{err})
 	}
 	ws, err := tools.NewWorkspace(cfg.Runtime.WorkspaceRoot)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", cfg.Runtime.WorkspaceRoot, err)
+		return nil, b.storeFirst(fmt.Errorf("workspace %s: %w", cfg.Runtime.WorkspaceRoot, err))
+	}
+	redactor := secretsOf(rp, cfg)
+	// git's summary (a process of several milliseconds, which the first
+	// request waits for) runs while SQLite finishes opening the store.
+	repoSummary := startGitSummary(ws.Root, redactor.Values())
+	if err := b.openedStore(); err != nil {
+		return nil, err
 	}
 	agents, ag, err := startAgent(cfg)
 	if err != nil {
@@ -153,7 +191,6 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 		front.Sink = teeSink{front: front.Sink, telemetry: tel}
 	}
 	sink := front.Sink
-	redactor := secretsOf(rp, cfg)
 	journal := filepath.Join(b.storeDir, "journal")
 	recovered, err := tools.RecoverPatches(ws, journal)
 	if err != nil {
@@ -231,7 +268,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 			Threshold: cfg.Compaction.Threshold, RecentMessages: cfg.Compaction.RecentMessages,
 		},
 		Prompt: orchestrator.PromptParts{Rules: rules,
-			Skills: skillInfos(skillList), GitSummary: startGitSummary(ws.Root, redactor.Values())},
+			Skills: skillInfos(skillList), GitSummary: repoSummary},
 		Persistence: orchestrator.Persistence{Store: b.store, Undo: rec},
 		Subagents: orchestrator.SubagentOptions{
 			MaxConcurrent: cfg.Agents.Subagents.MaxConcurrent, MaxPerTurn: cfg.Agents.Subagents.MaxPerTurn,
