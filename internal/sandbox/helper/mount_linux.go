@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 // bindOp is one path bound onto itself, read-write or read-only, or
@@ -136,11 +137,33 @@ type mountEntry struct {
 // remountAll gives every mount the read-only flag it should have. A mount
 // that cannot be remounted read-only (other than one hidden from us) is an
 // error; one that cannot be made writable just stays read-only.
+//
+// Where the kernel has mount_setattr (5.12), one recursive call makes
+// every mount read-only and nosuid — hidden ones too — and only the
+// writable ones are then changed back, one call each: a machine's host
+// mounts (cgroups, snaps, container layers) no longer cost a remount each
+// at every sandboxed start. Elsewhere, or if the kernel refuses the
+// recursive call, each mount is remounted as before.
 func remountAll(ops []bindOp) error {
 	mounts, err := readMountinfo()
 	if err != nil {
 		return err
 	}
+	if setMountAttr("/", atRecursive, mountAttrRdonly|mountAttrNosuid, 0) == nil {
+		for _, m := range mounts {
+			if wantWritable(m.point, ops) {
+				// Fails on a mount the host made read-only (the kernel
+				// locked it so): it stays read-only.
+				_ = setMountAttr(m.point, 0, 0, mountAttrRdonly)
+			}
+		}
+		return nil
+	}
+	return remountEach(mounts, ops)
+}
+
+// remountEach is remountAll by one bind remount per mount that needs one.
+func remountEach(mounts []mountEntry, ops []bindOp) error {
 	for _, m := range mounts {
 		want := m.flags | syscall.MS_NOSUID
 		rw := wantWritable(m.point, ops)
@@ -160,6 +183,37 @@ func remountAll(ops []bindOp) error {
 		default:
 			return wrap("remount "+m.point+" read-only", err)
 		}
+	}
+	return nil
+}
+
+// mount_setattr(2): <linux/mount.h>; the syscall's number is the same on
+// every architecture (asm-generic numbering since 5.1).
+const (
+	sysMountSetattr = 442
+	atRecursive     = 0x8000
+	mountAttrRdonly = 0x1
+	mountAttrNosuid = 0x2
+)
+
+// mountAttr is struct mount_attr.
+type mountAttr struct {
+	set, clr, propagation, usernsFd uint64
+}
+
+// setMountAttr sets and clears the attributes of the mount at path (and of
+// every mount below it with atRecursive).
+func setMountAttr(path string, flags uintptr, set, clr uint64) error {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	attr := mountAttr{set: set, clr: clr}
+	cwd := -100 // AT_FDCWD: path is absolute
+	_, _, errno := syscall.Syscall6(sysMountSetattr, uintptr(cwd), uintptr(unsafe.Pointer(p)),
+		flags, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return errno
 	}
 	return nil
 }
