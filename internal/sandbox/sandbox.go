@@ -163,18 +163,18 @@ func (p Profile) Unenforced() []string {
 }
 
 func (p Profile) denyRead() (enforced, skipped []string) {
-	return p.enforceable(p.DenyRead)
+	return p.enforceable(nil, p.DenyRead)
 }
 
 // enforceable splits paths to mask into those that can be and those that
 // hold the workspace or a writable path.
-func (p Profile) enforceable(list []string) (enforced, skipped []string) {
+func (p Profile) enforceable(r pathResolver, list []string) (enforced, skipped []string) {
 	needed := append(p.writable(), p.Workspace)
 	for i := range needed {
-		needed[i] = resolved(needed[i])
+		needed[i] = r.resolve(needed[i])
 	}
 	for _, d := range list {
-		rd := resolved(d)
+		rd := r.resolve(d)
 		if slices.ContainsFunc(needed, func(n string) bool { return paths.Within(rd, n) }) {
 			skipped = append(skipped, d)
 		} else {
@@ -185,7 +185,8 @@ func (p Profile) enforceable(list []string) (enforced, skipped []string) {
 }
 
 func (p Profile) spec(level Level, abi int) (helper.Spec, error) {
-	deny, _ := p.denyRead()
+	r := pathResolver{}
+	deny, _ := p.enforceable(r, p.DenyRead)
 	s := helper.Spec{Writable: p.writable(), DenyRead: deny, Network: p.Network}
 	if p.Policy == ReadOnly {
 		s.ReadOnly = []string{p.Workspace}
@@ -203,9 +204,9 @@ func (p Profile) spec(level Level, abi int) (helper.Spec, error) {
 			s.Pinned = cov.Pinned
 			s.ReadOnly = append(s.ReadOnly, cov.ReadOnly...)
 		}
-		more, _ := p.enforceable(append(cov.Masked, p.socketPaths()...))
+		more, _ := p.enforceable(r, append(cov.Masked, p.socketPaths()...))
 		s.DenyRead = append(s.DenyRead, more...)
-		s.Keep, s.PrivateTmp = p.keepInTmp(s)
+		s.Keep, s.PrivateTmp = p.keepInTmp(r, s)
 	case LevelLandlock:
 		s.Mode = helper.ModeContain
 	default:
@@ -307,6 +308,23 @@ func command(ctx context.Context, p Profile, argv []string, longLived bool) (*ex
 	cmd.Cancel = func() error { return terminate(cmd.Process) }
 	cmd.WaitDelay = 3 * helper.StopGrace
 	return cmd, nil
+}
+
+// pathResolver remembers resolved's answers for one spec, whose parts
+// resolve the same paths (the workspace, the writable roots, $PATH's
+// directories) several times. A nil one remembers nothing.
+type pathResolver map[string]string
+
+func (r pathResolver) resolve(p string) string {
+	if r == nil {
+		return resolved(p)
+	}
+	v, ok := r[p]
+	if !ok {
+		v = resolved(p)
+		r[p] = v
+	}
+	return v
 }
 
 // resolved is p made absolute with symlinks followed where it exists.

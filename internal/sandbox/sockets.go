@@ -102,8 +102,8 @@ func (p Profile) baseEnv() []string {
 // workspace, the paths the command may write or must not, the home
 // directory, PATH's directories); private is false when one of the
 // first is /tmp itself.
-func (p Profile) keepInTmp(s helper.Spec) (keep []string, private bool) {
-	tmp := resolved("/tmp")
+func (p Profile) keepInTmp(r pathResolver, s helper.Spec) (keep []string, private bool) {
+	tmp := r.resolve("/tmp")
 	var cands []string
 	for _, c := range append(append(append([]string{}, s.Writable...), s.ReadOnly...), s.Pinned...) {
 		if !paths.Within(p.Workspace, c) { // what is inside comes with it
@@ -122,19 +122,19 @@ func (p Profile) keepInTmp(s helper.Spec) (keep []string, private bool) {
 	for _, kv := range p.baseEnv() {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			for _, d := range filepath.SplitList(v) {
-				if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) && resolved(d) != tmp {
+				if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) && r.resolve(d) != tmp {
 					cands = append(cands, d)
 				}
 			}
 		}
 	}
 	for _, c := range cands {
-		r := resolved(c)
+		rc := r.resolve(c)
 		switch {
-		case r == tmp:
+		case rc == tmp:
 			return nil, false
-		case paths.Within(tmp, r) && !slices.Contains(keep, r):
-			keep = append(keep, r)
+		case paths.Within(tmp, rc) && !slices.Contains(keep, rc):
+			keep = append(keep, rc)
 		}
 	}
 	slices.Sort(keep)
