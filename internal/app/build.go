@@ -114,16 +114,16 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 	if err != nil {
 		return nil, setupError{err}
 	}
-	opts := session.StoreOptions{Dir: dir, SQLitePath: dbPath, Workspace: root}
 	// The directory first, as before: git's summary, started while SQLite
 	// opens, counts it as it will be.
-	if err := session.MakeDirs(opts); err != nil {
+	dirs, err := session.MakeDirs(session.StoreOptions{Dir: dir, SQLitePath: dbPath, Workspace: root})
+	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
 	b := &base{loaded: loaded, cfg: cfg, storeDir: dir, storeOpen: make(chan struct{})}
 	go func() {
 		defer close(b.storeOpen)
-		store, err := session.Open(opts)
+		store, err := dirs.Open()
 		if err != nil {
 			b.storeErr = fmt.Errorf("session store: %w", err)
 			return

@@ -65,13 +65,51 @@ type persistState struct {
 // It runs on the start-up path of every invocation, so it does the least it
 // can: one connection, pragmas from the DSN, one query when the schema is current.
 func Open(opts StoreOptions) (*Store, error) {
-	dbPath, snapDir, err := makeDirs(opts)
+	d, err := MakeDirs(opts)
 	if err != nil {
 		return nil, err
+	}
+	return d.Open()
+}
+
+// Dirs is a store whose directories exist (MakeDirs), not yet opened.
+type Dirs struct {
+	opts            StoreOptions
+	dbPath, snapDir string
+}
+
+// MakeDirs creates the store's directories and the .gitignore that keeps
+// its state out of the project's git status, the first half of Open. A
+// caller that opens the database in the background (Dirs.Open) makes them
+// before: what it starts meanwhile (coder's own git status) then sees the
+// directory as it will be.
+func MakeDirs(opts StoreOptions) (*Dirs, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("session: store directory is empty")
+	}
+	if opts.SQLitePath == "" {
+		opts.SQLitePath = filepath.Join(opts.Dir, "coder.db")
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	dbPath, err := filepath.Abs(opts.SQLitePath)
+	if err != nil {
+		return nil, fmt.Errorf("session: database path %s: %w", opts.SQLitePath, err)
+	}
+	snapDir := filepath.Join(opts.Dir, "sessions")
+	for _, d := range []string{opts.Dir, filepath.Dir(dbPath), snapDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("session: create directory %s: %w", d, err)
+		}
+	}
+	writeGitignore(opts.Dir)
+	return &Dirs{opts: opts, dbPath: dbPath, snapDir: snapDir}, nil
+}
+
+// Open opens the database in d, the second half of Open.
+func (d *Dirs) Open() (*Store, error) {
+	opts, dbPath := d.opts, d.dbPath
 	db, err := sql.Open("sqlite", dsn(dbPath))
 	if err != nil {
 		return nil, fmt.Errorf("session: open database %s: %w", dbPath, err)
@@ -81,7 +119,7 @@ func Open(opts StoreOptions) (*Store, error) {
 	// processes are handled by WAL and busy_timeout.
 	db.SetMaxOpenConns(1)
 	st := &Store{
-		db: db, dbPath: dbPath, snapshotDir: snapDir, lockDir: filepath.Join(opts.Dir, "locks"),
+		db: db, dbPath: dbPath, snapshotDir: d.snapDir, lockDir: filepath.Join(opts.Dir, "locks"),
 		workspace: cleanWorkspace(opts.Workspace), now: opts.Now,
 		persisted: map[string]persistState{}, owned: map[string]*lockfile.Lock{},
 	}
@@ -94,38 +132,6 @@ func Open(opts StoreOptions) (*Store, error) {
 		return nil, fmt.Errorf("session: database %s: %w", dbPath, err)
 	}
 	return st, nil
-}
-
-// MakeDirs creates the store's directories and the .gitignore that keeps
-// its state out of the project's git status, as Open does first. A caller
-// that opens the store in the background calls it before: what it starts
-// meanwhile (coder's own git status) then sees the directory as it will be.
-func MakeDirs(opts StoreOptions) error {
-	_, _, err := makeDirs(opts)
-	return err
-}
-
-// makeDirs is MakeDirs, also returning the database's absolute path and the
-// snapshots' directory.
-func makeDirs(opts StoreOptions) (dbPath, snapDir string, err error) {
-	if opts.Dir == "" {
-		return "", "", errors.New("session: store directory is empty")
-	}
-	if opts.SQLitePath == "" {
-		opts.SQLitePath = filepath.Join(opts.Dir, "coder.db")
-	}
-	dbPath, err = filepath.Abs(opts.SQLitePath)
-	if err != nil {
-		return "", "", fmt.Errorf("session: database path %s: %w", opts.SQLitePath, err)
-	}
-	snapDir = filepath.Join(opts.Dir, "sessions")
-	for _, d := range []string{opts.Dir, filepath.Dir(dbPath), snapDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return "", "", fmt.Errorf("session: create directory %s: %w", d, err)
-		}
-	}
-	writeGitignore(opts.Dir)
-	return dbPath, snapDir, nil
 }
 
 // busyTimeout is how long a statement waits for another process's lock.
