@@ -168,8 +168,7 @@ func TestREPLResumedHistoryAndPlainPaste(t *testing.T) {
 			s.typeText("and the pears")
 			s.keys("Enter")
 			s.waitFor("again")
-			s.keys("C-d")
-			s.waitFor("[exited 0]")
+			s.exitAfterTurn()
 
 			s2 := startTmuxAt(t, cols, srv, dir, nil, "--continue")
 			s2.waitFor("resumed session ")

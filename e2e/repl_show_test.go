@@ -249,8 +249,7 @@ func TestREPLResumeReplayAndExitHint(t *testing.T) {
 	s.typeText("remember the apples")
 	s.keys("Enter")
 	s.waitFor("Apples noted.")
-	s.keys("C-d")
-	scr := s.waitFor("[exited 0]")
+	scr := s.exitAfterTurn()
 	m := regexp.MustCompile(`resume this session with: coder --resume (\S+)`).FindStringSubmatch(scr)
 	if m == nil {
 		t.Fatalf("no resume hint:\n%s", scr)

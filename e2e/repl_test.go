@@ -123,6 +123,27 @@ func (s *tmuxSession) waitFor(want string) string {
 	}
 }
 
+// exitAfterTurn presses Ctrl+D until the REPL exits and returns the
+// screen. The turn's last text is drawn before the turn has ended, and
+// Ctrl+D on an empty line is ignored while a turn runs (it would otherwise
+// end the session mid-turn), so one press right after the text can fall
+// into the turn's tail.
+func (s *tmuxSession) exitAfterTurn() string {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s.keys("C-d")
+		for next := time.Now().Add(500 * time.Millisecond); time.Now().Before(next); time.Sleep(30 * time.Millisecond) {
+			if scr := s.screen(); strings.Contains(scr, "[exited 0]") {
+				return scr
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("Ctrl+D never ended the REPL:\n%s", s.screen())
+		}
+	}
+}
+
 // waitLast waits until the last non-empty line is want.
 func (s *tmuxSession) waitLast(want string) {
 	s.t.Helper()
@@ -378,8 +399,7 @@ func TestREPLApprovalAlwaysIsRemembered(t *testing.T) {
 	if n := strings.Count(scr, "Approve?"); n != 1 {
 		t.Fatalf("asked %d times, want once:\n%s", n, scr)
 	}
-	s.keys("C-d")
-	s.waitFor("[exited 0]")
+	s.exitAfterTurn()
 
 	// A new process reads the allowlist from ./.coder/config.json without
 	// asking to trust it: coder wrote it as the person's answer (issue 26

@@ -168,8 +168,7 @@ func TestTrustAlwaysKeepsATrustedConfigTrusted(t *testing.T) {
 	s.typeText("always")
 	s.keys("Enter")
 	s.waitFor("made it")
-	s.keys("C-d")
-	s.waitFor("[exited 0]")
+	s.exitAfterTurn()
 	if b, _ := os.ReadFile(filepath.Join(dir, ".coder", "config.json")); !strings.Contains(string(b), `"touch made.txt"`) || !strings.Contains(string(b), "example.invalid") {
 		t.Fatalf("always not added to the trusted config:\n%s", b)
 	}
