@@ -65,6 +65,9 @@ func runNamespaced(s Spec, argv []string) int {
 		_, _ = os.Stdout.WriteString(ProbeOK + "\n")
 		return 0
 	}
+	if s.Serve {
+		return serve(s)
+	}
 	return supervise(s, argv)
 }
 

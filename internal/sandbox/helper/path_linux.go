@@ -40,11 +40,14 @@ func canonical(p string) (string, bool, error) {
 // slash as it is, otherwise the first executable regular file of that name
 // in $PATH that this process may execute (a relative or empty entry of
 // $PATH is skipped: what it names depends on the working directory).
-func lookPath(name string) (string, error) {
+func lookPath(name string) (string, error) { return lookPathIn(name, os.Getenv("PATH")) }
+
+// lookPathIn is lookPath with path for $PATH.
+func lookPathIn(name, path string) (string, error) {
 	if indexByte(name, '/') >= 0 {
 		return name, executable(name)
 	}
-	for _, dir := range split(os.Getenv("PATH"), ':') {
+	for _, dir := range split(path, ':') {
 		if dir == "" || dir[0] != '/' {
 			continue
 		}

@@ -39,6 +39,10 @@ type Spec struct {
 	LongLived bool
 	// Probe: set everything up, then exit 0 without running anything.
 	Probe bool
+	// Serve (LevelFull): set everything up once, then run one command at a
+	// time as coder sends them on ServeFD (serve_linux.go), leaving nothing
+	// of one in the sandbox when the next starts.
+	Serve bool
 }
 
 // MinABI: Landlock ABI 2 is the first that can allow renames between
@@ -50,7 +54,7 @@ const MinABI = 2
 const (
 	keyMode, keyWritable, keyReadOnly, keyPinned, keyDeny = "mode", "rw", "ro", "pin", "deny"
 	keyPrivateTmp, keyKeep, keyLandlock, keyABI           = "ptmp", "keep", "ll", "abi"
-	keyNetwork, keyLongLived, keyProbe                    = "net", "long", "probe"
+	keyNetwork, keyLongLived, keyProbe, keyServe          = "net", "long", "probe", "serve"
 )
 
 // Args is the helper's command line after os.Args[0]: Arg, the spec, "--",
@@ -80,6 +84,7 @@ func Args(s Spec, argv []string) []string {
 	flag(keyNetwork, s.Network)
 	flag(keyLongLived, s.LongLived)
 	flag(keyProbe, s.Probe)
+	flag(keyServe, s.Serve)
 	out = append(out, "--")
 	return append(out, argv...)
 }
@@ -97,7 +102,7 @@ func Parse(args []string) (Spec, []string, error) {
 				return s, nil, errors.New("bad spec: no mode")
 			}
 			argv := args[i+1:]
-			if len(argv) == 0 && !s.Probe {
+			if len(argv) == 0 && !s.Probe && !s.Serve {
 				return s, nil, errors.New("no command after --")
 			}
 			return s, argv, nil
@@ -126,7 +131,8 @@ func (s *Spec) set(key, val string, seen map[string]bool) error {
 		return errors.New(strconv.Quote(key) + " given twice")
 	}
 	seen[key] = true
-	flags := map[string]*bool{keyPrivateTmp: &s.PrivateTmp, keyNetwork: &s.Network, keyLongLived: &s.LongLived, keyProbe: &s.Probe}
+	flags := map[string]*bool{keyPrivateTmp: &s.PrivateTmp, keyNetwork: &s.Network, keyLongLived: &s.LongLived, keyProbe: &s.Probe,
+		keyServe: &s.Serve}
 	if f, ok := flags[key]; ok {
 		if val != "1" && val != "0" {
 			return errors.New(key + " must be 0 or 1, got " + strconv.Quote(val))
