@@ -11,9 +11,12 @@ import (
 
 // Process is a started sandbox command.
 type Process struct {
-	cmd  *exec.Cmd
+	cmd  *exec.Cmd // nil for a command run in a kept sandbox (Warm)
 	done chan struct{}
 	err  error
+	// A command in a kept sandbox: its exit code, and how it is stopped.
+	code int
+	stop func()
 }
 
 // Start starts cmd (from Command or Background) from an OS thread that
@@ -62,6 +65,9 @@ func (p *Process) Wait() error {
 func (p *Process) ExitCode() int {
 	select {
 	case <-p.done:
+		if p.cmd == nil {
+			return p.code
+		}
 		return ExitCode(p.cmd.ProcessState)
 	default:
 		return -1
@@ -76,6 +82,10 @@ func (p *Process) Stop() {
 	case <-p.done:
 		return
 	default:
+	}
+	if p.stop != nil {
+		p.stop()
+		return
 	}
 	_ = terminate(p.cmd.Process)
 	t := time.NewTimer(3 * helper.StopGrace)

@@ -93,14 +93,22 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// runWarm runs script in a kept sandbox (warm_linux_test.go).
+var runWarm func(t *testing.T, p Profile, script string) result
+
 type result struct {
 	code           int
 	stdout, stderr string
 }
 
-// run runs script with bash in the sandbox p describes.
+// run runs script with bash in the sandbox p describes. With
+// CODER_TEST_WARM=1 a full-level sandbox is one kept set up (Warm) that
+// ran a command before: the suite then checks the kept sandbox's rules.
 func run(t *testing.T, p Profile, script string) result {
 	t.Helper()
+	if runWarm != nil && os.Getenv("CODER_TEST_WARM") == "1" && p.level() == LevelFull {
+		return runWarm(t, p, script)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd, err := Command(ctx, p, []string{"/bin/bash", "-c", script})

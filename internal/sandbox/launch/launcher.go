@@ -47,6 +47,9 @@ type Launcher struct {
 	// releases are the guard's restores still to run after processes
 	// ended; Close waits for them.
 	releases sync.WaitGroup
+	// warm keeps the sandbox of the model's foreground commands set up
+	// between them.
+	warm sandbox.Warm
 }
 
 // New is the launcher of the model's commands in the workspace l loaded,
@@ -61,7 +64,7 @@ func (l *Launcher) Launch(ctx context.Context, c *tools.Call, argv, env []string
 	if err != nil {
 		return nil, err
 	}
-	proc, err := start(ctx, r.Profile, argv, stdout, stderr, background)
+	proc, err := l.start(ctx, r.Profile, argv, stdout, stderr, background)
 	if err != nil {
 		r.Abort()
 		return nil, err
@@ -77,6 +80,17 @@ func (l *Launcher) Launch(ctx context.Context, c *tools.Call, argv, env []string
 		close(sp.released)
 	}()
 	return sp, nil
+}
+
+// start starts argv in sandbox p: a foreground command in the sandbox
+// kept set up for the last one when it is the same.
+func (l *Launcher) start(ctx context.Context, p sandbox.Profile, argv []string, stdout, stderr io.Writer, background bool) (*sandbox.Process, error) {
+	if !background {
+		if proc, ok := l.warm.Start(ctx, p, argv, stdout, stderr); ok {
+			return proc, nil
+		}
+	}
+	return start(ctx, p, argv, stdout, stderr, background)
 }
 
 // start starts argv in sandbox p.
@@ -211,6 +225,7 @@ func (l *Launcher) Accept(path string) error {
 // Close waits for the last restores and removes the session's temp dir;
 // the tasks are stopped before.
 func (l *Launcher) Close() {
+	l.warm.Close()
 	l.releases.Wait()
 	l.mu.Lock()
 	defer l.mu.Unlock()

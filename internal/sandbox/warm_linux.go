@@ -1,0 +1,380 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/coder-agent/coder/internal/sandbox/helper"
+)
+
+// Warm keeps one full-level sandbox set up between a session's foreground
+// commands. Setting a sandbox up costs a fork of coder into new namespaces
+// and a start of the helper (most of a sandboxed call's time); a serving
+// helper (helper.Spec.Serve) does it once, then runs each command it is
+// sent as a child, and kills and reaps everything the command left before
+// it answers, so each command still starts in a sandbox where nothing of
+// the last one runs. Only a command whose sandbox is exactly the one kept
+// runs in it, one at a time; any other starts the usual way. The zero
+// value is ready; Close ends the kept sandbox.
+type Warm struct {
+	mu     sync.Mutex
+	z      *zygote
+	last   string          // the spec of the last command asked for
+	failed map[string]bool // specs whose serving helper never came up
+	closed bool
+}
+
+// zygote is a serving helper and coder's end of its socket.
+type zygote struct {
+	w     *Warm
+	key   string
+	conn  *net.UnixConn
+	proc  *Process
+	ready chan struct{} // closed once it said ready
+	dead  chan struct{} // closed once its socket ended
+	busy  bool          // under Warm.mu
+	exits chan int      // the running command's exit code
+}
+
+// warmStartTimeout bounds a serving helper's set-up; one slower is ended
+// and not tried again for that spec.
+const warmStartTimeout = 10 * time.Second
+
+// Start runs argv (as Command would, with stdin empty) in the sandbox p
+// describes if one kept set up matches it exactly and is free; ok is false
+// otherwise, and the caller starts argv the usual way (a serving helper is
+// then set up in the background when the last call had this sandbox too).
+func (w *Warm) Start(ctx context.Context, p Profile, argv []string, stdout, stderr io.Writer) (proc *Process, ok bool) {
+	if w == nil || len(argv) == 0 || p.level() != LevelFull {
+		return nil, false
+	}
+	s, err := p.spec(LevelFull, Probe().LandlockABI)
+	if err != nil {
+		return nil, false // the usual start reports it
+	}
+	key := strings.Join(helper.Args(s, nil), "\x00")
+	z := w.take(p, s, key)
+	if z == nil {
+		return nil, false
+	}
+	proc, err = z.run(ctx, p, argv, stdout, stderr)
+	if err != nil {
+		w.drop(z)
+		return nil, false
+	}
+	return proc, true
+}
+
+// take returns the kept sandbox for key, marked busy, if it is ready and
+// free; otherwise nil, after starting one for key when none is kept.
+func (w *Warm) take(p Profile, s helper.Spec, key string) *zygote {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	last := w.last
+	w.last = key
+	if w.closed || w.failed[key] {
+		return nil
+	}
+	if z := w.z; z != nil && z.key == key && !z.busy && !closed(z.dead) {
+		if !closed(z.ready) {
+			return nil
+		}
+		z.busy = true
+		return z
+	}
+	if w.z != nil && (w.z.busy || w.z.key == key && !closed(w.z.dead)) {
+		return nil // in use by another command, or still setting up
+	}
+	// Set one up for a spec asked for twice in a row: a turn with one
+	// command (coder -p) should not pay for a set-up it never uses, nor a
+	// session whose commands' spec changes at every call for one each time.
+	if last != key {
+		return nil
+	}
+	if old := w.z; old != nil {
+		w.z = nil
+		go old.close()
+	}
+	z, err := w.startZygote(p, s, key)
+	if err != nil {
+		w.fail(key)
+		return nil
+	}
+	w.z = z
+	go w.watch(z)
+	return nil
+}
+
+// watch forgets z once it ended, and its spec for good if it never came up.
+func (w *Warm) watch(z *zygote) {
+	t := time.NewTimer(warmStartTimeout)
+	defer t.Stop()
+	select {
+	case <-z.ready:
+	case <-z.dead:
+	case <-t.C:
+	}
+	if !closed(z.ready) {
+		z.close()
+		w.mu.Lock()
+		w.fail(z.key)
+		w.mu.Unlock()
+	}
+	<-z.dead
+	w.mu.Lock()
+	if w.z == z {
+		w.z = nil
+	}
+	w.mu.Unlock()
+}
+
+func (w *Warm) fail(key string) {
+	if w.failed == nil {
+		w.failed = map[string]bool{}
+	}
+	w.failed[key] = true
+}
+
+// drop ends z after a command could not be handed to it.
+func (w *Warm) drop(z *zygote) {
+	w.mu.Lock()
+	if w.z == z {
+		w.z = nil
+	}
+	w.mu.Unlock()
+	z.close()
+}
+
+// release marks z free after its command ended.
+func (w *Warm) release(z *zygote) {
+	w.mu.Lock()
+	z.busy = false
+	w.mu.Unlock()
+}
+
+// Close ends the kept sandbox; later calls start the usual way.
+func (w *Warm) Close() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	z := w.z
+	w.z, w.closed = nil, true
+	w.mu.Unlock()
+	if z != nil {
+		z.close()
+	}
+}
+
+// startZygote starts a serving helper for spec s of p, in the background.
+func (w *Warm) startZygote(p Profile, s helper.Spec, key string) (*zygote, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	local, remote := os.NewFile(uintptr(fds[0]), "warm sandbox"), os.NewFile(uintptr(fds[1]), "warm sandbox")
+	defer remote.Close()
+	c, err := net.FileConn(local)
+	local.Close()
+	if err != nil {
+		return nil, err
+	}
+	conn, ok := c.(*net.UnixConn)
+	if !ok {
+		c.Close()
+		return nil, errors.New("sandbox: not a unix socket")
+	}
+	s.Serve = true
+	cmd := exec.Command(exe, helper.Args(s, nil)...)
+	cmd.Dir = p.Workspace
+	cmd.Env = p.environ()
+	cmd.SysProcAttr = sysProcAttr(s)
+	cmd.ExtraFiles = []*os.File{remote} // helper.ServeFD
+	proc, err := Start(cmd)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	z := &zygote{w: w, key: key, conn: conn, proc: proc, ready: make(chan struct{}), dead: make(chan struct{}), exits: make(chan int, 1)}
+	go z.read()
+	return z, nil
+}
+
+// read takes the serving helper's messages until its socket ends.
+func (z *zygote) read() {
+	defer close(z.dead)
+	buf := make([]byte, 64)
+	for {
+		n, err := z.conn.Read(buf)
+		if err != nil || n == 0 {
+			return
+		}
+		msg := string(buf[:n])
+		switch {
+		case msg == helper.MsgReady:
+			if !closed(z.ready) {
+				close(z.ready)
+			}
+		case strings.HasPrefix(msg, helper.MsgExit+" "):
+			code, err := strconv.Atoi(strings.TrimPrefix(msg, helper.MsgExit+" "))
+			if err != nil {
+				return
+			}
+			select {
+			case z.exits <- code:
+			default:
+			}
+		}
+	}
+}
+
+// close ends the serving helper without waiting for it: its socket's end
+// tells it to end what runs and exit; Stop follows if it does not.
+func (z *zygote) close() {
+	z.conn.Close()
+	go func() {
+		select {
+		case <-z.proc.Done():
+		case <-time.After(3 * helper.StopGrace):
+			z.proc.Stop()
+		}
+	}()
+}
+
+// run hands argv to z, which must be ready and marked busy.
+func (z *zygote) run(ctx context.Context, p Profile, argv []string, stdout, stderr io.Writer) (*Process, error) {
+	fields := append([]string{helper.MsgRun, p.Workspace, strconv.Itoa(len(argv))}, argv...)
+	fields = append(fields, p.environ()...)
+	for _, f := range fields {
+		if strings.IndexByte(f, 0) >= 0 {
+			return nil, errors.New("sandbox: a NUL byte in the command") // the usual start says why
+		}
+	}
+	msg := strings.Join(fields, "\x00")
+	if len(msg) > helper.MaxMsg {
+		return nil, errors.New("sandbox: command too long to hand over")
+	}
+	stdin, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	defer stdin.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	// One pipe for both when they are one writer, as exec.Cmd does: two
+	// copies into it would interleave.
+	errR, errW := outR, outW
+	if stderr != stdout {
+		if errR, errW, err = os.Pipe(); err != nil {
+			outR.Close()
+			outW.Close()
+			return nil, err
+		}
+	}
+	select { // a stale code from a command ended by a dead socket
+	case <-z.exits:
+	default:
+	}
+	rights := syscall.UnixRights(int(stdin.Fd()), int(outW.Fd()), int(errW.Fd()))
+	_, _, err = z.conn.WriteMsgUnix([]byte(msg), rights, nil)
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	proc := &Process{done: make(chan struct{})}
+	var copies sync.WaitGroup
+	streams := []struct {
+		r *os.File
+		w io.Writer
+	}{{outR, stdout}}
+	if errR != outR {
+		streams = append(streams, struct {
+			r *os.File
+			w io.Writer
+		}{errR, stderr})
+	}
+	for _, c := range streams {
+		copies.Add(1)
+		go func() {
+			defer copies.Done()
+			if c.w == nil {
+				c.w = io.Discard
+			}
+			_, _ = io.Copy(c.w, c.r)
+		}()
+	}
+	proc.stop = func() { z.stop(proc) }
+	go func() {
+		code := 128 + int(syscall.SIGKILL) // the serving helper died: so did the command
+		select {
+		case code = <-z.exits:
+		case <-z.dead:
+		}
+		// Every process of the command is gone, and with them the
+		// streams' write ends, unless one was passed out of the sandbox:
+		// read to the end, within the bound exec.Cmd's WaitDelay gives.
+		drained := make(chan struct{})
+		go func() { copies.Wait(); close(drained) }()
+		select {
+		case <-drained:
+		case <-time.After(3 * helper.StopGrace):
+			outR.Close()
+			errR.Close()
+			<-drained
+		}
+		outR.Close()
+		errR.Close()
+		proc.code = code
+		z.w.release(z)
+		close(proc.done)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			proc.Stop()
+		case <-proc.done:
+		}
+	}()
+	return proc, nil
+}
+
+// stop ends proc's command as Process.Stop ends a sandbox: SIGTERM to all
+// of it, SIGKILL after the grace period (the serving helper does both);
+// if the helper does not answer, it is ended with everything in it.
+func (z *zygote) stop(proc *Process) {
+	_, _ = z.conn.Write([]byte(helper.MsgTerm))
+	select {
+	case <-proc.done:
+	case <-time.After(3 * helper.StopGrace):
+		z.conn.Close()
+		z.proc.Stop()
+		<-proc.done
+	}
+}
+
+func closed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}

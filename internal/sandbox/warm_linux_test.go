@@ -1,0 +1,225 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func init() {
+	runWarm = func(t *testing.T, p Profile, script string) result {
+		t.Helper()
+		var w Warm
+		defer w.Close()
+		warmRun(t, &w, p, "true")
+		r, _ := warmRun(t, &w, p, script)
+		return r
+	}
+}
+
+// warmRun runs script with bash in w's kept sandbox for p, waiting (with a
+// deadline) until it is set up; it fails the test if it never is.
+func warmRun(t *testing.T, w *Warm, p Profile, script string) (result, *zygote) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb syncBuffer
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		proc, ok := w.Start(ctx, p, []string{"/bin/bash", "-c", script}, &out, &errb)
+		if ok {
+			w.mu.Lock()
+			z := w.z
+			w.mu.Unlock()
+			<-proc.Done()
+			return result{code: proc.ExitCode(), stdout: out.String(), stderr: errb.String()}, z
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the kept sandbox never came up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestWarmRunsEachCommandInACleanSandbox: commands after the first run in
+// the same serving helper (no new sandbox each), get their streams and
+// exit codes, and find nothing the last one left running (the positive
+// control: it was running while that command ran).
+func TestWarmRunsEachCommandInACleanSandbox(t *testing.T) {
+	needFull(t)
+	wd := newWorld(t)
+	p := wd.profile(LevelFull)
+	var w Warm
+	defer w.Close()
+
+	r, z1 := warmRun(t, &w, p, `sleep 60 & echo $! > pid; kill -0 $! && echo running; echo out; echo err >&2; exit 7`)
+	if r.code != 7 || r.stdout != "running\nout\n" || r.stderr != "err\n" {
+		t.Fatalf("first command: %+v", r)
+	}
+	r, z2 := warmRun(t, &w, p, `if kill -0 $(cat pid) 2>/dev/null; then echo still there; else echo gone; fi`)
+	if r.code != 0 || r.stdout != "gone\n" {
+		t.Fatalf("what the first command left: %+v", r)
+	}
+	if z1 != z2 {
+		t.Fatal("the second command did not run in the kept sandbox")
+	}
+}
+
+// TestWarmKeepsTheSandboxsRules: in the kept sandbox as in a new one, a
+// file outside the workspace cannot be written and a denied one cannot be
+// read, while the workspace can be written (the positive control).
+func TestWarmKeepsTheSandboxsRules(t *testing.T) {
+	needFull(t)
+	wd := newWorld(t)
+	p := wd.profile(LevelFull)
+	var w Warm
+	defer w.Close()
+	outside := filepath.Join(wd.outside, "keep")
+	secret := filepath.Join(wd.home, ".ssh", "id_ed25519")
+	r, _ := warmRun(t, &w, p, `echo made > made.txt; echo x >> `+outside+`; cat `+secret+`; true`)
+	if b, err := os.ReadFile(filepath.Join(wd.ws, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Fatalf("control: the workspace was not writable: %v %q (%+v)", err, b, r)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "keep\n" {
+		t.Fatalf("a file outside the workspace was written: %q", b)
+	}
+	if strings.Contains(r.stdout, "SECRET") {
+		t.Fatalf("a denied file was read: %+v", r)
+	}
+}
+
+// TestWarmStopEndsTheCommandNotTheSandbox: a stopped command (cancel, a
+// timeout) ends with SIGTERM's code within the grace period, and the kept
+// sandbox runs the next one.
+func TestWarmStopEndsTheCommandNotTheSandbox(t *testing.T) {
+	needFull(t)
+	wd := newWorld(t)
+	p := wd.profile(LevelFull)
+	var w Warm
+	defer w.Close()
+	_, z1 := warmRun(t, &w, p, `true`)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	proc, ok := w.Start(ctx, p, []string{"/bin/bash", "-c", "echo begun; exec sleep 60"}, &out, nil)
+	if !ok {
+		t.Fatal("the kept sandbox was not used")
+	}
+	time.Sleep(100 * time.Millisecond)
+	began := time.Now()
+	cancel()
+	select {
+	case <-proc.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("a cancelled command did not end")
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Fatalf("ending took %v", d)
+	}
+	if c := proc.ExitCode(); c != 128+int(syscall.SIGTERM) {
+		t.Fatalf("exit code %d, want %d", c, 128+int(syscall.SIGTERM))
+	}
+	r, z2 := warmRun(t, &w, p, `echo next`)
+	if r.stdout != "next\n" || z1 != z2 {
+		t.Fatalf("after a stop: %+v, same sandbox %v", r, z1 == z2)
+	}
+}
+
+// TestWarmOtherSandboxesStartTheUsualWay: a command whose sandbox differs
+// from the kept one is not run in it, and a serving helper that dies is
+// replaced, not used.
+func TestWarmOtherSandboxesStartTheUsualWay(t *testing.T) {
+	needFull(t)
+	wd := newWorld(t)
+	p := wd.profile(LevelFull)
+	var w Warm
+	defer w.Close()
+	_, z1 := warmRun(t, &w, p, `true`)
+
+	other := p
+	other.Network = !p.Network
+	if _, ok := w.Start(context.Background(), other, []string{"/bin/true"}, nil, nil); ok {
+		t.Fatal("a command with network access ran in the kept sandbox without it")
+	}
+	_, z2 := warmRun(t, &w, p, `true`)
+	if z1 != z2 {
+		t.Fatal("one other command replaced the kept sandbox")
+	}
+
+	_ = z2.proc.cmd.Process.Kill()
+	<-z2.dead
+	if _, ok := w.Start(context.Background(), p, []string{"/bin/true"}, nil, nil); ok {
+		t.Fatal("a dead serving helper was used")
+	}
+	r, z3 := warmRun(t, &w, p, `echo again`)
+	if r.stdout != "again\n" || z3 == z2 {
+		t.Fatalf("after the serving helper died: %+v", r)
+	}
+}
+
+// TestWarmStreamsAndWhatCannotStart: one writer for both streams gets them
+// in order; a program not found exits 127 saying so; a command too long to
+// hand over starts the usual way.
+func TestWarmStreamsAndWhatCannotStart(t *testing.T) {
+	needFull(t)
+	wd := newWorld(t)
+	p := wd.profile(LevelFull)
+	var w Warm
+	defer w.Close()
+	warmRun(t, &w, p, `true`)
+
+	var both syncBuffer
+	proc, ok := w.Start(context.Background(), p, []string{"/bin/bash", "-c", "echo a; echo b >&2; echo c"}, &both, &both)
+	if !ok {
+		t.Fatal("the kept sandbox was not used")
+	}
+	<-proc.Done()
+	if both.String() != "a\nb\nc\n" || proc.ExitCode() != 0 {
+		t.Fatalf("one writer for both streams: %q, exit %d", both.String(), proc.ExitCode())
+	}
+
+	var errb syncBuffer
+	proc, ok = w.Start(context.Background(), p, []string{"no-such-program-here"}, nil, &errb)
+	if !ok {
+		t.Fatal("the kept sandbox was not used")
+	}
+	<-proc.Done()
+	if proc.ExitCode() != 127 || !strings.Contains(errb.String(), "not found") {
+		t.Fatalf("a missing program: exit %d, stderr %q", proc.ExitCode(), errb.String())
+	}
+
+	long := strings.Repeat("x", 200<<10)
+	if _, ok := w.Start(context.Background(), p, []string{"/bin/echo", long}, nil, nil); ok {
+		t.Fatal("a command too long to hand over was handed over")
+	}
+}
+
+// TestWarmSetsUpOnlyForASpecAskedForTwice: one command (coder -p with one
+// call) sets nothing up in the background; a second with the same sandbox
+// does, and a different one in between does not.
+func TestWarmSetsUpOnlyForASpecAskedForTwice(t *testing.T) {
+	needFull(t)
+	wd := newWorld(t)
+	p := wd.profile(LevelFull)
+	other := p
+	other.Network = !p.Network
+	var w Warm
+	defer w.Close()
+	kept := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.z != nil
+	}
+	for i, q := range []Profile{p, other, p} {
+		if _, ok := w.Start(context.Background(), q, []string{"/bin/true"}, nil, nil); ok || kept() {
+			t.Fatalf("call %d: a sandbox was set up for a spec not asked for twice in a row", i+1)
+		}
+	}
+	if _, ok := w.Start(context.Background(), p, []string{"/bin/true"}, nil, nil); ok || !kept() {
+		t.Fatal("control: the same spec twice in a row set nothing up")
+	}
+}
