@@ -13,12 +13,23 @@ import (
 func init() {
 	runWarm = func(t *testing.T, p Profile, script string) result {
 		t.Helper()
-		var w Warm
+		w := &Warm{}
 		defer w.Close()
-		warmRun(t, &w, p, "true")
-		r, _ := warmRun(t, &w, p, script)
+		warmRun(t, w, p, "true")
+		r, _ := warmRun(t, w, p, script)
 		return r
 	}
+}
+
+// warmWorld is a test's world and its full-level profile, with a Warm
+// closed when the test ends.
+func warmWorld(t *testing.T) (*world, Profile, *Warm) {
+	t.Helper()
+	needFull(t)
+	wd := newWorld(t)
+	w := &Warm{}
+	t.Cleanup(w.Close)
+	return wd, wd.profile(LevelFull), w
 }
 
 // warmRun runs script with bash in w's kept sandbox for p, waiting (with a
@@ -50,17 +61,13 @@ func warmRun(t *testing.T, w *Warm, p Profile, script string) (result, *zygote) 
 // exit codes, and find nothing the last one left running (the positive
 // control: it was running while that command ran).
 func TestWarmRunsEachCommandInACleanSandbox(t *testing.T) {
-	needFull(t)
-	wd := newWorld(t)
-	p := wd.profile(LevelFull)
-	var w Warm
-	defer w.Close()
+	_, p, w := warmWorld(t)
 
-	r, z1 := warmRun(t, &w, p, `sleep 60 & echo $! > pid; kill -0 $! && echo running; echo out; echo err >&2; exit 7`)
+	r, z1 := warmRun(t, w, p, `sleep 60 & echo $! > pid; kill -0 $! && echo running; echo out; echo err >&2; exit 7`)
 	if r.code != 7 || r.stdout != "running\nout\n" || r.stderr != "err\n" {
 		t.Fatalf("first command: %+v", r)
 	}
-	r, z2 := warmRun(t, &w, p, `if kill -0 $(cat pid) 2>/dev/null; then echo still there; else echo gone; fi`)
+	r, z2 := warmRun(t, w, p, `if kill -0 $(cat pid) 2>/dev/null; then echo still there; else echo gone; fi`)
 	if r.code != 0 || r.stdout != "gone\n" {
 		t.Fatalf("what the first command left: %+v", r)
 	}
@@ -73,14 +80,10 @@ func TestWarmRunsEachCommandInACleanSandbox(t *testing.T) {
 // file outside the workspace cannot be written and a denied one cannot be
 // read, while the workspace can be written (the positive control).
 func TestWarmKeepsTheSandboxsRules(t *testing.T) {
-	needFull(t)
-	wd := newWorld(t)
-	p := wd.profile(LevelFull)
-	var w Warm
-	defer w.Close()
+	wd, p, w := warmWorld(t)
 	outside := filepath.Join(wd.outside, "keep")
 	secret := filepath.Join(wd.home, ".ssh", "id_ed25519")
-	r, _ := warmRun(t, &w, p, `echo made > made.txt; echo x >> `+outside+`; cat `+secret+`; true`)
+	r, _ := warmRun(t, w, p, `echo made > made.txt; echo x >> `+outside+`; cat `+secret+`; true`)
 	if b, err := os.ReadFile(filepath.Join(wd.ws, "made.txt")); err != nil || string(b) != "made\n" {
 		t.Fatalf("control: the workspace was not writable: %v %q (%+v)", err, b, r)
 	}
@@ -96,12 +99,8 @@ func TestWarmKeepsTheSandboxsRules(t *testing.T) {
 // timeout) ends with SIGTERM's code within the grace period, and the kept
 // sandbox runs the next one.
 func TestWarmStopEndsTheCommandNotTheSandbox(t *testing.T) {
-	needFull(t)
-	wd := newWorld(t)
-	p := wd.profile(LevelFull)
-	var w Warm
-	defer w.Close()
-	_, z1 := warmRun(t, &w, p, `true`)
+	_, p, w := warmWorld(t)
+	_, z1 := warmRun(t, w, p, `true`)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
@@ -123,7 +122,7 @@ func TestWarmStopEndsTheCommandNotTheSandbox(t *testing.T) {
 	if c := proc.ExitCode(); c != 128+int(syscall.SIGTERM) {
 		t.Fatalf("exit code %d, want %d", c, 128+int(syscall.SIGTERM))
 	}
-	r, z2 := warmRun(t, &w, p, `echo next`)
+	r, z2 := warmRun(t, w, p, `echo next`)
 	if r.stdout != "next\n" || z1 != z2 {
 		t.Fatalf("after a stop: %+v, same sandbox %v", r, z1 == z2)
 	}
@@ -133,19 +132,15 @@ func TestWarmStopEndsTheCommandNotTheSandbox(t *testing.T) {
 // from the kept one is not run in it, and a serving helper that dies is
 // replaced, not used.
 func TestWarmOtherSandboxesStartTheUsualWay(t *testing.T) {
-	needFull(t)
-	wd := newWorld(t)
-	p := wd.profile(LevelFull)
-	var w Warm
-	defer w.Close()
-	_, z1 := warmRun(t, &w, p, `true`)
+	_, p, w := warmWorld(t)
+	_, z1 := warmRun(t, w, p, `true`)
 
 	other := p
 	other.Network = !p.Network
 	if _, ok := w.Start(context.Background(), other, []string{"/bin/true"}, nil, nil); ok {
 		t.Fatal("a command with network access ran in the kept sandbox without it")
 	}
-	_, z2 := warmRun(t, &w, p, `true`)
+	_, z2 := warmRun(t, w, p, `true`)
 	if z1 != z2 {
 		t.Fatal("one other command replaced the kept sandbox")
 	}
@@ -155,7 +150,7 @@ func TestWarmOtherSandboxesStartTheUsualWay(t *testing.T) {
 	if _, ok := w.Start(context.Background(), p, []string{"/bin/true"}, nil, nil); ok {
 		t.Fatal("a dead serving helper was used")
 	}
-	r, z3 := warmRun(t, &w, p, `echo again`)
+	r, z3 := warmRun(t, w, p, `echo again`)
 	if r.stdout != "again\n" || z3 == z2 {
 		t.Fatalf("after the serving helper died: %+v", r)
 	}
@@ -165,12 +160,8 @@ func TestWarmOtherSandboxesStartTheUsualWay(t *testing.T) {
 // in order; a program not found exits 127 saying so; a command too long to
 // hand over starts the usual way.
 func TestWarmStreamsAndWhatCannotStart(t *testing.T) {
-	needFull(t)
-	wd := newWorld(t)
-	p := wd.profile(LevelFull)
-	var w Warm
-	defer w.Close()
-	warmRun(t, &w, p, `true`)
+	_, p, w := warmWorld(t)
+	warmRun(t, w, p, `true`)
 
 	var both syncBuffer
 	proc, ok := w.Start(context.Background(), p, []string{"/bin/bash", "-c", "echo a; echo b >&2; echo c"}, &both, &both)
@@ -202,13 +193,9 @@ func TestWarmStreamsAndWhatCannotStart(t *testing.T) {
 // call) sets nothing up in the background; a second with the same sandbox
 // does, and a different one in between does not.
 func TestWarmSetsUpOnlyForASpecAskedForTwice(t *testing.T) {
-	needFull(t)
-	wd := newWorld(t)
-	p := wd.profile(LevelFull)
+	_, p, w := warmWorld(t)
 	other := p
 	other.Network = !p.Network
-	var w Warm
-	defer w.Close()
 	kept := func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
