@@ -43,6 +43,10 @@ type zygote struct {
 	dead  chan struct{} // closed once its socket ended
 	busy  bool          // under Warm.mu
 	exits chan int      // the running command's exit code
+	// quit is closed when coder ends it (close), which is not a failure.
+	quit     chan struct{}
+	quitOnce sync.Once
+	jobs     int // commands handed over, under Warm.mu: the next one's id
 }
 
 // warmStartTimeout bounds a serving helper's set-up; one slower is ended
@@ -62,11 +66,11 @@ func (w *Warm) Start(ctx context.Context, p Profile, argv []string, stdout, stde
 		return nil, false // the usual start reports it
 	}
 	key := strings.Join(helper.Args(s, nil), "\x00")
-	z := w.take(p, s, key)
+	z, id := w.take(p, s, key)
 	if z == nil {
 		return nil, false
 	}
-	proc, err = z.run(ctx, p, argv, stdout, stderr)
+	proc, err = z.run(ctx, id, p, argv, stdout, stderr)
 	if err != nil {
 		w.drop(z)
 		return nil, false
@@ -74,31 +78,33 @@ func (w *Warm) Start(ctx context.Context, p Profile, argv []string, stdout, stde
 	return proc, true
 }
 
-// take returns the kept sandbox for key, marked busy, if it is ready and
-// free; otherwise nil, after starting one for key when none is kept.
-func (w *Warm) take(p Profile, s helper.Spec, key string) *zygote {
+// take returns the kept sandbox for key, marked busy, and the id of the
+// command it is to run, if it is ready and free; otherwise nil, after
+// starting one for key when none is kept.
+func (w *Warm) take(p Profile, s helper.Spec, key string) (*zygote, string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	last := w.last
 	w.last = key
 	if w.closed || w.failed[key] {
-		return nil
+		return nil, ""
 	}
 	if z := w.z; z != nil && z.key == key && !z.busy && !closed(z.dead) {
 		if !closed(z.ready) {
-			return nil
+			return nil, ""
 		}
 		z.busy = true
-		return z
+		z.jobs++
+		return z, strconv.Itoa(z.jobs)
 	}
 	if w.z != nil && (w.z.busy || w.z.key == key && !closed(w.z.dead)) {
-		return nil // in use by another command, or still setting up
+		return nil, "" // in use by another command, or still setting up
 	}
 	// Set one up for a spec asked for twice in a row: a turn with one
 	// command (coder -p) should not pay for a set-up it never uses, nor a
 	// session whose commands' spec changes at every call for one each time.
 	if last != key {
-		return nil
+		return nil, ""
 	}
 	if old := w.z; old != nil {
 		w.z = nil
@@ -107,11 +113,11 @@ func (w *Warm) take(p Profile, s helper.Spec, key string) *zygote {
 	z, err := w.startZygote(p, s, key)
 	if err != nil {
 		w.fail(key)
-		return nil
+		return nil, ""
 	}
 	w.z = z
 	go w.watch(z)
-	return nil
+	return nil, ""
 }
 
 // watch forgets z once it ended, and its spec for good if it never came up.
@@ -124,10 +130,12 @@ func (w *Warm) watch(z *zygote) {
 	case <-t.C:
 	}
 	if !closed(z.ready) {
+		if !closed(z.quit) { // it failed, or was too slow, by itself
+			w.mu.Lock()
+			w.fail(z.key)
+			w.mu.Unlock()
+		}
 		z.close()
-		w.mu.Lock()
-		w.fail(z.key)
-		w.mu.Unlock()
 	}
 	<-z.dead
 	w.mu.Lock()
@@ -208,7 +216,8 @@ func (w *Warm) startZygote(p Profile, s helper.Spec, key string) (*zygote, error
 		conn.Close()
 		return nil, err
 	}
-	z := &zygote{w: w, key: key, conn: conn, proc: proc, ready: make(chan struct{}), dead: make(chan struct{}), exits: make(chan int, 1)}
+	z := &zygote{w: w, key: key, conn: conn, proc: proc, ready: make(chan struct{}), dead: make(chan struct{}),
+		exits: make(chan int, 1), quit: make(chan struct{})}
 	go z.read()
 	return z, nil
 }
@@ -244,19 +253,22 @@ func (z *zygote) read() {
 // close ends the serving helper without waiting for it: its socket's end
 // tells it to end what runs and exit; Stop follows if it does not.
 func (z *zygote) close() {
-	z.conn.Close()
-	go func() {
-		select {
-		case <-z.proc.Done():
-		case <-time.After(3 * helper.StopGrace):
-			z.proc.Stop()
-		}
-	}()
+	z.quitOnce.Do(func() {
+		close(z.quit)
+		z.conn.Close()
+		go func() {
+			select {
+			case <-z.proc.Done():
+			case <-time.After(3 * helper.StopGrace):
+				z.proc.Stop()
+			}
+		}()
+	})
 }
 
-// run hands argv to z, which must be ready and marked busy.
-func (z *zygote) run(ctx context.Context, p Profile, argv []string, stdout, stderr io.Writer) (*Process, error) {
-	fields := append([]string{helper.MsgRun, p.Workspace, strconv.Itoa(len(argv))}, argv...)
+// run hands argv to z, which must be ready and marked busy, as command id.
+func (z *zygote) run(ctx context.Context, id string, p Profile, argv []string, stdout, stderr io.Writer) (*Process, error) {
+	fields := append([]string{helper.MsgRun, id, p.Workspace, strconv.Itoa(len(argv))}, argv...)
 	fields = append(fields, p.environ()...)
 	for _, f := range fields {
 		if strings.IndexByte(f, 0) >= 0 {
@@ -321,12 +333,16 @@ func (z *zygote) run(ctx context.Context, p Profile, argv []string, stdout, stde
 			_, _ = io.Copy(c.w, c.r)
 		}()
 	}
-	proc.stop = func() { z.stop(proc) }
+	proc.stop = func() { z.stop(proc, id) }
 	go func() {
 		code := 128 + int(syscall.SIGKILL) // the serving helper died: so did the command
 		select {
 		case code = <-z.exits:
 		case <-z.dead:
+			select { // it may have answered before it died
+			case code = <-z.exits:
+			default:
+			}
 		}
 		// Every process of the command is gone, and with them the
 		// streams' write ends, unless one was passed out of the sandbox:
@@ -359,12 +375,12 @@ func (z *zygote) run(ctx context.Context, p Profile, argv []string, stdout, stde
 // stop ends proc's command as Process.Stop ends a sandbox: SIGTERM to all
 // of it, SIGKILL after the grace period (the serving helper does both);
 // if the helper does not answer, it is ended with everything in it.
-func (z *zygote) stop(proc *Process) {
-	_, _ = z.conn.Write([]byte(helper.MsgTerm))
+func (z *zygote) stop(proc *Process, id string) {
+	_, _ = z.conn.Write([]byte(helper.MsgTerm + "\x00" + id))
 	select {
 	case <-proc.done:
 	case <-time.After(3 * helper.StopGrace):
-		z.conn.Close()
+		z.close()
 		z.proc.Stop()
 		<-proc.done
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -208,5 +209,56 @@ func TestWarmSetsUpOnlyForASpecAskedForTwice(t *testing.T) {
 	}
 	if _, ok := w.Start(context.Background(), p, []string{"/bin/true"}, nil, nil); ok || !kept() {
 		t.Fatal("control: the same spec twice in a row set nothing up")
+	}
+}
+
+// TestWarmLateStopDoesNotReachTheNextCommand: a stop sent for a command
+// that already ended (its id) leaves the command running now alone; the
+// same stop with the running command's id ends it (the control).
+func TestWarmLateStopDoesNotReachTheNextCommand(t *testing.T) {
+	_, p, w := warmWorld(t)
+	warmRun(t, w, p, `true`)
+	start := func() (*Process, *zygote, string) {
+		proc, ok := w.Start(context.Background(), p, []string{"/bin/bash", "-c", "sleep 1; exit 3"}, nil, nil)
+		if !ok {
+			t.Fatal("the kept sandbox was not used")
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return proc, w.z, strconv.Itoa(w.z.jobs)
+	}
+	proc, z, id := start()
+	stale := strconv.Itoa(z.jobs - 1)
+	if _, err := z.conn.Write([]byte("term\x00" + stale)); err != nil {
+		t.Fatal(err)
+	}
+	<-proc.Done()
+	if c := proc.ExitCode(); c != 3 {
+		t.Fatalf("a late stop ended the next command: exit %d", c)
+	}
+	proc, z, id = start()
+	if _, err := z.conn.Write([]byte("term\x00" + id)); err != nil {
+		t.Fatal(err)
+	}
+	<-proc.Done()
+	if c := proc.ExitCode(); c != 128+int(syscall.SIGTERM) {
+		t.Fatalf("control: the stop for the running command did not end it: exit %d", c)
+	}
+}
+
+// TestWarmReplacedWhileSettingUpIsNoFailure: a kept sandbox coder ends
+// while it still sets up (another spec came twice) is not counted as one
+// that could not come up: its spec gets one again later.
+func TestWarmReplacedWhileSettingUpIsNoFailure(t *testing.T) {
+	_, p, w := warmWorld(t)
+	other := p
+	other.Network = !p.Network
+	for _, q := range []Profile{p, p, other, other} {
+		if _, ok := w.Start(context.Background(), q, []string{"/bin/true"}, nil, nil); ok {
+			t.Fatal("a kept sandbox was ready at once")
+		}
+	}
+	if r, _ := warmRun(t, w, p, `echo back`); r.stdout != "back\n" {
+		t.Fatalf("%+v", r)
 	}
 }

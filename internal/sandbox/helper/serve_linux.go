@@ -12,10 +12,11 @@ import (
 // SOCK_SEQPACKET socket pair coder made: exec.Cmd's first ExtraFiles entry.
 const ServeFD = 3
 
-// The serving protocol, one datagram per message. coder sends
+// The serving protocol, one datagram per message, fields split by NUL.
+// coder sends
 //
-//	run NUL dir NUL argc NUL argv... env...   with stdin, stdout, stderr attached
-//	term                                      stop the running command
+//	run id dir argc argv... env...   with stdin, stdout, stderr attached
+//	term id                          stop command id if it still runs
 //
 // and the helper answers ready once, after its set-up, then exit N after
 // each run, once nothing the command started is left in the sandbox.
@@ -70,7 +71,7 @@ func serve(s Spec) int {
 // runJob runs one command: m holds its directory, argv and environment and
 // its three standard streams. gone is true when coder went away meanwhile.
 func runJob(s Spec, m message, msgs <-chan message) (code int, gone bool) {
-	dir, argv, env, err := parseRun(m.fields)
+	id, dir, argv, env, err := parseRun(m.fields)
 	if err == nil && len(m.fds) != 3 {
 		err = errors.New("run without its three standard streams")
 	}
@@ -139,7 +140,8 @@ func runJob(s Spec, m message, msgs <-chan message) (code int, gone bool) {
 				continue
 			}
 			closeAll(m.fds)
-			if len(m.fields) > 0 && m.fields[0] == MsgTerm {
+			// A term for a command that ended (its id is another) is late.
+			if len(m.fields) == 2 && m.fields[0] == MsgTerm && m.fields[1] == id {
 				signalAll(s, syscall.SIGTERM)
 				if deadline == nil {
 					signum = int(syscall.SIGTERM)
@@ -152,16 +154,16 @@ func runJob(s Spec, m message, msgs <-chan message) (code int, gone bool) {
 	}
 }
 
-// parseRun reads a run message: run, dir, argc, argv..., env....
-func parseRun(f []string) (dir string, argv, env []string, err error) {
-	if len(f) < 4 {
-		return "", nil, nil, errors.New("short run message")
+// parseRun reads a run message: run, id, dir, argc, argv..., env....
+func parseRun(f []string) (id, dir string, argv, env []string, err error) {
+	if len(f) < 5 {
+		return "", "", nil, nil, errors.New("short run message")
 	}
-	n, err := strconv.Atoi(f[2])
-	if err != nil || n < 1 || 3+n > len(f) {
-		return "", nil, nil, errors.New("bad argv count in run message")
+	n, err := strconv.Atoi(f[3])
+	if err != nil || n < 1 || 4+n > len(f) {
+		return "", "", nil, nil, errors.New("bad argv count in run message")
 	}
-	return f[1], f[3 : 3+n], f[3+n:], nil
+	return f[1], f[2], f[4 : 4+n], f[4+n:], nil
 }
 
 // pathOf is PATH in env.
