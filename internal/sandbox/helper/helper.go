@@ -61,6 +61,9 @@ func run(args []string) int {
 	if err != nil {
 		return fail("", err)
 	}
+	if err := keepOnlyStdio(); err != nil {
+		return fail("descriptors", err)
+	}
 	switch s.Mode {
 	case ModeNS:
 		return runNamespaced(s, argv)

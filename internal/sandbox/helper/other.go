@@ -25,6 +25,9 @@ func runNamespaced(s Spec, argv []string) int { return runContained(s, argv) }
 
 func restrictAndExec(s Spec, argv []string) int { return runContained(s, argv) }
 
+// keepOnlyStdio: what the command inherits here is left to the backend.
+func keepOnlyStdio() error { return nil }
+
 // containPoll is how often the helper checks that coder is still there
 // and, for a long-lived sandbox, that a process of the tree is left.
 const containPoll = 200 * time.Millisecond
