@@ -94,6 +94,16 @@ func TestWarmKeepsTheSandboxsRules(t *testing.T) {
 	if strings.Contains(r.stdout, "SECRET") {
 		t.Fatalf("a denied file was read: %+v", r)
 	}
+	// The socket to coder: not among the command's descriptors, and not
+	// to be opened through PID 1's (the control: the command sees its own).
+	r, _ = warmRun(t, w, p, `for f in /proc/$$/fd/*; do echo "own ${f##*/} $(readlink $f)"; done; `+
+		`exec 9<>/proc/1/fd/3 && echo opened; true`)
+	if strings.Contains(r.stdout, "socket:") || strings.Contains(r.stdout, "opened") {
+		t.Fatalf("the command reached the socket to coder: %+v", r)
+	}
+	if !strings.Contains(r.stdout, "own 2 ") {
+		t.Fatalf("control: the command's own descriptors were not listed: %+v", r)
+	}
 }
 
 // TestWarmStopEndsTheCommandNotTheSandbox: a stopped command (cancel, a
