@@ -277,12 +277,34 @@ func Background(p Profile, argv []string) (*exec.Cmd, error) {
 }
 
 func command(ctx context.Context, p Profile, argv []string, longLived bool) (*exec.Cmd, error) {
+	level, s, err := p.prepare(argv)
+	if err != nil {
+		return nil, err
+	}
+	s.LongLived = longLived
+	return helperCommand(ctx, p, level, s, argv)
+}
+
+// prepare checks argv and the workspace, and builds the helper's spec at
+// the level p runs at.
+func (p Profile) prepare(argv []string) (Level, helper.Spec, error) {
 	if len(argv) == 0 || argv[0] == "" {
-		return nil, errors.New("sandbox: no command")
+		return 0, helper.Spec{}, errors.New("sandbox: no command")
 	}
 	if !filepath.IsAbs(p.Workspace) {
-		return nil, fmt.Errorf("sandbox: the workspace must be an absolute path, got %q", p.Workspace)
+		return 0, helper.Spec{}, fmt.Errorf("sandbox: the workspace must be an absolute path, got %q", p.Workspace)
 	}
+	level := p.level()
+	s, err := p.spec(level, Probe().LandlockABI)
+	if err != nil {
+		return 0, helper.Spec{}, fmt.Errorf("sandbox: %w", err)
+	}
+	return level, s, nil
+}
+
+// helperCommand is the helper that sets spec s up at level and runs argv
+// in it (none for a serving helper).
+func helperCommand(ctx context.Context, p Profile, level Level, s helper.Spec, argv []string) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: find own executable: %w", err)
@@ -290,13 +312,7 @@ func command(ctx context.Context, p Profile, argv []string, longLived bool) (*ex
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	level := p.level()
-	s, err := p.spec(level, Probe().LandlockABI)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	s.LongLived = longLived
-	if b := currentBackend(); b.wrap != nil && level > LevelNone {
+	if b := currentBackend(); b.wrap != nil && level > LevelNone && len(argv) > 0 {
 		argv = b.wrap(level, p.Access(), argv)
 	}
 	cmd := exec.CommandContext(ctx, exe, helper.Args(s, argv)...)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,29 +52,25 @@ type zygote struct {
 // and not tried again for that spec.
 const warmStartTimeout = 10 * time.Second
 
-// Start runs argv (as Command would, with stdin empty) in the sandbox p
-// describes if one kept set up matches it exactly and is free; ok is false
-// otherwise, and the caller starts argv the usual way (a serving helper is
-// then set up in the background when the last call had this sandbox too).
-func (w *Warm) Start(ctx context.Context, p Profile, argv []string, stdout, stderr io.Writer) (proc *Process, ok bool) {
-	if w == nil || len(argv) == 0 || p.level() != LevelFull {
-		return nil, false
-	}
-	s, err := p.spec(LevelFull, Probe().LandlockABI)
-	if err != nil {
-		return nil, false // the usual start reports it
+// runKept runs argv in the sandbox of spec s if w keeps one set up for
+// exactly s and it is free; nil otherwise (the caller starts argv the
+// usual way), after setting one up in the background when the last call
+// had this sandbox too.
+func (w *Warm) runKept(ctx context.Context, p Profile, s helper.Spec, argv []string, stdout, stderr io.Writer) *Process {
+	if w == nil {
+		return nil
 	}
 	key := strings.Join(helper.Args(s, nil), "\x00")
 	z, id := w.take(p, s, key)
 	if z == nil {
-		return nil, false
+		return nil
 	}
-	proc, err = z.run(ctx, id, p, argv, stdout, stderr)
+	proc, err := z.run(ctx, id, p, argv, stdout, stderr)
 	if err != nil {
 		w.drop(z)
-		return nil, false
+		return nil
 	}
-	return proc, true
+	return proc
 }
 
 // take returns the kept sandbox for key, marked busy, and the id of the
@@ -185,10 +180,6 @@ func (w *Warm) Close() {
 
 // startZygote starts a serving helper for spec s of p, in the background.
 func (w *Warm) startZygote(p Profile, s helper.Spec, key string) (*zygote, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -206,10 +197,11 @@ func (w *Warm) startZygote(p Profile, s helper.Spec, key string) (*zygote, error
 		return nil, errors.New("sandbox: not a unix socket")
 	}
 	s.Serve = true
-	cmd := exec.Command(exe, helper.Args(s, nil)...)
-	cmd.Dir = p.Workspace
-	cmd.Env = p.environ()
-	cmd.SysProcAttr = sysProcAttr(s)
+	cmd, err := helperCommand(context.Background(), p, LevelFull, s, nil)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
 	cmd.ExtraFiles = []*os.File{remote} // helper.ServeFD
 	proc, err := Start(cmd)
 	if err != nil {
@@ -313,25 +305,19 @@ func (z *zygote) run(ctx context.Context, id string, p Profile, argv []string, s
 	}
 	proc := &Process{done: make(chan struct{})}
 	var copies sync.WaitGroup
-	streams := []struct {
-		r *os.File
-		w io.Writer
-	}{{outR, stdout}}
-	if errR != outR {
-		streams = append(streams, struct {
-			r *os.File
-			w io.Writer
-		}{errR, stderr})
-	}
-	for _, c := range streams {
+	copyTo := func(w io.Writer, r *os.File) {
+		if w == nil {
+			w = io.Discard
+		}
 		copies.Add(1)
 		go func() {
 			defer copies.Done()
-			if c.w == nil {
-				c.w = io.Discard
-			}
-			_, _ = io.Copy(c.w, c.r)
+			_, _ = io.Copy(w, r)
 		}()
+	}
+	copyTo(stdout, outR)
+	if errR != outR {
+		copyTo(stderr, errR)
 	}
 	proc.stop = func() { z.stop(proc, id) }
 	go func() {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,7 +17,6 @@ func init() {
 		t.Helper()
 		w := &Warm{}
 		defer w.Close()
-		warmRun(t, w, p, "true")
 		r, _ := warmRun(t, w, p, script)
 		return r
 	}
@@ -33,28 +33,55 @@ func warmWorld(t *testing.T) (*world, Profile, *Warm) {
 	return wd, wd.profile(LevelFull), w
 }
 
-// warmRun runs script with bash in w's kept sandbox for p, waiting (with a
-// deadline) until it is set up; it fails the test if it never is.
-func warmRun(t *testing.T, w *Warm, p Profile, script string) (result, *zygote) {
+// startKept starts argv through w and reports whether it runs in the kept
+// sandbox; one started the usual way has ended when it returns.
+func startKept(t *testing.T, w *Warm, ctx context.Context, p Profile, argv []string, stdout, stderr io.Writer) (*Process, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var out, errb syncBuffer
+	proc, err := w.Start(ctx, p, argv, stdout, stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if proc.cmd != nil {
+		<-proc.Done()
+		return proc, false
+	}
+	return proc, true
+}
+
+// warmUp runs true through w until it runs in the kept sandbox (with a
+// deadline): the next command with p's sandbox then does too.
+func warmUp(t *testing.T, w *Warm, p Profile) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		proc, ok := w.Start(ctx, p, []string{"/bin/bash", "-c", script}, &out, &errb)
-		if ok {
-			w.mu.Lock()
-			z := w.z
-			w.mu.Unlock()
+		if proc, ok := startKept(t, w, context.Background(), p, []string{"/bin/true"}, nil, nil); ok {
 			<-proc.Done()
-			return result{code: proc.ExitCode(), stdout: out.String(), stderr: errb.String()}, z
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the kept sandbox never came up")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// warmRun runs script with bash in w's kept sandbox for p, once it is set
+// up, and returns the result and the serving helper that ran it.
+func warmRun(t *testing.T, w *Warm, p Profile, script string) (result, *zygote) {
+	t.Helper()
+	warmUp(t, w, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb syncBuffer
+	proc, ok := startKept(t, w, ctx, p, []string{"/bin/bash", "-c", script}, &out, &errb)
+	if !ok {
+		t.Fatal("a command after the warm-up did not run in the kept sandbox")
+	}
+	w.mu.Lock()
+	z := w.z
+	w.mu.Unlock()
+	<-proc.Done()
+	return result{code: proc.ExitCode(), stdout: out.String(), stderr: errb.String()}, z
 }
 
 // TestWarmRunsEachCommandInACleanSandbox: commands after the first run in
@@ -115,7 +142,7 @@ func TestWarmStopEndsTheCommandNotTheSandbox(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
-	proc, ok := w.Start(ctx, p, []string{"/bin/bash", "-c", "echo begun; exec sleep 60"}, &out, nil)
+	proc, ok := startKept(t, w, ctx, p, []string{"/bin/bash", "-c", "echo begun; exec sleep 60"}, &out, nil)
 	if !ok {
 		t.Fatal("the kept sandbox was not used")
 	}
@@ -148,7 +175,7 @@ func TestWarmOtherSandboxesStartTheUsualWay(t *testing.T) {
 
 	other := p
 	other.Network = !p.Network
-	if _, ok := w.Start(context.Background(), other, []string{"/bin/true"}, nil, nil); ok {
+	if _, ok := startKept(t, w, context.Background(), other, []string{"/bin/true"}, nil, nil); ok {
 		t.Fatal("a command with network access ran in the kept sandbox without it")
 	}
 	_, z2 := warmRun(t, w, p, `true`)
@@ -158,7 +185,7 @@ func TestWarmOtherSandboxesStartTheUsualWay(t *testing.T) {
 
 	_ = z2.proc.cmd.Process.Kill()
 	<-z2.dead
-	if _, ok := w.Start(context.Background(), p, []string{"/bin/true"}, nil, nil); ok {
+	if _, ok := startKept(t, w, context.Background(), p, []string{"/bin/true"}, nil, nil); ok {
 		t.Fatal("a dead serving helper was used")
 	}
 	r, z3 := warmRun(t, w, p, `echo again`)
@@ -172,10 +199,10 @@ func TestWarmOtherSandboxesStartTheUsualWay(t *testing.T) {
 // hand over starts the usual way.
 func TestWarmStreamsAndWhatCannotStart(t *testing.T) {
 	_, p, w := warmWorld(t)
-	warmRun(t, w, p, `true`)
+	warmUp(t, w, p)
 
 	var both syncBuffer
-	proc, ok := w.Start(context.Background(), p, []string{"/bin/bash", "-c", "echo a; echo b >&2; echo c"}, &both, &both)
+	proc, ok := startKept(t, w, context.Background(), p, []string{"/bin/bash", "-c", "echo a; echo b >&2; echo c"}, &both, &both)
 	if !ok {
 		t.Fatal("the kept sandbox was not used")
 	}
@@ -185,7 +212,7 @@ func TestWarmStreamsAndWhatCannotStart(t *testing.T) {
 	}
 
 	var errb syncBuffer
-	proc, ok = w.Start(context.Background(), p, []string{"no-such-program-here"}, nil, &errb)
+	proc, ok = startKept(t, w, context.Background(), p, []string{"no-such-program-here"}, nil, &errb)
 	if !ok {
 		t.Fatal("the kept sandbox was not used")
 	}
@@ -194,9 +221,14 @@ func TestWarmStreamsAndWhatCannotStart(t *testing.T) {
 		t.Fatalf("a missing program: exit %d, stderr %q", proc.ExitCode(), errb.String())
 	}
 
-	long := strings.Repeat("x", 200<<10)
-	if _, ok := w.Start(context.Background(), p, []string{"/bin/echo", long}, nil, nil); ok {
+	long := strings.Repeat("x", 100<<10) // two, over MaxMsg; each under the kernel's bound for one
+	var out syncBuffer
+	proc, ok = startKept(t, w, context.Background(), p, []string{"/bin/echo", long, long}, &out, nil)
+	if ok {
 		t.Fatal("a command too long to hand over was handed over")
+	}
+	if out.String() != long+" "+long+"\n" || proc.ExitCode() != 0 {
+		t.Fatalf("a command too long to hand over did not run the usual way: exit %d, %d bytes", proc.ExitCode(), len(out.String()))
 	}
 }
 
@@ -213,11 +245,11 @@ func TestWarmSetsUpOnlyForASpecAskedForTwice(t *testing.T) {
 		return w.z != nil
 	}
 	for i, q := range []Profile{p, other, p} {
-		if _, ok := w.Start(context.Background(), q, []string{"/bin/true"}, nil, nil); ok || kept() {
+		if _, ok := startKept(t, w, context.Background(), q, []string{"/bin/true"}, nil, nil); ok || kept() {
 			t.Fatalf("call %d: a sandbox was set up for a spec not asked for twice in a row", i+1)
 		}
 	}
-	if _, ok := w.Start(context.Background(), p, []string{"/bin/true"}, nil, nil); ok || !kept() {
+	if _, ok := startKept(t, w, context.Background(), p, []string{"/bin/true"}, nil, nil); ok || !kept() {
 		t.Fatal("control: the same spec twice in a row set nothing up")
 	}
 }
@@ -227,9 +259,9 @@ func TestWarmSetsUpOnlyForASpecAskedForTwice(t *testing.T) {
 // same stop with the running command's id ends it (the control).
 func TestWarmLateStopDoesNotReachTheNextCommand(t *testing.T) {
 	_, p, w := warmWorld(t)
-	warmRun(t, w, p, `true`)
+	warmUp(t, w, p)
 	start := func() (*Process, *zygote, string) {
-		proc, ok := w.Start(context.Background(), p, []string{"/bin/bash", "-c", "sleep 1; exit 3"}, nil, nil)
+		proc, ok := startKept(t, w, context.Background(), p, []string{"/bin/bash", "-c", "sleep 1; exit 3"}, nil, nil)
 		if !ok {
 			t.Fatal("the kept sandbox was not used")
 		}
@@ -264,7 +296,7 @@ func TestWarmReplacedWhileSettingUpIsNoFailure(t *testing.T) {
 	other := p
 	other.Network = !p.Network
 	for _, q := range []Profile{p, p, other, other} {
-		if _, ok := w.Start(context.Background(), q, []string{"/bin/true"}, nil, nil); ok {
+		if _, ok := startKept(t, w, context.Background(), q, []string{"/bin/true"}, nil, nil); ok {
 			t.Fatal("a kept sandbox was ready at once")
 		}
 	}

@@ -5,6 +5,8 @@ package sandbox
 import (
 	"context"
 	"io"
+
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // Warm keeps a sandbox set up between commands where the sandbox is one
@@ -12,9 +14,9 @@ import (
 // usual way.
 type Warm struct{}
 
-// Start reports that no kept sandbox runs argv: the caller starts it.
-func (w *Warm) Start(context.Context, Profile, []string, io.Writer, io.Writer) (*Process, bool) {
-	return nil, false
+// runKept: no sandbox is kept here.
+func (w *Warm) runKept(context.Context, Profile, helper.Spec, []string, io.Writer, io.Writer) *Process {
+	return nil
 }
 
 // Close does nothing here.

@@ -44,8 +44,9 @@ type message struct {
 // so the next command starts in a sandbox where nothing of the last one
 // runs, as in a sandbox of its own; files it wrote stay, as they would.
 // It ends when coder closes its end of the socket.
+// ServeFD is close-on-exec like every descriptor above stderr (run's
+// keepOnlyStdio): no command inherits it.
 func serve(s Spec) int {
-	syscall.CloseOnExec(ServeFD)
 	if send(MsgReady) != nil {
 		return 0 // coder went away while this was set up: nothing to serve
 	}
@@ -71,39 +72,40 @@ func serve(s Spec) int {
 // runJob runs one command: m holds its directory, argv and environment and
 // its three standard streams. gone is true when coder went away meanwhile.
 func runJob(s Spec, m message, msgs <-chan message) (code int, gone bool) {
+	// Only the command's processes hold its streams once it started:
+	// coder reads them to the end when they are all gone.
+	defer func() { closeAll(m.fds) }() // nil once handed to the command
+	refuse := func(code int, msg string) (int, bool) {
+		if len(m.fds) == 3 {
+			_, _ = syscall.Write(m.fds[2], []byte(Prefix+msg+"\n"))
+		}
+		return code, false
+	}
 	id, dir, argv, env, err := parseRun(m.fields)
 	if err == nil && len(m.fds) != 3 {
 		err = errors.New("run without its three standard streams")
 	}
 	if err != nil {
-		writeErr(m.fds, err.Error())
-		closeAll(m.fds)
-		return Failed, false
+		return refuse(Failed, err.Error())
 	}
 	path := argv[0]
 	if indexByte(path, '/') < 0 { // a path names the program from dir, exec checks it
 		path, err = lookPathIn(path, pathOf(env))
 	}
 	if err != nil {
-		writeErr(m.fds, err.Error())
-		closeAll(m.fds)
-		return 127, false
+		return refuse(127, err.Error())
 	}
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Dir: dir, Env: env, Files: []uintptr{uintptr(m.fds[0]), uintptr(m.fds[1]), uintptr(m.fds[2])},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
-	if err != nil {
-		writeErr(m.fds, "start "+argv[0]+": "+err.Error())
-		closeAll(m.fds)
-		if err == syscall.ENOENT {
-			return 127, false
-		}
-		return 126, false
+	if err == syscall.ENOENT {
+		return refuse(127, "start "+argv[0]+": "+err.Error())
+	} else if err != nil {
+		return refuse(126, "start "+argv[0]+": "+err.Error())
 	}
-	// Only the command's processes hold its streams now: coder reads them
-	// to the end once they are all gone.
 	closeAll(m.fds)
+	m.fds = nil
 	exits := make(chan int, 2)
 	go reap(pid, exits)
 	code, signum := -1, 0
@@ -174,13 +176,6 @@ func pathOf(env []string) string {
 		}
 	}
 	return ""
-}
-
-// writeErr tells the command's stderr (fds[2]) why it did not start.
-func writeErr(fds []int, msg string) {
-	if len(fds) == 3 {
-		_, _ = syscall.Write(fds[2], []byte(Prefix+msg+"\n"))
-	}
 }
 
 func closeAll(fds []int) {

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
 
 	"github.com/coder-agent/coder/internal/config"
@@ -83,25 +82,13 @@ func (l *Launcher) Launch(ctx context.Context, c *tools.Call, argv, env []string
 }
 
 // start starts argv in sandbox p: a foreground command in the sandbox
-// kept set up for the last one when it is the same.
+// kept set up for the last one when it is the same, a task in one of its
+// own.
 func (l *Launcher) start(ctx context.Context, p sandbox.Profile, argv []string, stdout, stderr io.Writer, background bool) (*sandbox.Process, error) {
 	if !background {
-		if proc, ok := l.warm.Start(ctx, p, argv, stdout, stderr); ok {
-			return proc, nil
-		}
+		return l.warm.Start(ctx, p, argv, stdout, stderr)
 	}
-	return start(ctx, p, argv, stdout, stderr, background)
-}
-
-// start starts argv in sandbox p.
-func start(ctx context.Context, p sandbox.Profile, argv []string, stdout, stderr io.Writer, background bool) (*sandbox.Process, error) {
-	var cmd *exec.Cmd
-	var err error
-	if background {
-		cmd, err = sandbox.Background(p, argv)
-	} else {
-		cmd, err = sandbox.Command(ctx, p, argv)
-	}
+	cmd, err := sandbox.Background(p, argv)
 	if err != nil {
 		return nil, err
 	}
