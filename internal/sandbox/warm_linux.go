@@ -21,13 +21,13 @@ import (
 // helper (helper.Spec.Serve) does it once, then runs each command it is
 // sent as a child, and kills and reaps everything the command left before
 // it answers, so each command still starts in a sandbox where nothing of
-// the last one runs. Only a command whose sandbox is exactly the one kept
-// runs in it, one at a time; any other starts the usual way. The zero
-// value is ready; Close ends the kept sandbox.
+// the last one runs. The first command sets it up and runs in it; a
+// command whose sandbox is not exactly the one kept replaces it; a second
+// command while one runs starts the usual way. The zero value is ready;
+// Close ends the kept sandbox.
 type Warm struct {
 	mu     sync.Mutex
 	z      *zygote
-	last   string          // the spec of the last command asked for
 	failed map[string]bool // specs whose serving helper never came up
 	closed bool
 }
@@ -52,16 +52,16 @@ type zygote struct {
 // and not tried again for that spec.
 const warmStartTimeout = 10 * time.Second
 
-// runKept runs argv in the sandbox of spec s if w keeps one set up for
-// exactly s and it is free; nil otherwise (the caller starts argv the
-// usual way), after setting one up in the background when the last call
-// had this sandbox too.
+// runKept runs argv in the sandbox of spec s that w keeps set up, setting
+// it up first when w keeps none for exactly s; nil when that cannot be
+// (another command runs in the kept one, its set-up failed, ctx ended):
+// the caller then starts argv the usual way.
 func (w *Warm) runKept(ctx context.Context, p Profile, s helper.Spec, argv []string, stdout, stderr io.Writer) *Process {
 	if w == nil {
 		return nil
 	}
 	key := strings.Join(helper.Args(s, nil), "\x00")
-	z, id := w.take(p, s, key)
+	z, id := w.take(ctx, p, s, key)
 	if z == nil {
 		return nil
 	}
@@ -74,45 +74,54 @@ func (w *Warm) runKept(ctx context.Context, p Profile, s helper.Spec, argv []str
 }
 
 // take returns the kept sandbox for key, marked busy, and the id of the
-// command it is to run, if it is ready and free; otherwise nil, after
-// starting one for key when none is kept.
-func (w *Warm) take(p Profile, s helper.Spec, key string) (*zygote, string) {
+// command it is to run, once it is ready; nil when another command runs in
+// it or it cannot come up. A sandbox kept for another spec is ended and
+// one for key set up: the first command of a session already runs in the
+// sandbox the next ones will find ready, so a session pays one set-up as
+// long as its commands' sandbox stays the same, and never one it does not
+// use.
+func (w *Warm) take(ctx context.Context, p Profile, s helper.Spec, key string) (*zygote, string) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	last := w.last
-	w.last = key
 	if w.closed || w.failed[key] {
+		w.mu.Unlock()
 		return nil, ""
 	}
-	if z := w.z; z != nil && z.key == key && !z.busy && !closed(z.dead) {
-		if !closed(z.ready) {
+	z := w.z
+	switch {
+	case z != nil && z.busy:
+		w.mu.Unlock()
+		return nil, "" // one command at a time; this one starts the usual way
+	case z != nil && z.key == key && !closed(z.dead):
+		// kept for key, ready or still setting up
+	default:
+		if z != nil {
+			w.z = nil
+			go z.close()
+		}
+		var err error
+		if z, err = w.startZygote(p, s, key); err != nil {
+			w.fail(key)
+			w.mu.Unlock()
 			return nil, ""
 		}
-		z.busy = true
-		z.jobs++
-		return z, strconv.Itoa(z.jobs)
+		w.z = z
+		go w.watch(z)
 	}
-	if w.z != nil && (w.z.busy || w.z.key == key && !closed(w.z.dead)) {
-		return nil, "" // in use by another command, or still setting up
+	z.busy = true // held while it sets up: a second command starts the usual way
+	w.mu.Unlock()
+	select {
+	case <-z.ready:
+	case <-z.dead: // it failed, or watch ended it as too slow
+	case <-ctx.Done():
 	}
-	// Set one up for a spec asked for twice in a row: a turn with one
-	// command (coder -p) should not pay for a set-up it never uses, nor a
-	// session whose commands' spec changes at every call for one each time.
-	if last != key {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !closed(z.ready) || closed(z.dead) || ctx.Err() != nil || w.z != z {
+		z.busy = false
 		return nil, ""
 	}
-	if old := w.z; old != nil {
-		w.z = nil
-		go old.close()
-	}
-	z, err := w.startZygote(p, s, key)
-	if err != nil {
-		w.fail(key)
-		return nil, ""
-	}
-	w.z = z
-	go w.watch(z)
-	return nil, ""
+	z.jobs++
+	return z, strconv.Itoa(z.jobs)
 }
 
 // watch forgets z once it ended, and its spec for good if it never came up.

@@ -48,21 +48,15 @@ func startKept(t *testing.T, w *Warm, ctx context.Context, p Profile, argv []str
 	return proc, true
 }
 
-// warmUp runs true through w until it runs in the kept sandbox (with a
-// deadline): the next command with p's sandbox then does too.
+// warmUp runs true through w, in the kept sandbox (set up for it if none
+// is kept for p): the next command with p's sandbox runs there too.
 func warmUp(t *testing.T, w *Warm, p Profile) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if proc, ok := startKept(t, w, context.Background(), p, []string{"/bin/true"}, nil, nil); ok {
-			<-proc.Done()
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the kept sandbox never came up")
-		}
-		time.Sleep(20 * time.Millisecond)
+	proc, ok := startKept(t, w, context.Background(), p, []string{"/bin/true"}, nil, nil)
+	if !ok {
+		t.Fatal("the command did not run in the kept sandbox")
 	}
+	<-proc.Done()
 }
 
 // warmRun runs script with bash in w's kept sandbox for p, once it is set
@@ -166,31 +160,42 @@ func TestWarmStopEndsTheCommandNotTheSandbox(t *testing.T) {
 	}
 }
 
-// TestWarmOtherSandboxesStartTheUsualWay: a command whose sandbox differs
-// from the kept one is not run in it, and a serving helper that dies is
-// replaced, not used.
-func TestWarmOtherSandboxesStartTheUsualWay(t *testing.T) {
+// TestWarmOtherSandboxReplacesTheKeptOne: a command whose sandbox differs
+// runs in one set up for it, and the one kept before ends; a second
+// command while one runs starts the usual way; a serving helper that dies
+// is replaced, not used.
+func TestWarmOtherSandboxReplacesTheKeptOne(t *testing.T) {
 	_, p, w := warmWorld(t)
 	_, z1 := warmRun(t, w, p, `true`)
 
 	other := p
 	other.Network = !p.Network
-	if _, ok := startKept(t, w, context.Background(), other, []string{"/bin/true"}, nil, nil); ok {
-		t.Fatal("a command with network access ran in the kept sandbox without it")
+	r, z2 := warmRun(t, w, other, `echo other`)
+	if r.stdout != "other\n" || z2 == z1 || z2.key == z1.key {
+		t.Fatalf("a command with another sandbox: %+v, same serving helper %v", r, z2 == z1)
 	}
-	_, z2 := warmRun(t, w, p, `true`)
-	if z1 != z2 {
-		t.Fatal("one other command replaced the kept sandbox")
+	select {
+	case <-z1.proc.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the sandbox kept before was not ended")
 	}
+
+	running, ok := startKept(t, w, context.Background(), other, []string{"/bin/bash", "-c", "sleep 1"}, nil, nil)
+	if !ok {
+		t.Fatal("control: the kept sandbox was not used")
+	}
+	var out syncBuffer
+	second, ok := startKept(t, w, context.Background(), other, []string{"/bin/echo", "meanwhile"}, &out, nil)
+	if ok || out.String() != "meanwhile\n" || second.ExitCode() != 0 {
+		t.Fatalf("a second command while one ran: kept %v, %q, exit %d", ok, out.String(), second.ExitCode())
+	}
+	<-running.Done()
 
 	_ = z2.proc.cmd.Process.Kill()
 	<-z2.dead
-	if _, ok := startKept(t, w, context.Background(), p, []string{"/bin/true"}, nil, nil); ok {
-		t.Fatal("a dead serving helper was used")
-	}
-	r, z3 := warmRun(t, w, p, `echo again`)
+	r, z3 := warmRun(t, w, other, `echo again`)
 	if r.stdout != "again\n" || z3 == z2 {
-		t.Fatalf("after the serving helper died: %+v", r)
+		t.Fatalf("after the serving helper died: %+v, same one %v", r, z3 == z2)
 	}
 }
 
@@ -232,25 +237,25 @@ func TestWarmStreamsAndWhatCannotStart(t *testing.T) {
 	}
 }
 
-// TestWarmSetsUpOnlyForASpecAskedForTwice: one command (coder -p with one
-// call) sets nothing up in the background; a second with the same sandbox
-// does, and a different one in between does not.
-func TestWarmSetsUpOnlyForASpecAskedForTwice(t *testing.T) {
+// TestWarmFirstCommandRunsInTheKeptSandbox: a session's first command
+// already runs in the sandbox that is then kept, so the second finds it
+// set up: no set-up beside the one the command needs.
+func TestWarmFirstCommandRunsInTheKeptSandbox(t *testing.T) {
 	_, p, w := warmWorld(t)
-	other := p
-	other.Network = !p.Network
-	kept := func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.z != nil
+	var out syncBuffer
+	first, ok := startKept(t, w, context.Background(), p, []string{"/bin/echo", "first"}, &out, nil)
+	if !ok {
+		t.Fatal("the first command did not run in the sandbox it set up")
 	}
-	for i, q := range []Profile{p, other, p} {
-		if _, ok := startKept(t, w, context.Background(), q, []string{"/bin/true"}, nil, nil); ok || kept() {
-			t.Fatalf("call %d: a sandbox was set up for a spec not asked for twice in a row", i+1)
-		}
+	<-first.Done()
+	w.mu.Lock()
+	z := w.z
+	w.mu.Unlock()
+	if out.String() != "first\n" || first.ExitCode() != 0 || z == nil {
+		t.Fatalf("first command: %q, exit %d, kept %v", out.String(), first.ExitCode(), z != nil)
 	}
-	if _, ok := startKept(t, w, context.Background(), p, []string{"/bin/true"}, nil, nil); ok || !kept() {
-		t.Fatal("control: the same spec twice in a row set nothing up")
+	if _, z2 := warmRun(t, w, p, `true`); z2 != z {
+		t.Fatal("the second command did not run in the sandbox the first set up")
 	}
 }
 
@@ -288,19 +293,43 @@ func TestWarmLateStopDoesNotReachTheNextCommand(t *testing.T) {
 	}
 }
 
-// TestWarmReplacedWhileSettingUpIsNoFailure: a kept sandbox coder ends
-// while it still sets up (another spec came twice) is not counted as one
-// that could not come up: its spec gets one again later.
-func TestWarmReplacedWhileSettingUpIsNoFailure(t *testing.T) {
+// TestWarmCancelledWhileSettingUp: a command cancelled while its sandbox
+// sets up does not start, and the set-up goes on for the next one; a kept
+// sandbox coder ends while it still sets up (another sandbox was asked
+// for) is not counted as one that could not come up: its spec gets one
+// again later.
+func TestWarmCancelledWhileSettingUp(t *testing.T) {
 	_, p, w := warmWorld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if proc, err := w.Start(ctx, p, []string{"/bin/true"}, nil, nil); err == nil {
+		<-proc.Done()
+		t.Fatalf("a cancelled command started (exit %d)", proc.ExitCode())
+	}
+	w.mu.Lock()
+	z := w.z
+	w.mu.Unlock()
+	if z == nil {
+		t.Fatal("nothing was being set up")
+	}
+	if _, z2 := warmRun(t, w, p, `true`); z2 != z {
+		t.Fatal("the next command did not get the sandbox set up for the cancelled one")
+	}
+
 	other := p
 	other.Network = !p.Network
-	for _, q := range []Profile{p, p, other, other} {
-		if _, ok := startKept(t, w, context.Background(), q, []string{"/bin/true"}, nil, nil); ok {
-			t.Fatal("a kept sandbox was ready at once")
+	for _, q := range []Profile{other, p} { // other's sets up, then p's replaces it
+		if proc, err := w.Start(ctx, q, []string{"/bin/true"}, nil, nil); err == nil {
+			<-proc.Done()
+			t.Fatal("a cancelled command started")
 		}
 	}
-	if r, _ := warmRun(t, w, p, `echo back`); r.stdout != "back\n" {
+	if r, _ := warmRun(t, w, other, `echo back`); r.stdout != "back\n" {
 		t.Fatalf("%+v", r)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.failed) != 0 {
+		t.Fatalf("a sandbox coder ended while it set up was counted as failed: %v", w.failed)
 	}
 }
