@@ -53,4 +53,29 @@ func BenchmarkSetup(b *testing.B) {
 			}
 		})
 	}
+	// kept: the sandbox kept set up between commands (Warm), as a
+	// session's foreground commands run.
+	for _, l := range []Level{LevelFull, LevelLandlock, LevelNone} {
+		if l > Probe().Level {
+			continue
+		}
+		b.Run("kept-"+l.String(), func(b *testing.B) {
+			p := Profile{Workspace: ws, TempDir: tmp, Level: l, WritableRoots: []string{home + "/.cache"},
+				DenyRead: []string{home + "/.ssh", home + "/.aws"}}
+			w := &Warm{}
+			defer w.Close()
+			for b.Loop() {
+				proc, err := w.Start(context.Background(), p, []string{"/bin/bash", "-c", "true"}, nil, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := proc.Wait(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if bareNS > 0 {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/bareNS, "x-bare")
+			}
+		})
+	}
 }

@@ -28,7 +28,25 @@ func (p Profile) environ() []string {
 	if p.TempDir != "" {
 		out = append(out, "TMPDIR="+p.TempDir, "TMP="+p.TempDir, "TEMP="+p.TempDir)
 	}
-	return out
+	return lastWins(out)
+}
+
+// lastWins keeps the last entry of each name, in order, as exec.Cmd does:
+// a command handed to a kept sandbox gets the list as it is, and getenv
+// would take the first.
+func lastWins(env []string) []string {
+	seen := make(map[string]bool, len(env))
+	w := len(env)
+	for i := len(env) - 1; i >= 0; i-- {
+		name, _, _ := strings.Cut(env[i], "=")
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		w--
+		env[w] = env[i]
+	}
+	return env[w:]
 }
 
 func (p Profile) holdsSecret(value string) bool {

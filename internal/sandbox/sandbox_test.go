@@ -102,11 +102,11 @@ type result struct {
 }
 
 // run runs script with bash in the sandbox p describes. With
-// CODER_TEST_WARM=1 a full-level sandbox is one kept set up (Warm) that
+// CODER_TEST_WARM=1 the sandbox is one kept set up (Warm) that
 // ran a command before: the suite then checks the kept sandbox's rules.
 func run(t *testing.T, p Profile, script string) result {
 	t.Helper()
-	if runWarm != nil && os.Getenv("CODER_TEST_WARM") == "1" && p.level() == LevelFull {
+	if runWarm != nil && os.Getenv("CODER_TEST_WARM") == "1" {
 		return runWarm(t, p, script)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -203,8 +203,10 @@ func TestSpecFollowsProfileAndLevel(t *testing.T) {
 	}
 }
 
+// TestEnvironmentDropsSecretsAndSetsTMPDIR: secrets are dropped, TMPDIR
+// is the private one, and of a name given twice the last stays.
 func TestEnvironmentDropsSecretsAndSetsTMPDIR(t *testing.T) {
-	p := Profile{TempDir: "/tmp/private", Env: []string{"PATH=/bin", "OPENAI_API_KEY=sk-x", "GITHUB_TOKEN=t",
+	p := Profile{TempDir: "/tmp/private", Env: []string{"PATH=/bin", "HOME=/first", "OPENAI_API_KEY=sk-x", "GITHUB_TOKEN=t",
 		"AWS_SECRET_ACCESS_KEY=s", "DB_PASSWORD=p", "TMPDIR=/tmp", "HOME=/h", "INNOCENT=Bearer sk-12345678", "SHORT=abc"},
 		Secrets: []string{"sk-12345678", "abc"}}
 	got := p.environ()

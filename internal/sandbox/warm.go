@@ -7,17 +7,15 @@ import (
 
 // Start starts argv in the sandbox p describes, with stdin empty and its
 // output to stdout and stderr, as Start of Command would: in the sandbox w
-// keeps set up when it is exactly this one and free (Linux), else the
-// usual way. The spec is built once for either.
+// keeps set up (Linux, every level), else the usual way. The spec is built
+// once for either.
 func (w *Warm) Start(ctx context.Context, p Profile, argv []string, stdout, stderr io.Writer) (*Process, error) {
 	level, s, err := p.prepare(argv)
 	if err != nil {
 		return nil, err
 	}
-	if level == LevelFull {
-		if proc := w.runKept(ctx, p, s, argv, stdout, stderr); proc != nil {
-			return proc, nil
-		}
+	if proc := w.runKept(ctx, p, level, s, argv, stdout, stderr); proc != nil {
+		return proc, nil
 	}
 	cmd, err := helperCommand(ctx, p, level, s, argv)
 	if err != nil {

@@ -15,11 +15,13 @@ import (
 	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
-// Warm keeps one full-level sandbox set up between a session's foreground
-// commands. Setting a sandbox up costs a fork of coder into new namespaces
-// and a start of the helper (most of a sandboxed call's time); a serving
-// helper (helper.Spec.Serve) does it once, then runs each command it is
-// sent as a child, and kills and reaps everything the command left before
+// Warm keeps one sandbox set up between a session's foreground commands.
+// Setting a sandbox up costs a fork of coder (into new namespaces at the
+// full level) and a start of the helper, most of a sandboxed call's time;
+// a serving helper (helper.Spec.Serve) does it once, then runs each
+// command it is sent as a child (at the Landlock level through the
+// restrict stage, which still starts once for each command), and kills
+// and reaps everything the command left before
 // it answers, so each command still starts in a sandbox where nothing of
 // the last one runs. The first command sets it up and runs in it; a
 // command whose sandbox is not exactly the one kept replaces it; a second
@@ -56,12 +58,12 @@ const warmStartTimeout = 10 * time.Second
 // it up first when w keeps none for exactly s; nil when that cannot be
 // (another command runs in the kept one, its set-up failed, ctx ended):
 // the caller then starts argv the usual way.
-func (w *Warm) runKept(ctx context.Context, p Profile, s helper.Spec, argv []string, stdout, stderr io.Writer) *Process {
+func (w *Warm) runKept(ctx context.Context, p Profile, level Level, s helper.Spec, argv []string, stdout, stderr io.Writer) *Process {
 	if w == nil {
 		return nil
 	}
 	key := strings.Join(helper.Args(s, nil), "\x00")
-	z, id := w.take(ctx, p, s, key)
+	z, id := w.take(ctx, p, level, s, key)
 	if z == nil {
 		return nil
 	}
@@ -80,7 +82,7 @@ func (w *Warm) runKept(ctx context.Context, p Profile, s helper.Spec, argv []str
 // sandbox the next ones will find ready, so a session pays one set-up as
 // long as its commands' sandbox stays the same, and never one it does not
 // use.
-func (w *Warm) take(ctx context.Context, p Profile, s helper.Spec, key string) (*zygote, string) {
+func (w *Warm) take(ctx context.Context, p Profile, level Level, s helper.Spec, key string) (*zygote, string) {
 	w.mu.Lock()
 	if w.closed || w.failed[key] {
 		w.mu.Unlock()
@@ -99,7 +101,7 @@ func (w *Warm) take(ctx context.Context, p Profile, s helper.Spec, key string) (
 			go z.close()
 		}
 		var err error
-		if z, err = w.startZygote(p, s, key); err != nil {
+		if z, err = w.startZygote(p, level, s, key); err != nil {
 			w.fail(key)
 			w.mu.Unlock()
 			return nil, ""
@@ -187,8 +189,9 @@ func (w *Warm) Close() {
 	}
 }
 
-// startZygote starts a serving helper for spec s of p, in the background.
-func (w *Warm) startZygote(p Profile, s helper.Spec, key string) (*zygote, error) {
+// startZygote starts a serving helper for spec s of p at level, in the
+// background.
+func (w *Warm) startZygote(p Profile, level Level, s helper.Spec, key string) (*zygote, error) {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -206,7 +209,7 @@ func (w *Warm) startZygote(p Profile, s helper.Spec, key string) (*zygote, error
 		return nil, errors.New("sandbox: not a unix socket")
 	}
 	s.Serve = true
-	cmd, err := helperCommand(context.Background(), p, LevelFull, s, nil)
+	cmd, err := helperCommand(context.Background(), p, level, s, nil)
 	if err != nil {
 		conn.Close()
 		return nil, err

@@ -27,10 +27,16 @@ func init() {
 func warmWorld(t *testing.T) (*world, Profile, *Warm) {
 	t.Helper()
 	needFull(t)
+	return warmWorldAt(t, LevelFull)
+}
+
+// warmWorldAt is warmWorld at level.
+func warmWorldAt(t *testing.T, level Level) (*world, Profile, *Warm) {
+	t.Helper()
 	wd := newWorld(t)
 	w := &Warm{}
 	t.Cleanup(w.Close)
-	return wd, wd.profile(LevelFull), w
+	return wd, wd.profile(level), w
 }
 
 // startKept starts argv through w and reports whether it runs in the kept
@@ -78,52 +84,64 @@ func warmRun(t *testing.T, w *Warm, p Profile, script string) (result, *zygote) 
 	return result{code: proc.ExitCode(), stdout: out.String(), stderr: errb.String()}, z
 }
 
-// TestWarmRunsEachCommandInACleanSandbox: commands after the first run in
-// the same serving helper (no new sandbox each), get their streams and
-// exit codes, and find nothing the last one left running (the positive
-// control: it was running while that command ran).
+// TestWarmRunsEachCommandInACleanSandbox: at every level, commands after
+// the first run in the same serving helper (no new sandbox each), get
+// their streams and exit codes, and find nothing the last one left
+// running, setsid and double forks included (the positive control: it
+// was running while that command ran).
 func TestWarmRunsEachCommandInACleanSandbox(t *testing.T) {
-	_, p, w := warmWorld(t)
-
-	r, z1 := warmRun(t, w, p, `sleep 60 & echo $! > pid; kill -0 $! && echo running; echo out; echo err >&2; exit 7`)
-	if r.code != 7 || r.stdout != "running\nout\n" || r.stderr != "err\n" {
-		t.Fatalf("first command: %+v", r)
-	}
-	r, z2 := warmRun(t, w, p, `if kill -0 $(cat pid) 2>/dev/null; then echo still there; else echo gone; fi`)
-	if r.code != 0 || r.stdout != "gone\n" {
-		t.Fatalf("what the first command left: %+v", r)
-	}
-	if z1 != z2 {
-		t.Fatal("the second command did not run in the kept sandbox")
+	for _, l := range levels(t, LevelNone) {
+		t.Run(l.String(), func(t *testing.T) {
+			wd, p, w := warmWorldAt(t, l)
+			r, z1 := warmRun(t, w, p, `setsid sleep 60 & echo $! > pid; ( ( sleep 60 & echo $! > pid2 ) & ); sleep 0.2; `+
+				`kill -0 $(cat pid) && kill -0 $(cat pid2) && echo running; echo out; echo err >&2; exit 7`)
+			if r.code != 7 || r.stdout != "running\nout\n" || r.stderr != "err\n" {
+				t.Fatalf("first command: %+v", r)
+			}
+			r, z2 := warmRun(t, w, p, `for f in pid pid2; do if kill -0 $(cat $f) 2>/dev/null; then echo still there; else echo gone; fi; done; echo "$HOME"`)
+			if r.code != 0 || r.stdout != "gone\ngone\n"+wd.home+"\n" {
+				t.Fatalf("what the first command left, or its HOME (the profile's, given last): %+v", r)
+			}
+			if z1 != z2 {
+				t.Fatal("the second command did not run in the kept sandbox")
+			}
+		})
 	}
 }
 
 // TestWarmKeepsTheSandboxsRules: in the kept sandbox as in a new one, a
 // file outside the workspace cannot be written and a denied one cannot be
-// read, while the workspace can be written (the positive control).
+// read, while the workspace can be written (the positive control); the
+// socket to coder cannot be reached.
 func TestWarmKeepsTheSandboxsRules(t *testing.T) {
-	wd, p, w := warmWorld(t)
-	outside := filepath.Join(wd.outside, "keep")
-	secret := filepath.Join(wd.home, ".ssh", "id_ed25519")
-	r, _ := warmRun(t, w, p, `echo made > made.txt; echo x >> `+outside+`; cat `+secret+`; true`)
-	if b, err := os.ReadFile(filepath.Join(wd.ws, "made.txt")); err != nil || string(b) != "made\n" {
-		t.Fatalf("control: the workspace was not writable: %v %q (%+v)", err, b, r)
-	}
-	if b, _ := os.ReadFile(outside); string(b) != "keep\n" {
-		t.Fatalf("a file outside the workspace was written: %q", b)
-	}
-	if strings.Contains(r.stdout, "SECRET") {
-		t.Fatalf("a denied file was read: %+v", r)
-	}
-	// The socket to coder: not among the command's descriptors, and not
-	// to be opened through PID 1's (the control: the command sees its own).
-	r, _ = warmRun(t, w, p, `for f in /proc/$$/fd/*; do echo "own ${f##*/} $(readlink $f)"; done; `+
-		`exec 9<>/proc/1/fd/3 && echo opened; true`)
-	if strings.Contains(r.stdout, "socket:") || strings.Contains(r.stdout, "opened") {
-		t.Fatalf("the command reached the socket to coder: %+v", r)
-	}
-	if !strings.Contains(r.stdout, "own 2 ") {
-		t.Fatalf("control: the command's own descriptors were not listed: %+v", r)
+	for _, l := range levels(t, LevelLandlock) {
+		t.Run(l.String(), func(t *testing.T) {
+			wd, p, w := warmWorldAt(t, l)
+			outside := filepath.Join(wd.outside, "keep")
+			secret := filepath.Join(wd.home, ".ssh", "id_ed25519")
+			r, _ := warmRun(t, w, p, `echo made > made.txt; echo x >> `+outside+`; cat `+secret+`; true`)
+			if b, err := os.ReadFile(filepath.Join(wd.ws, "made.txt")); err != nil || string(b) != "made\n" {
+				t.Fatalf("control: the workspace was not writable: %v %q (%+v)", err, b, r)
+			}
+			if b, _ := os.ReadFile(outside); string(b) != "keep\n" {
+				t.Fatalf("a file outside the workspace was written: %q", b)
+			}
+			if l == LevelFull && strings.Contains(r.stdout, "SECRET") {
+				t.Fatalf("a denied file was read: %+v", r)
+			}
+			// The socket to coder: not among the command's descriptors, and
+			// not to be opened through the serving helper's, its parent's
+			// (the control: the command sees its own).
+			r, _ = warmRun(t, w, p, `for f in /proc/$$/fd/*; do echo "own ${f##*/} $(readlink $f)"; done; `+
+				`echo parent $(tr '\0' '\n' < /proc/$PPID/cmdline | grep -cx serve=1); `+
+				`exec 9<>/proc/$PPID/fd/3 && echo opened; true`)
+			if strings.Contains(r.stdout, "socket:") || strings.Contains(r.stdout, "opened") {
+				t.Fatalf("the command reached the socket to coder: %+v", r)
+			}
+			if !strings.Contains(r.stdout, "own 2 ") || !strings.Contains(r.stdout, "parent 1\n") {
+				t.Fatalf("control: the command's own descriptors were not listed, or its parent is not the serving helper: %+v", r)
+			}
+		})
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 type Warm struct{}
 
 // runKept: no sandbox is kept here.
-func (w *Warm) runKept(context.Context, Profile, helper.Spec, []string, io.Writer, io.Writer) *Process {
+func (w *Warm) runKept(context.Context, Profile, Level, helper.Spec, []string, io.Writer, io.Writer) *Process {
 	return nil
 }
 

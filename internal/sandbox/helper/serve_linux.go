@@ -38,11 +38,14 @@ type message struct {
 
 // serve is the helper kept set up between commands: PID 1 of namespaces
 // whose mounts, Landlock domain and dropped capabilities (all set on this
-// thread by runNamespaced) every command forked from here inherits. It runs
-// the commands coder sends one at a time, and after each one kills
-// whatever it left (kill -1 from PID 1) and reaps it all before answering,
-// so the next command starts in a sandbox where nothing of the last one
-// runs, as in a sandbox of its own; files it wrote stay, as they would.
+// thread by runNamespaced) every command forked from here inherits, or
+// (without namespaces) the subreaper each command is forked under, through
+// the restrict stage when Landlock confines it. It runs the commands coder
+// sends one at a time, and after each one kills whatever it left (kill -1
+// from PID 1; every descendant of the subreaper) and reaps it all before
+// answering, so the next command starts in a sandbox where nothing of the
+// last one runs, as in a sandbox of its own; files it wrote stay, as they
+// would.
 // It ends when coder closes its end of the socket.
 // ServeFD is close-on-exec like every descriptor above stderr (run's
 // keepOnlyStdio): no command inherits it.
@@ -88,14 +91,11 @@ func runJob(s Spec, m message, msgs <-chan message) (code int, gone bool) {
 	if err != nil {
 		return refuse(Failed, err.Error())
 	}
-	path := argv[0]
-	if indexByte(path, '/') < 0 { // a path names the program from dir, exec checks it
-		path, err = lookPathIn(path, pathOf(env))
-	}
+	path, args, err := childArgv(s, argv, pathOf(env))
 	if err != nil {
 		return refuse(127, err.Error())
 	}
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+	pid, err := syscall.ForkExec(path, args, &syscall.ProcAttr{
 		Dir: dir, Env: env, Files: []uintptr{uintptr(m.fds[0]), uintptr(m.fds[1]), uintptr(m.fds[2])},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})

@@ -18,23 +18,39 @@ func runContained(s Spec, argv []string) int {
 	if err := prctl(prSetChildSubreaper, 1); err != nil {
 		return fail("subreaper", err)
 	}
+	if s.Serve {
+		// It holds the socket to coder and stays outside the commands'
+		// Landlock domain, whose ptrace rule keeps a confined command off
+		// it; not dumpable besides, so that ptrace and /proc/PID/fd on it
+		// need CAP_SYS_PTRACE.
+		if err := prctl(prSetDumpable, 0); err != nil {
+			return fail("dumpable", err)
+		}
+		return serve(s)
+	}
 	return supervise(s, argv)
 }
 
-// childArgv is what the supervisor starts: the command itself, or (without
-// namespaces but with Landlock) the restrict stage that becomes it.
-func childArgv(s Spec, argv []string) (string, []string, error) {
+// childArgv is what the supervisor starts: the command itself, found on
+// path (a $PATH; a name with a slash is the program, from the directory
+// the command runs in, and exec checks it), or (without namespaces but
+// with Landlock) the restrict stage that becomes it, which looks the
+// command up itself.
+func childArgv(s Spec, argv []string, path string) (string, []string, error) {
 	if s.Mode == ModeContain && s.LandlockABI > 0 {
 		exe, err := os.Executable()
 		if err != nil {
 			return "", nil, err
 		}
 		r := s
-		r.Mode = ModeRestrict
+		r.Mode, r.Serve = ModeRestrict, false
 		return exe, append([]string{exe}, Args(r, argv)...), nil
 	}
-	path, err := lookPath(argv[0])
-	return path, argv, err
+	if indexByte(argv[0], '/') >= 0 {
+		return argv[0], argv, nil
+	}
+	prog, err := lookPathIn(argv[0], path)
+	return prog, argv, err
 }
 
 // supervise starts the command as this process's child and waits for it.
@@ -45,7 +61,7 @@ func childArgv(s Spec, argv []string) (string, []string, error) {
 // package's init): the command is forked from it, and its parent-death
 // signal follows that thread, which lives as long as the helper.
 func supervise(s Spec, argv []string) int {
-	path, args, err := childArgv(s, argv)
+	path, args, err := childArgv(s, argv, os.Getenv("PATH"))
 	if err != nil {
 		_, _ = os.Stderr.WriteString(Prefix + err.Error() + "\n")
 		return 127
