@@ -110,9 +110,10 @@ func TestWarmRunsEachCommandInACleanSandbox(t *testing.T) {
 }
 
 // TestWarmKeepsTheSandboxsRules: in the kept sandbox as in a new one, a
-// file outside the workspace cannot be written and a denied one cannot be
-// read, while the workspace can be written (the positive control); the
-// socket to coder cannot be reached.
+// file outside the workspace cannot be written and (at the full level,
+// whose mounts hide it) a denied one cannot be read, while the workspace
+// can be written (the positive control); the socket to coder cannot be
+// reached.
 func TestWarmKeepsTheSandboxsRules(t *testing.T) {
 	for _, l := range levels(t, LevelLandlock) {
 		t.Run(l.String(), func(t *testing.T) {
