@@ -8,8 +8,9 @@ import (
 )
 
 // BenchmarkSetup measures the cost of one sandboxed `bash -c true` at each
-// level against an unsandboxed one: go test -run '^$' -bench Setup.
-// The ratio to the unsandboxed run is reported as "x-bare".
+// level, in a sandbox of its own and in the kept one, against an
+// unsandboxed one: go test -run '^$' -bench Setup. The ratio to the
+// unsandboxed run is reported as "x-bare".
 func BenchmarkSetup(b *testing.B) {
 	ws := b.TempDir()
 	tmp := b.TempDir()
@@ -28,54 +29,44 @@ func BenchmarkSetup(b *testing.B) {
 		bareNS = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	})
 	home, _ := os.UserHomeDir()
-	for _, l := range []Level{LevelFull, LevelLandlock, LevelNone} {
-		if l > Probe().Level {
-			continue
+	argv := []string{"/bin/bash", "-c", "true"}
+	// each times start's sandboxed true at every level here, as "prefix" +
+	// the level's name.
+	each := func(prefix string, start func(Profile, *Warm) (*Process, error)) {
+		for _, l := range []Level{LevelFull, LevelLandlock, LevelNone} {
+			if l > Probe().Level {
+				continue
+			}
+			b.Run(prefix+l.String(), func(b *testing.B) {
+				p := Profile{Workspace: ws, TempDir: tmp, Level: l, WritableRoots: []string{home + "/.cache"},
+					DenyRead: []string{home + "/.ssh", home + "/.aws"}}
+				w := &Warm{}
+				defer w.Close()
+				for b.Loop() {
+					proc, err := start(p, w)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := proc.Wait(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if bareNS > 0 {
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/bareNS, "x-bare")
+				}
+			})
 		}
-		b.Run(l.String(), func(b *testing.B) {
-			p := Profile{Workspace: ws, TempDir: tmp, Level: l, WritableRoots: []string{home + "/.cache"},
-				DenyRead: []string{home + "/.ssh", home + "/.aws"}}
-			for b.Loop() {
-				cmd, err := Command(context.Background(), p, []string{"/bin/bash", "-c", "true"})
-				if err != nil {
-					b.Fatal(err)
-				}
-				proc, err := Start(cmd)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := proc.Wait(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if bareNS > 0 {
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/bareNS, "x-bare")
-			}
-		})
 	}
-	// kept: the sandbox kept set up between commands (Warm), as a
+	each("", func(p Profile, _ *Warm) (*Process, error) {
+		cmd, err := Command(context.Background(), p, argv)
+		if err != nil {
+			return nil, err
+		}
+		return Start(cmd)
+	})
+	// kept-: the sandbox kept set up between commands (Warm), as a
 	// session's foreground commands run.
-	for _, l := range []Level{LevelFull, LevelLandlock, LevelNone} {
-		if l > Probe().Level {
-			continue
-		}
-		b.Run("kept-"+l.String(), func(b *testing.B) {
-			p := Profile{Workspace: ws, TempDir: tmp, Level: l, WritableRoots: []string{home + "/.cache"},
-				DenyRead: []string{home + "/.ssh", home + "/.aws"}}
-			w := &Warm{}
-			defer w.Close()
-			for b.Loop() {
-				proc, err := w.Start(context.Background(), p, []string{"/bin/bash", "-c", "true"}, nil, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := proc.Wait(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if bareNS > 0 {
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/bareNS, "x-bare")
-			}
-		})
-	}
+	each("kept-", func(p Profile, w *Warm) (*Process, error) {
+		return w.Start(context.Background(), p, argv, nil, nil)
+	})
 }
