@@ -155,47 +155,60 @@ func TestHeadlessSandboxSecretsControlFilesContainment(t *testing.T) {
 	}
 }
 
-// TestHeadlessKeptSandboxLeavesNothingBetweenCalls: a session's calls run
-// in one sandbox kept set up from the first (PID 1 is then the serving
-// helper, serve=1 on its command line: the positive control that this path
-// ran, for both calls); what a call starts in the background, setsid and
-// nohup included, is gone before the model is asked again, from outside
-// and from the next call, though it ran while its call did; and the kept
-// sandbox's rules are the sandbox's.
+// TestHeadlessKeptSandboxLeavesNothingBetweenCalls: at every level, a
+// session's calls run in one sandbox kept set up from the first (the
+// command's parent is then the serving helper, serve=1 on its command
+// line: the positive control that this path ran, for both calls); what a
+// call starts in the background, setsid and nohup included, is gone
+// before the model is asked again, from outside and from the next call,
+// though it ran while its call did; and the kept sandbox's rules are the
+// level's (nothing written outside from Landlock up, no secret read at
+// the full level).
 func TestHeadlessKeptSandboxLeavesNothingBetweenCalls(t *testing.T) {
-	needLevel(t, sandbox.LevelFull)
-	w := newSandboxWorld(t)
-	w.allowDanger(t, "")
-	m := marker()
-	t.Cleanup(func() { killMarked(m) })
-	call := func(cmd string) llmtest.Step { return llmtest.Calls(bashCall(cmd)) }
-	served := `echo served $(tr '\0' '\n' < /proc/1/cmdline | grep -cx serve=1)`
-	leave := call(`setsid sh -c 'echo $$ > left.pid; exec sleep ` + m + `' & nohup sleep ` + m + ` >/dev/null 2>&1 & ` +
-		`( ( sleep ` + m + ` & ) & ) ; sleep 0.3; kill -0 $(cat left.pid) && echo alive; ` + served)
-	check := call(`if kill -0 $(cat left.pid) 2>/dev/null; then echo still-there; else echo gone; fi; ` + served + `; ` +
-		`echo x >> ` + filepath.Join(w.outside, "keep") + `; cat ~/.ssh/id_* ; true`)
-	check.Check = func(llmtest.Request) error {
-		if left := markerPIDs("sleep", m); len(left) > 0 {
-			return fmt.Errorf("%d process(es) outlived their bash call", len(left))
-		}
-		return nil
-	}
-	outside := treeHash(t, w.outside)
-	_, srv := w.headless(t, leave, check)
-	for _, step := range []int{0, 1} {
-		if r := results(t, srv, step)[0]; !strings.Contains(r, `served 1\n`) {
-			t.Fatalf("positive control: call %d did not run in the kept sandbox: %s", step+1, r)
-		}
-	}
-	if r := results(t, srv, 0)[0]; !strings.Contains(r, "alive") {
-		t.Fatalf("positive control: the background process was not running in its call: %s", r)
-	}
-	r := results(t, srv, 1)[0]
-	if !strings.Contains(r, "gone") {
-		t.Fatalf("the next call found the last one's process: %s", r)
-	}
-	if strings.Contains(r, "SSH-KEY") || treeHash(t, w.outside) != outside {
-		t.Fatalf("the kept sandbox let a secret be read or a file outside be written: %s", r)
+	needLevel(t, sandbox.LevelNone)
+	for _, level := range []sandbox.Level{sandbox.LevelFull, sandbox.LevelLandlock, sandbox.LevelNone} {
+		t.Run(level.String(), func(t *testing.T) {
+			needLevel(t, level)
+			w := newSandboxWorld(t)
+			w.allowDanger(t, "")
+			if level != sandbox.LevelFull {
+				w.env[sandbox.ForceLevelEnv] = level.String()
+			}
+			m := marker()
+			t.Cleanup(func() { killMarked(m) })
+			call := func(cmd string) llmtest.Step { return llmtest.Calls(bashCall(cmd)) }
+			served := `echo served $(tr '\0' '\n' < /proc/$PPID/cmdline | grep -cx serve=1)`
+			leave := call(`setsid sh -c 'echo $$ > left.pid; exec sleep ` + m + `' & nohup sleep ` + m + ` >/dev/null 2>&1 & ` +
+				`( ( sleep ` + m + ` & ) & ) ; sleep 0.3; kill -0 $(cat left.pid) && echo alive; ` + served)
+			check := call(`if kill -0 $(cat left.pid) 2>/dev/null; then echo still-there; else echo gone; fi; ` + served + `; ` +
+				`echo x >> ` + filepath.Join(w.outside, "keep") + `; cat ~/.ssh/id_* ; true`)
+			check.Check = func(llmtest.Request) error {
+				if left := markerPIDs("sleep", m); len(left) > 0 {
+					return fmt.Errorf("%d process(es) outlived their bash call", len(left))
+				}
+				return nil
+			}
+			outside := treeHash(t, w.outside)
+			_, srv := w.headless(t, leave, check)
+			for _, step := range []int{0, 1} {
+				if r := results(t, srv, step)[0]; !strings.Contains(r, `served 1\n`) {
+					t.Fatalf("positive control: call %d did not run in the kept sandbox: %s", step+1, r)
+				}
+			}
+			if r := results(t, srv, 0)[0]; !strings.Contains(r, "alive") {
+				t.Fatalf("positive control: the background process was not running in its call: %s", r)
+			}
+			r := results(t, srv, 1)[0]
+			if !strings.Contains(r, "gone") {
+				t.Fatalf("the next call found the last one's process: %s", r)
+			}
+			if level != sandbox.LevelNone && treeHash(t, w.outside) != outside {
+				t.Fatalf("the kept sandbox let a file outside be written: %s", r)
+			}
+			if level == sandbox.LevelFull && strings.Contains(r, "SSH-KEY") {
+				t.Fatalf("the kept sandbox let a secret be read: %s", r)
+			}
+		})
 	}
 }
 
