@@ -42,7 +42,7 @@ func BenchmarkSetup(b *testing.B) {
 					DenyRead: []string{home + "/.ssh", home + "/.aws"}}
 				w := &Warm{}
 				defer w.Close()
-				for b.Loop() {
+				run := func() {
 					proc, err := start(p, w)
 					if err != nil {
 						b.Fatal(err)
@@ -50,6 +50,10 @@ func BenchmarkSetup(b *testing.B) {
 					if err := proc.Wait(); err != nil {
 						b.Fatal(err)
 					}
+				}
+				run() // untimed (b.Loop starts the clock): the kept sandbox's set-up, a warm page cache
+				for b.Loop() {
+					run()
 				}
 				if bareNS > 0 {
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/bareNS, "x-bare")
