@@ -37,7 +37,7 @@ type options struct {
 
 // groups are the parts of the suite, in the order they run ("vs" and
 // "codex" only with -vs and -codex).
-var groups = []string{"version", "hi", "tool3", "resume", "sandbox", "calls", "vs", "codex", "load", "turn", "grep"}
+var groups = []string{"version", "hi", "tool3", "resume", "sandbox", "calls", "kept", "vs", "codex", "load", "turn", "grep"}
 
 // vsGoals are issue 32's ratios against the commit before the sandbox.
 var vsGoals = map[string]float64{"hi": 1.1, "tool3": 1.25}
@@ -174,6 +174,11 @@ func measure(o options, modRoot, bin, base string) *Results {
 		progress("calls: %d rounds of a %d-call turn with the sandbox on and off, and bash -c true", o.n+1, callsN)
 		got, err := callsMetrics(bin, o.n)
 		res.collect("calls", got, err)
+	}
+	if o.only["kept"] {
+		progress("kept: BenchmarkSetup (internal/sandbox)")
+		got, err := keptMetrics(modRoot, o.n)
+		res.collect("kept", got, err)
 	}
 	if base != "" {
 		got, err := vsMetrics(bin, base, o.n, vsGoals)

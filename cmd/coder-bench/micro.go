@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -155,4 +156,43 @@ func measureTurn20(modRoot string, n int) (time.Duration, error) {
 	}
 	ns, _, err := benchMedian(res, "BenchmarkTurn20Steps", "ns/model-call")
 	return time.Duration(ns), err
+}
+
+// keptMetrics is BenchmarkSetup of internal/sandbox at the best level
+// here: `bash -c true` in the sandbox a session keeps set up between its
+// commands and in a sandbox of its own, against the same started bare from
+// the benchmark's process, run by run. What a session's sandboxed call
+// costs, where `sandbox` times a whole `coder sandbox` process.
+func keptMetrics(modRoot string, n int) ([]Metric, error) {
+	res, err := goBench(modRoot, "./internal/sandbox/", "^BenchmarkSetup$", "30x", n)
+	if err != nil {
+		return nil, err
+	}
+	for _, level := range []string{"full", "landlock", "none"} {
+		kept, own := "BenchmarkSetup/kept-"+level, "BenchmarkSetup/"+level
+		if _, ok := res[kept]; !ok {
+			continue
+		}
+		_, keptNS, err := benchMedian(res, kept, "ns/op")
+		if err != nil {
+			return nil, err
+		}
+		_, keptX, err := benchMedian(res, kept, "x-bare")
+		if err != nil {
+			return nil, err
+		}
+		_, ownX, err := benchMedian(res, own, "x-bare")
+		if err != nil {
+			return nil, err
+		}
+		for i := range keptNS {
+			keptNS[i] /= 1e6
+		}
+		return []Metric{
+			runMetric("kept.ms", "kept: `bash -c true` in a session's kept sandbox ("+level+"), in-process (BenchmarkSetup)", "ms", keptNS, nil, true),
+			runMetric("kept.vs_bare", "kept: the same / `bash -c true` started bare from that process, run by run", "×", keptX, nil, true),
+			runMetric("kept.own_vs_bare", "kept: in a sandbox of its own ("+level+") / bare, run by run", "×", ownX, nil, true),
+		}, nil
+	}
+	return nil, errors.New("BenchmarkSetup ran no kept sandbox here (no sandbox level?)")
 }
