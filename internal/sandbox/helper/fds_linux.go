@@ -17,6 +17,12 @@ func keepOnlyStdio() error {
 	if _, _, e := syscall.RawSyscall(sysCloseRange, 3, ^uintptr(0), closeRangeCloexec); e == 0 {
 		return nil
 	}
+	return cloexecListed()
+}
+
+// cloexecListed is keepOnlyStdio on a kernel without close_range's
+// CLOSE_RANGE_CLOEXEC: every descriptor /proc/self/fd lists above stderr.
+func cloexecListed() error {
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		return err
