@@ -9,9 +9,8 @@ import (
 	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
-// Warm keeps a sandbox set up between commands where the sandbox is one
-// coder sets up (Linux's namespaces); elsewhere every command starts the
-// usual way.
+// Warm keeps a sandbox set up between commands where coder's own helper
+// sets it up (Linux); elsewhere every command starts the usual way.
 type Warm struct{}
 
 // runKept: no sandbox is kept here.

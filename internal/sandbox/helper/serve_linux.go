@@ -127,8 +127,8 @@ func runJob(s Spec, m message, msgs <-chan message) (code int, gone bool) {
 			code = c
 			killAll()
 		case <-rekill:
-			// Something outlived kill -1 (it was exiting, or forking as it
-			// came): again, until reap finds nobody. A process the kill
+			// Something outlived the kill (it was exiting, or forking as
+			// it came): again, until reap finds nobody. A process the kill
 			// cannot reach ends with this one, as in a sandbox of its own.
 			if time.Since(killedAt) > StopGrace {
 				os.Exit(Failed)

@@ -39,9 +39,9 @@ type Spec struct {
 	LongLived bool
 	// Probe: set everything up, then exit 0 without running anything.
 	Probe bool
-	// Serve (LevelFull): set everything up once, then run one command at a
-	// time as coder sends them on ServeFD (serve_linux.go), leaving nothing
-	// of one in the sandbox when the next starts.
+	// Serve (Linux, every level): set everything up once, then run one
+	// command at a time as coder sends them on ServeFD (serve_linux.go),
+	// leaving nothing of one in the sandbox when the next starts.
 	Serve bool
 }
 

@@ -82,8 +82,7 @@ func (l *Launcher) Launch(ctx context.Context, c *tools.Call, argv, env []string
 }
 
 // start starts argv in sandbox p: a foreground command in the sandbox
-// kept set up for the last one when it is the same, a task in one of its
-// own.
+// kept set up between them (sandbox.Warm), a task in one of its own.
 func (l *Launcher) start(ctx context.Context, p sandbox.Profile, argv []string, stdout, stderr io.Writer, background bool) (*sandbox.Process, error) {
 	if !background {
 		return l.warm.Start(ctx, p, argv, stdout, stderr)
