@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // A paired measurement runs two commands in turn (A B A B …, after one
@@ -196,7 +198,13 @@ func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 			return runStats{wall: p.wall, cpu: p.cpu, rssBytes: p.maxRSSBytes}, err
 		}
 	}
-	cmds := []func() (runStats, error){run(bin, "sandbox", "--", "true"), run(bash, "-c", "true")}
+	// Two of the parts `coder sandbox -- true` is made of, each a whole
+	// process of its own: coder's start (every package initialised, the
+	// flags parsed, nothing set up) and the helper with the command (coder
+	// re-executed as the helper, without namespaces or Landlock: a
+	// subreaper that starts `true` and waits for it).
+	cmds := []func() (runStats, error){run(bin, "sandbox", "--", "true"), run(bash, "-c", "true"),
+		run(bin, "sandbox", "--help"), run(bin, helper.Arg, "mode="+helper.ModeContain, "--", truePath)}
 	if floor != "" {
 		cmds = append(cmds, run(floor, truePath))
 	}
@@ -204,7 +212,7 @@ func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 	if err != nil {
 		return nil, err
 	}
-	as, bs := runs[0], runs[1]
+	as, bs, ss, hs := runs[0], runs[1], runs[2], runs[3]
 	sb, bw := walls(as, 1000), walls(bs, 1000)
 	over := make([]float64, len(sb))
 	for i := range sb {
@@ -219,9 +227,11 @@ func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 		runMetric("sandbox.vs_bash", "sandbox: / `bash -c true`, pair by pair (goal: 3× or 10 ms over, the larger)", "×",
 			pairRatios(as, bs), &Goal{"<=", allowed}, false),
 		runMetric("sandbox.vs_bash_cpu", "sandbox: CPU time / `bash -c true`'s, pair by pair", "×", cpuRatios(as, bs), nil, true),
+		runMetric("sandbox.start_vs_bash", "sandbox: coder's start alone (`coder sandbox --help`) / `bash -c true`, pair by pair", "×", pairRatios(ss, bs), nil, true),
+		runMetric("sandbox.helper_vs_bash", "sandbox: the helper and `true` alone (`coder __sandbox-exec mode=contain -- true`) / `bash -c true`, pair by pair", "×", pairRatios(hs, bs), nil, true),
 	}
 	if floor != "" {
-		fs := runs[2]
+		fs := runs[4]
 		out = append(out,
 			runMetric("sandbox.floor", "sandbox: wall time of nsfloor: a Go program starting `true` in the sandbox's namespaces, nothing else", "ms", walls(fs, 1000), nil, true),
 			runMetric("sandbox.floor_vs_bash", "sandbox: nsfloor / `bash -c true`, pair by pair (what no Go launcher goes below)", "×", pairRatios(fs, bs), nil, true),
