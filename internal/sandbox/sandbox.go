@@ -121,6 +121,10 @@ type Profile struct {
 	// Level caps the layers used: LevelAuto uses the best Probe found;
 	// LevelLandlock or LevelNone force a fallback (sandbox.mode "off", tests).
 	Level Level
+	// remountEach: the helper remounts the mounts read-only one by one, as
+	// on kernels before 5.12, where the kernel could do it in one call
+	// (helper.Spec.RemountEach; set by tests only).
+	remountEach bool
 }
 
 // protected is the resolved list of the explicitly protected paths.
@@ -187,7 +191,7 @@ func (p Profile) enforceable(r pathResolver, list []string) (enforced, skipped [
 func (p Profile) spec(level Level, abi int) (helper.Spec, error) {
 	r := pathResolver{}
 	deny, _ := p.enforceable(r, p.DenyRead)
-	s := helper.Spec{Writable: p.writable(), DenyRead: deny, Network: p.Network}
+	s := helper.Spec{Writable: p.writable(), DenyRead: deny, Network: p.Network, RemountEach: p.remountEach}
 	if p.Policy == ReadOnly {
 		s.ReadOnly = []string{p.Workspace}
 	} else {

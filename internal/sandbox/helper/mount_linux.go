@@ -47,7 +47,7 @@ func setupMounts(s Spec) error {
 			return wrap("bind "+op.path, err)
 		}
 	}
-	if err := remountAll(ops); err != nil {
+	if err := remountAll(ops, s.RemountEach); err != nil {
 		return err
 	}
 	for _, p := range s.DenyRead {
@@ -142,14 +142,15 @@ type mountEntry struct {
 // every mount read-only and nosuid — hidden ones too — and only the
 // writable ones are then changed back, one call each: a machine's host
 // mounts (cgroups, snaps, container layers) no longer cost a remount each
-// at every sandboxed start. Elsewhere, or if the kernel refuses the
-// recursive call, each mount is remounted as before.
-func remountAll(ops []bindOp) error {
+// at every sandboxed start. Elsewhere, if the kernel refuses the
+// recursive call, or with each (Spec.RemountEach), each mount is remounted
+// as before.
+func remountAll(ops []bindOp, each bool) error {
 	mounts, err := readMountinfo()
 	if err != nil {
 		return err
 	}
-	if setMountAttr("/", atRecursive, mountAttrRdonly|mountAttrNosuid, 0) == nil {
+	if !each && setMountAttr("/", atRecursive, mountAttrRdonly|mountAttrNosuid, 0) == nil {
 		for _, m := range mounts {
 			if wantWritable(m.point, ops) {
 				// Fails on a mount the host made read-only (the kernel

@@ -43,6 +43,10 @@ type Spec struct {
 	// command at a time as coder sends them on ServeFD (serve_linux.go),
 	// leaving nothing of one in the sandbox when the next starts.
 	Serve bool
+	// RemountEach (LevelFull): make the mounts read-only one bind remount
+	// per mount, as on kernels without mount_setattr (before 5.12), even
+	// where the kernel has it: how the tests run that path.
+	RemountEach bool
 }
 
 // MinABI: Landlock ABI 2 is the first that can allow renames between
@@ -55,6 +59,7 @@ const (
 	keyMode, keyWritable, keyReadOnly, keyPinned, keyDeny = "mode", "rw", "ro", "pin", "deny"
 	keyPrivateTmp, keyKeep, keyLandlock, keyABI           = "ptmp", "keep", "ll", "abi"
 	keyNetwork, keyLongLived, keyProbe, keyServe          = "net", "long", "probe", "serve"
+	keyRemountEach                                        = "each"
 )
 
 // Args is the helper's command line after os.Args[0]: Arg, the spec, "--",
@@ -85,6 +90,7 @@ func Args(s Spec, argv []string) []string {
 	flag(keyLongLived, s.LongLived)
 	flag(keyProbe, s.Probe)
 	flag(keyServe, s.Serve)
+	flag(keyRemountEach, s.RemountEach)
 	out = append(out, "--")
 	return append(out, argv...)
 }
@@ -132,7 +138,7 @@ func (s *Spec) set(key, val string, seen map[string]bool) error {
 	}
 	seen[key] = true
 	flags := map[string]*bool{keyPrivateTmp: &s.PrivateTmp, keyNetwork: &s.Network, keyLongLived: &s.LongLived, keyProbe: &s.Probe,
-		keyServe: &s.Serve}
+		keyServe: &s.Serve, keyRemountEach: &s.RemountEach}
 	if f, ok := flags[key]; ok {
 		if val != "1" && val != "0" {
 			return errors.New(key + " must be 0 or 1, got " + strconv.Quote(val))
