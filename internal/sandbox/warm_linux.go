@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -36,9 +35,12 @@ type Warm struct {
 
 // zygote is a serving helper and coder's end of its socket.
 type zygote struct {
-	w     *Warm
-	key   string
-	conn  *net.UnixConn
+	w   *Warm
+	key string
+	// conn is coder's end of the socket pair, a pollable file (no package
+	// net: an editor's terminal starts coder with this package in its
+	// first initialised ones, see package terminal).
+	conn  *os.File
 	proc  *Process
 	ready chan struct{} // closed once it said ready
 	dead  chan struct{} // closed once its socket ended
@@ -196,18 +198,16 @@ func (w *Warm) startZygote(p Profile, level Level, s helper.Spec, key string) (*
 	if err != nil {
 		return nil, err
 	}
-	local, remote := os.NewFile(uintptr(fds[0]), "warm sandbox"), os.NewFile(uintptr(fds[1]), "warm sandbox")
-	defer remote.Close()
-	c, err := net.FileConn(local)
-	local.Close()
-	if err != nil {
+	// Non-blocking on coder's end only (the helper reads its end
+	// blocking), so that os.NewFile gives a file the runtime polls: Close
+	// then ends a pending Read.
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
 		return nil, err
 	}
-	conn, ok := c.(*net.UnixConn)
-	if !ok {
-		c.Close()
-		return nil, errors.New("sandbox: not a unix socket")
-	}
+	conn, remote := os.NewFile(uintptr(fds[0]), "warm sandbox"), os.NewFile(uintptr(fds[1]), "warm sandbox")
+	defer remote.Close()
 	s.Serve = true
 	cmd, err := helperCommand(context.Background(), p, level, s, nil)
 	if err != nil {
@@ -306,8 +306,7 @@ func (z *zygote) run(ctx context.Context, id string, p Profile, argv []string, s
 	case <-z.exits:
 	default:
 	}
-	rights := syscall.UnixRights(int(stdin.Fd()), int(outW.Fd()), int(errW.Fd()))
-	_, _, err = z.conn.WriteMsgUnix([]byte(msg), rights, nil)
+	err = z.send([]byte(msg), syscall.UnixRights(int(stdin.Fd()), int(outW.Fd()), int(errW.Fd())))
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -368,6 +367,28 @@ func (z *zygote) run(ctx context.Context, id string, p Profile, argv []string, s
 		}
 	}()
 	return proc, nil
+}
+
+// send writes msg to the serving helper with the descriptors in rights
+// (one sendmsg: a message of the socket pair, as the helper reads them).
+func (z *zygote) send(msg, rights []byte) error {
+	rc, err := z.conn.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	err = rc.Write(func(fd uintptr) bool {
+		for {
+			serr = syscall.Sendmsg(int(fd), msg, rights, nil, 0)
+			if serr != syscall.EINTR {
+				return serr != syscall.EAGAIN
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return serr
 }
 
 // stop ends proc's command as Process.Stop ends a sandbox: SIGTERM to all
