@@ -13,6 +13,10 @@ import (
 	// when it ends or coder dies. It runs from the package's init, before
 	// the rest of coder initialises, and never returns.
 	_ "github.com/coder-agent/coder/internal/sandbox/helper"
+	// An editor's terminal running a bash call of coder's: the command in
+	// coder's sandbox, from the package's init, before SQLite, Markdown
+	// and HTTP initialise; it never returns either.
+	_ "github.com/coder-agent/coder/internal/sandbox/terminal"
 )
 
 func main() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"debug/elf"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +75,7 @@ func TestStartupSkipsProductInit(t *testing.T) {
 	}{
 		{"version", []string{"--version"}, full, append(heavyInit, earlyInit...)},
 		{"sandbox helper", helperTrue, "", append(heavyInit, earlyInit...)},
+		{"editor terminal", terminalEcho(t), "in the terminal\n", heavyInit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, pkgs := initTrace(t, bin, tc.args...)
@@ -88,6 +90,16 @@ func TestStartupSkipsProductInit(t *testing.T) {
 			t.Logf("%d packages initialised of %d", len(pkgs), len(fullPkgs))
 		})
 	}
+}
+
+// terminalEcho is what an editor's terminal runs for a bash call of coder's
+// (package terminal), echoing in a sandbox on a temporary workspace.
+func terminalEcho(t *testing.T) []string {
+	p, err := json.Marshal(map[string]string{"Workspace": t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"__sandbox-terminal", string(p), "--", "/bin/sh", "-c", "echo in the terminal"}
 }
 
 // helperTrue runs true in the sandbox helper's lightest stage.

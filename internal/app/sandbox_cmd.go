@@ -28,8 +28,6 @@ func runSubcommand(ctx context.Context, args []string, stdio IO, env func(string
 		return runSandbox(ctx, args[1:], stdio, env), true
 	case "doctor":
 		return runDoctor(args[1:], stdio, env), true
-	case launch.TerminalArg: // an editor's terminal running a bash call (terminal_launch.go)
-		return runTerminalSandbox(ctx, args[1:], stdio), true
 	}
 	return 0, false
 }
@@ -105,18 +103,6 @@ func runSandbox(ctx context.Context, args []string, stdio IO, env func(string) (
 		launch.Stdio{In: stdio.In, Out: stdio.Out, Err: stdio.Err})
 	if err != nil {
 		return fail(err)
-	}
-	return code
-}
-
-// runTerminalSandbox is `coder __sandbox-terminal PROFILE -- COMMAND...`,
-// run by an editor's terminal (launch.RunTerminal): its exit code is
-// COMMAND's, 125 when the sandbox could not be set up.
-func runTerminalSandbox(ctx context.Context, args []string, stdio IO) int {
-	code, err := launch.RunTerminal(ctx, args, stdio.Out, stdio.Err)
-	if err != nil {
-		fmt.Fprintln(stdio.Err, "coder sandbox: "+err.Error())
-		return ExitSandboxFailed
 	}
 	return code
 }

@@ -11,13 +11,14 @@ import (
 	"github.com/coder-agent/coder/internal/acp"
 	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/sandbox/launch"
+	"github.com/coder-agent/coder/internal/sandbox/terminal"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
 // terminalLauncher runs the model's foreground commands in an editor's
 // terminal (coder acp, when the editor offers terminals): the editor shows
 // the output as it comes and kills the command when asked, while the
-// command itself runs inside coder's sandbox through launch.TerminalArg.
+// command itself runs inside coder's sandbox through terminal.Arg.
 // coder keeps what it guarantees: the protected paths are guarded around
 // the call by a launch.Run, as the launcher's calls are, and the model's
 // result is the terminal's output and exit status. Background tasks and hooks are not
@@ -55,7 +56,7 @@ func (t *terminalLauncher) Launch(ctx context.Context, c *tools.Call, argv, env 
 
 // openTerminal starts argv in sandbox p in a terminal of the editor's.
 func (t *terminalLauncher) openTerminal(ctx context.Context, p sandbox.Profile, argv []string) (*acp.Terminal, error) {
-	exe, args, env, err := launch.TerminalCommand(p, argv)
+	exe, args, env, err := terminal.Command(p, argv)
 	if err != nil {
 		return nil, err
 	}
