@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/sandbox/helper"
+	"github.com/coder-agent/coder/internal/sandbox/terminal"
 )
 
 // A paired measurement runs two commands in turn (A B A B …, after one
@@ -202,9 +204,16 @@ func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 	// process of its own: coder's start (every package initialised, the
 	// flags parsed, nothing set up) and the helper with the command (coder
 	// re-executed as the helper, without namespaces or Landlock: a
-	// subreaper that starts `true` and waits for it).
+	// subreaper that starts `true` and waits for it). And what an editor's
+	// terminal runs for a bash call: `true` in the sandbox of a profile,
+	// with no configuration read and no guard around it.
+	profile, err := json.Marshal(map[string]string{"Workspace": ws})
+	if err != nil {
+		return nil, err
+	}
 	cmds := []func() (runStats, error){run(bin, "sandbox", "--", "true"), run(bash, "-c", "true"),
-		run(bin, "sandbox", "--help"), run(bin, helper.Arg, "mode="+helper.ModeContain, "--", truePath)}
+		run(bin, "sandbox", "--help"), run(bin, helper.Arg, "mode="+helper.ModeContain, "--", truePath),
+		run(bin, terminal.Arg, string(profile), "--", truePath)}
 	if floor != "" {
 		cmds = append(cmds, run(floor, truePath))
 	}
@@ -212,7 +221,7 @@ func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 	if err != nil {
 		return nil, err
 	}
-	as, bs, ss, hs := runs[0], runs[1], runs[2], runs[3]
+	as, bs, ss, hs, ts := runs[0], runs[1], runs[2], runs[3], runs[4]
 	sb, bw := walls(as, 1000), walls(bs, 1000)
 	over := make([]float64, len(sb))
 	for i := range sb {
@@ -229,9 +238,11 @@ func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 		runMetric("sandbox.vs_bash_cpu", "sandbox: CPU time / `bash -c true`'s, pair by pair", "×", cpuRatios(as, bs), nil, true),
 		runMetric("sandbox.start_vs_bash", "sandbox: coder's start alone (`coder sandbox --help`) / `bash -c true`, pair by pair", "×", pairRatios(ss, bs), nil, true),
 		runMetric("sandbox.helper_vs_bash", "sandbox: the helper and `true` alone (`coder __sandbox-exec mode=contain -- true`) / `bash -c true`, pair by pair", "×", pairRatios(hs, bs), nil, true),
+		runMetric("sandbox.terminal", "sandbox: wall time of what an editor's terminal runs for a bash call (`coder __sandbox-terminal PROFILE -- true`)", "ms", walls(ts, 1000), nil, true),
+		runMetric("sandbox.terminal_vs_bash", "sandbox: the editor's terminal's `true` / `bash -c true`, pair by pair", "×", pairRatios(ts, bs), nil, true),
 	}
 	if floor != "" {
-		fs := runs[4]
+		fs := runs[5]
 		out = append(out,
 			runMetric("sandbox.floor", "sandbox: wall time of nsfloor: a Go program starting `true` in the sandbox's namespaces, nothing else", "ms", walls(fs, 1000), nil, true),
 			runMetric("sandbox.floor_vs_bash", "sandbox: nsfloor / `bash -c true`, pair by pair (what no Go launcher goes below)", "×", pairRatios(fs, bs), nil, true),
