@@ -34,6 +34,10 @@ func TestMigrationsIdempotent(t *testing.T) {
 		if err := st.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 			t.Errorf("journal_mode = %q, %v", mode, err)
 		}
+		var cache int
+		if err := st.db.QueryRow(`PRAGMA cache_size`).Scan(&cache); err != nil || cache != pageCacheKiB {
+			t.Errorf("cache_size = %d, %v; want %d", cache, err, pageCacheKiB)
+		}
 		st.Close()
 	}
 	for _, p := range []string{filepath.Join(dir, "coder.db"), filepath.Join(dir, "sessions")} {
