@@ -1,9 +1,11 @@
 package session
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/coder-agent/coder/internal/chat"
@@ -58,11 +60,45 @@ func TestPrimedSnapshotMatchesFullEncode(t *testing.T) {
 	}
 }
 
-func TestSplitMessagesRefusesAMismatch(t *testing.T) {
-	if m, _, _ := splitMessages([]byte("{\n  \"messages\": [\n    {\n      \"role\": \"user\"\n    }\n  ]\n}\n"), 2); m != nil {
-		t.Fatal("a count mismatch was accepted")
+// TestScanMessages: the elements of the top-level "messages" array are
+// found at their braces whatever a line's length, and a count that does not
+// match, a file without the array, or an array that does not end as the
+// encoder ends it is refused.
+func TestScanMessages(t *testing.T) {
+	long := strings.Repeat("x", 200<<10) // longer than the reader's buffer
+	file := "{\n  \"id\": \"s\",\n  \"messages\": [\n" +
+		"    {\n      \"role\": \"user\",\n      \"content\": \"" + long + "\"\n    },\n" +
+		"    {\n      \"role\": \"assistant\",\n      \"nested\": {\n        \"a\": 1\n      }\n    }\n  ],\n  \"todos\": []\n}\n"
+	scan := func(data string, want int) (layout, bool) {
+		return scanMessages(bufio.NewReaderSize(strings.NewReader(data), 4096), want)
 	}
-	if m, _, _ := splitMessages([]byte("{}"), 0); m != nil {
-		t.Fatal("a file without messages was accepted")
+	lay, ok := scan(file, 2)
+	if !ok {
+		t.Fatal("a well-formed file was refused")
+	}
+	if got := file[:lay.headLen]; !strings.HasSuffix(got, `"messages": [`) {
+		t.Errorf("head ends %q", got[max(0, len(got)-20):])
+	}
+	for i, prefix := range []string{"{\n      \"role\": \"user\"", "{\n      \"role\": \"assistant\""} {
+		m := file[lay.msgs[i].start:lay.msgs[i].end]
+		if !strings.HasPrefix(m, prefix) || !strings.HasSuffix(m, "\n    }") {
+			t.Errorf("message %d: %.40q … %q", i, m, m[max(0, len(m)-10):])
+		}
+	}
+	if lay.end != lay.msgs[1].end || lay.size != int64(len(file)) || !strings.HasPrefix(file[lay.end:], "\n  ],") {
+		t.Errorf("end %d, size %d of %d", lay.end, lay.size, len(file))
+	}
+	for name, tc := range map[string]struct {
+		data string
+		want int
+	}{
+		"count":        {file, 3},
+		"no array":     {"{}", 0},
+		"one line":     {`  "messages": [`, 0},
+		"unterminated": {"{\n  \"messages\": [\n    {\n      \"role\": \"user\"\n", 1},
+	} {
+		if _, ok := scan(tc.data, tc.want); ok {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }
