@@ -68,9 +68,10 @@ type layout struct {
 }
 
 // scanMessages reads a snapshot file to its end and finds the elements of
-// its top-level "messages" array; ok is false unless there are exactly
-// want. Only the first bytes of each line are looked at, so a line of any
-// length (a long message's content) costs no more memory than r's buffer.
+// its top-level "messages" array; ok is false unless there are some, and
+// exactly want. Only the first bytes of each line are looked at, so a line
+// of any length (a long message's content) costs no more memory than r's
+// buffer.
 func scanMessages(r *bufio.Reader, want int) (lay layout, ok bool) {
 	const (
 		key        = `  "messages": [`
@@ -131,7 +132,8 @@ func scanMessages(r *bufio.Reader, want int) (lay layout, ok bool) {
 		}
 	}
 	lay.size = off
-	if lay.headLen == 0 || len(lay.msgs) != want {
+	// An element begun and never closed is a file cut short.
+	if lay.headLen == 0 || state == inMessage || len(lay.msgs) == 0 || len(lay.msgs) != want {
 		return layout{}, false
 	}
 	return lay, true

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -101,4 +102,65 @@ func TestScanMessages(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+}
+
+// FuzzScanMessages: the streaming scan finds exactly what the whole-file
+// split it replaced found (splitWhole, kept here as the reference), for
+// any bytes, through a reader whose buffer is smaller than many lines.
+func FuzzScanMessages(f *testing.F) {
+	f.Add("{\n  \"messages\": [\n    {\n      \"role\": \"user\"\n    },\n    {\n      \"x\": {\n        \"y\": 1\n      }\n    }\n  ]\n}\n", 2)
+	f.Add("{\n  \"messages\": [\n    {\n    },\n    {\n    }, \n  ]\n}", 1)
+	f.Add("\n  \"messages\": [\n    {}\n    }\n", 1)
+	f.Add("{\n  \"messages\": [\n    {\n      \"content\": \""+strings.Repeat("y", 100)+"\"\n    }\n", 1)
+	f.Add("  \"messages\": [\n    {\n    }\n", 1)
+	f.Fuzz(func(t *testing.T, data string, want int) {
+		if want < 0 || want > 1000 {
+			return
+		}
+		msgs, headLen, end := splitWhole([]byte(data), want)
+		lay, ok := scanMessages(bufio.NewReaderSize(strings.NewReader(data), 16), want)
+		if ok != (msgs != nil) {
+			t.Fatalf("scan ok=%v, whole split found %d messages", ok, len(msgs))
+		}
+		if !ok {
+			return
+		}
+		if lay.headLen != int64(headLen) || lay.end != int64(end) || lay.size != int64(len(data)) {
+			t.Fatalf("head %d end %d size %d; whole split: head %d end %d size %d", lay.headLen, lay.end, lay.size, headLen, end, len(data))
+		}
+		for i, m := range lay.msgs {
+			if got := data[m.start:m.end]; got != string(msgs[i]) {
+				t.Fatalf("message %d: %q, whole split %q", i, got, msgs[i])
+			}
+		}
+	})
+}
+
+// splitWhole is how the snapshot's messages were found before the scan
+// streamed: over the whole file in memory.
+func splitWhole(data []byte, want int) (msgs [][]byte, headLen, end int) {
+	key := []byte("\n  \"messages\": [\n")
+	start := bytes.Index(data, key)
+	if start < 0 {
+		return nil, 0, 0
+	}
+	headLen = start + len(key) - 1
+	pos := start + len(key)
+	for pos < len(data) && bytes.HasPrefix(data[pos:], []byte("    {")) {
+		e := bytes.Index(data[pos:], []byte("\n    }"))
+		if e < 0 {
+			return nil, 0, 0
+		}
+		msgs = append(msgs, data[pos+4:pos+e+len("\n    }")])
+		pos += e + len("\n    }")
+		end = pos
+		if !bytes.HasPrefix(data[pos:], []byte(",\n")) {
+			break
+		}
+		pos += 2
+	}
+	if len(msgs) != want {
+		return nil, 0, 0
+	}
+	return msgs, headLen, end
 }
