@@ -9,13 +9,14 @@ import (
 
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 	"github.com/coder-agent/coder/internal/sandbox/launch"
 )
 
 // ExitSandboxFailed is `coder sandbox`'s own failure (bad flags or config,
 // no sandbox set up), as env and docker run use it; any other code is the
-// command's.
-const ExitSandboxFailed = 125
+// command's: the helper's own (helper.Failed).
+const ExitSandboxFailed = helper.Failed
 
 // runSubcommand runs `coder sandbox` and `coder doctor`; ok is false for
 // anything else.

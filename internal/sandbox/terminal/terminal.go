@@ -6,10 +6,10 @@
 //
 // Every such call starts coder, so it runs from this package's init and
 // exits there: Go initialises a package after those it imports and, among
-// the ready ones, in import-path order, and this one imports only package
-// sandbox and standard packages, so it runs before SQLite's, Markdown's,
-// JSON Schema's and HTTP's tables are built (cmd/coder's startup test
-// checks which).
+// the ready ones, in import-path order, and this one imports only packages
+// sandbox, sandbox/helper and standard ones, so it runs before SQLite's,
+// Markdown's, JSON Schema's and HTTP's tables are built (cmd/coder's
+// startup test checks which).
 package terminal
 
 import (
@@ -23,15 +23,12 @@ import (
 	"syscall"
 
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
 // Arg is the hidden first argument of what coder asks an editor's terminal
 // to run.
 const Arg = "__sandbox-terminal"
-
-// Failed is the exit code when the sandbox could not be set up, as for
-// `coder sandbox`.
-const Failed = 125
 
 // Command is the program, arguments and environment an editor's terminal
 // runs to start argv in sandbox p (Run, in coder's own executable). The
@@ -87,8 +84,9 @@ func init() {
 	code, err := Run(ctx, os.Args[2:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "coder sandbox: "+err.Error())
-		code = Failed
+		// As the helper says its own failure, and `coder sandbox` its.
+		fmt.Fprintln(os.Stderr, helper.Prefix+err.Error())
+		code = helper.Failed
 	}
 	os.Exit(code)
 }
