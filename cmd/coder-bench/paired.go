@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/sandbox/helper"
 	"github.com/coder-agent/coder/internal/sandbox/terminal"
 )
@@ -207,13 +207,13 @@ func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 	// subreaper that starts `true` and waits for it). And what an editor's
 	// terminal runs for a bash call: `true` in the sandbox of a profile,
 	// with no configuration read and no guard around it.
-	profile, err := json.Marshal(map[string]string{"Workspace": ws})
+	_, termArgs, _, err := terminal.Command(sandbox.Profile{Workspace: ws}, []string{truePath}) // run by bin, not this program
 	if err != nil {
 		return nil, err
 	}
 	cmds := []func() (runStats, error){run(bin, "sandbox", "--", "true"), run(bash, "-c", "true"),
 		run(bin, "sandbox", "--help"), run(bin, helper.Arg, "mode="+helper.ModeContain, "--", truePath),
-		run(bin, terminal.Arg, string(profile), "--", truePath)}
+		run(bin, termArgs...)}
 	if floor != "" {
 		cmds = append(cmds, run(floor, truePath))
 	}

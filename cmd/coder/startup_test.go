@@ -2,7 +2,6 @@ package main
 
 import (
 	"debug/elf"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox/terminal"
 )
 
 // heavyInit are packages whose initialisation builds large tables (SQLite's
@@ -95,11 +97,11 @@ func TestStartupSkipsProductInit(t *testing.T) {
 // terminalEcho is what an editor's terminal runs for a bash call of coder's
 // (package terminal), echoing in a sandbox on a temporary workspace.
 func terminalEcho(t *testing.T) []string {
-	p, err := json.Marshal(map[string]string{"Workspace": t.TempDir()})
+	_, args, _, err := terminal.Command(sandbox.Profile{Workspace: t.TempDir()}, []string{"/bin/sh", "-c", "echo in the terminal"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []string{"__sandbox-terminal", string(p), "--", "/bin/sh", "-c", "echo in the terminal"}
+	return args
 }
 
 // helperTrue runs true in the sandbox helper's lightest stage.

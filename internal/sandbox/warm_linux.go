@@ -20,9 +20,8 @@ import (
 // a serving helper (helper.Spec.Serve) does it once, then runs each
 // command it is sent as a child (at the Landlock level through the
 // restrict stage, which still starts once for each command), and kills
-// and reaps everything the command left before
-// it answers, so each command still starts in a sandbox where nothing of
-// the last one runs. The first command sets it up and runs in it; a
+// and reaps everything the command left before it answers, so each
+// command still starts in a sandbox where nothing of the last one runs. The first command sets it up and runs in it; a
 // command whose sandbox is not exactly the one kept replaces it; a second
 // command while one runs starts the usual way. The zero value is ready;
 // Close ends the kept sandbox.
