@@ -14,16 +14,18 @@ import (
 	"time"
 
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox/terminal"
 )
 
-// TestSandboxCommandHoldsNoInotify: `coder sandbox` scans the workspace
-// before and after its one command, and holds no inotify instance while
-// the command runs, so its exit does not wait for the kernel to destroy
-// watches (sandbox.WithoutDirWatches). Controls: the same look finds the
-// instance this test opens in its own process, and finds the workspace
-// held open by coder's guard, so it looked at the right process while the
+// TestOneCommandProcessesHoldNoInotify: `coder sandbox` and what an
+// editor's terminal runs for a bash call each run one command, scanning
+// the workspace once or twice, and hold no inotify instance while it runs,
+// so their exit does not wait for the kernel to destroy watches
+// (sandbox.WithoutDirWatches). Controls: the same look finds the instance
+// this test opens in its own process, and finds the workspace held open by
+// `coder sandbox`'s guard, so it looked at the right process while the
 // guard was on.
-func TestSandboxCommandHoldsNoInotify(t *testing.T) {
+func TestOneCommandProcessesHoldNoInotify(t *testing.T) {
 	needLevel(t, sandbox.LevelLandlock)
 	ifd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
 	if err != nil {
@@ -36,14 +38,42 @@ func TestSandboxCommandHoldsNoInotify(t *testing.T) {
 
 	w := newSandboxWorld(t)
 	writeFile(t, w.ws, "sub/dir/f.txt", "x\n")
-	cmd := exec.Command(coderBin, "sandbox", "--", "bash", "-c", "echo ready; read x; echo done")
+	// It waits for a file the test makes: an editor's terminal gives the
+	// command no stdin.
+	script := []string{"bash", "-c", "echo ready; until [ -e go ]; do sleep 0.01; done; echo done"}
+	_, termArgs, _, err := terminal.Command(sandbox.Profile{Workspace: w.ws}, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		holdsRoot bool
+	}{
+		{"coder sandbox", append([]string{"sandbox", "--"}, script...), true},
+		{"editor's terminal", termArgs, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			held := fdsWhileRunning(t, w, tc.args)
+			if tc.holdsRoot && !slices.Contains(held, w.ws) {
+				t.Fatalf("positive control: coder's guard does not hold the workspace %s open: %q", w.ws, held)
+			}
+			if slices.Contains(held, "anon_inode:inotify") {
+				t.Fatalf("coder holds an inotify instance while its command runs: %q", held)
+			}
+		})
+	}
+}
+
+// fdsWhileRunning starts coder with args, whose command prints "ready",
+// waits for the file "go" in the workspace and prints "done", and returns
+// what coder's descriptors name while the command waits.
+func fdsWhileRunning(t *testing.T, w *sandboxWorld, args []string) []string {
+	t.Helper()
+	cmd := exec.Command(coderBin, args...)
 	cmd.Dir = w.ws
 	for k, v := range w.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -70,21 +100,15 @@ func TestSandboxCommandHoldsNoInotify(t *testing.T) {
 		t.Fatal("the command did not start within a minute")
 	}
 	held := fdLinks(t, cmd.Process.Pid)
-	if !slices.Contains(held, w.ws) {
-		t.Fatalf("positive control: coder's guard does not hold the workspace %s open: %q", w.ws, held)
-	}
-	if slices.Contains(held, "anon_inode:inotify") {
-		t.Fatalf("coder sandbox holds an inotify instance while its command runs: %q", held)
-	}
-	if _, err := stdin.Write([]byte("go\n")); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, w.ws, "go", "")
+	defer os.Remove(filepath.Join(w.ws, "go"))
 	if l := <-lines; l != "done" {
-		t.Fatalf("after the input: %q, want done", l)
+		t.Fatalf("after the file: %q, want done", l)
 	}
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("coder sandbox: %v", err)
+		t.Fatalf("coder %s: %v", args[0], err)
 	}
+	return held
 }
 
 // fdLinks is what each of pid's descriptors names.

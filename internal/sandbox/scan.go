@@ -100,13 +100,13 @@ func keyOf(st *unix.Stat_t) statKey {
 // WithoutDirWatches makes this process's scans keep no inotify watch:
 // each cached directory is checked by its identity and change time, as
 // where inotify is not available. It is for a process that runs one
-// command and exits (coder sandbox), and must be called before its first
-// scan. Such a process scans each root twice, before and after, and a
-// watch added by the first scan saves no more than the check it replaces
-// in the second; but closing an inotify instance that holds watches waits
-// for the kernel to destroy them (fsnotify_destroy_group waits out an
-// SRCU grace period), and the process's exit pays that wait: 5 to 25 ms
-// on a 2-core VM, more than the rest of `coder sandbox -- true`.
+// command and exits (coder sandbox, an editor's terminal), and must be
+// called before its first scan. Such a process scans each root once or
+// twice, and a watch added by the first scan saves no more than the check
+// it replaces in the second; but closing an inotify instance that holds
+// watches waits for the kernel to destroy them (fsnotify_destroy_group
+// waits out an SRCU grace period), and the process's exit pays that wait:
+// 5 to 25 ms on a 2-core VM, more than the rest of `coder sandbox -- true`.
 func WithoutDirWatches() { notifyOff = true }
 
 // scanner keeps one root's directory cache.
