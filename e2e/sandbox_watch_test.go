@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/coder-agent/coder/internal/llm/llmtest"
 	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/sandbox/terminal"
 )
@@ -21,7 +24,7 @@ import (
 // editor's terminal runs for a bash call each run one command, scanning
 // the workspace once or twice, and hold no inotify instance while it runs,
 // so their exit does not wait for the kernel to destroy watches
-// (sandbox.WithoutDirWatches). Controls: the same look finds the instance
+// (dirwatch.WatchFrom(0)). Controls: the same look finds the instance
 // this test opens in its own process, and finds the workspace held open by
 // `coder sandbox`'s guard, so it looked at the right process while the
 // guard was on.
@@ -126,4 +129,82 @@ func fdLinks(t *testing.T, pid int) []string {
 		}
 	}
 	return links
+}
+
+// TestHeadlessRunWatchesFromItsSecondCall: a headless run (`coder -p`)
+// holds no inotify instance while its model's first bash call runs (that
+// call's scans, before and after, keep no watch: dirwatch.WatchFrom(3)),
+// so a run with one call exits without waiting for the kernel to destroy
+// watches; during its second call it holds one, the positive control
+// that a longer run still keeps the scans' directory cache by inotify.
+func TestHeadlessRunWatchesFromItsSecondCall(t *testing.T) {
+	ifd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
+	if err != nil {
+		t.Skipf("no inotify here: %v", err)
+	}
+	syscall.Close(ifd)
+	dir := planWorkspace(t)
+	waitFor := func(n string) string {
+		return `{"command":"touch ready` + n + `; until [ -e go` + n + ` ]; do sleep 0.01; done"}`
+	}
+	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("bash", waitFor("1"))),
+		llmtest.Calls(llmtest.Call("bash", waitFor("2"))),
+		llmtest.Text("Done."),
+	}})
+	cmd := exec.Command(coderBin, "-p", "wait twice")
+	cmd.Dir = dir
+	for k, v := range providerEnv(t, srv, "openai") {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	held := func(n string) []string {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "ready"+n)); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("bash call %s did not start within a minute:\n%s", n, out.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		links := fdLinks(t, cmd.Process.Pid)
+		writeFile(t, dir, "go"+n, "")
+		return links
+	}
+	if first := held("1"); slices.Contains(first, "anon_inode:inotify") {
+		t.Errorf("coder -p holds an inotify instance during its first call: %q", first)
+	}
+	if second := held("2"); !slices.Contains(second, "anon_inode:inotify") {
+		t.Errorf("positive control: coder -p holds no inotify instance during its second call: %q", second)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("coder -p: %v\n%s", err, out.String())
+	}
+}
+
+// lockedBuffer is a buffer a running command writes while a test may read
+// it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/dirwatch"
 	"github.com/coder-agent/coder/internal/headless"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
@@ -76,6 +77,8 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 }
 
 func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (string, bool)) int {
+	// One turn, most often one or two commands: see there.
+	dirwatch.WatchFrom(3)
 	format, err := headless.ParseFormat(f.outputFormat)
 	if err != nil {
 		return fail(stdio, setupError{err})

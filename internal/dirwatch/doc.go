@@ -6,5 +6,6 @@
 // and only file systems whose changes all pass through this kernel are
 // watched. Each user (the sandbox's control-file scan, undo's scan) has
 // its own instance, with its own mask and its share of the per-user
-// watch limit. Linux only; elsewhere the package is empty.
+// watch limit; WatchFrom says from which scan of a root they keep watches.
+// Linux only but for WatchFrom.
 package dirwatch

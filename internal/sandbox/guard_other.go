@@ -35,6 +35,3 @@ func RecoverJournals(string, Profile) ([]string, error) { return nil, nil }
 
 // Coverage reports ErrNoGuard: nothing protects the control files here.
 func (Profile) Coverage() (Coverage, error) { return Coverage{}, ErrNoGuard }
-
-// WithoutDirWatches does nothing: no scan runs here.
-func WithoutDirWatches() {}

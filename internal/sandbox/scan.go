@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/coder-agent/coder/internal/control"
+	"github.com/coder-agent/coder/internal/dirwatch"
 )
 
 // A scan finds, in the whole tree below a root, the control entries
@@ -97,18 +98,6 @@ func keyOf(st *unix.Stat_t) statKey {
 		ctime: st.Ctim.Nano(), mtime: st.Mtim.Nano()}
 }
 
-// WithoutDirWatches makes this process's scans keep no inotify watch:
-// each cached directory is checked by its identity and change time, as
-// where inotify is not available. It is for a process that runs one
-// command and exits (coder sandbox, an editor's terminal), and must be
-// called before its first scan. Such a process scans each root once or
-// twice, and a watch added by the first scan saves no more than the check
-// it replaces in the second; but closing an inotify instance that holds
-// watches waits for the kernel to destroy them (fsnotify_destroy_group
-// waits out an SRCU grace period), and the process's exit pays that wait:
-// 5 to 25 ms on a 2-core VM, more than the rest of `coder sandbox -- true`.
-func WithoutDirWatches() { notifyOff = true }
-
 // scanner keeps one root's directory cache.
 type scanner struct {
 	mu       sync.Mutex
@@ -116,6 +105,8 @@ type scanner struct {
 	patterns []pattern
 	dirs     map[dirKey]*dirState
 	gen      uint64 // scans made
+	scans    int    // scanRoot calls: dirwatch.Watching says from which one it watches
+	watched  bool   // its states were made with the process's notifier
 }
 
 type dirKey struct {
@@ -148,7 +139,7 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 	s := scannerFor(root, start, patterns)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := processNotifier()
+	n := s.notifier()
 	n.Lock()
 	defer n.Unlock()
 	n.Drain() // every change made before now is queued: its directory is dirty
@@ -183,13 +174,32 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 	return t, nil
 }
 
+// notifier is the process's notifier for this scan of the root (nil
+// before the scan dirwatch.WatchFrom names, or without inotify). When it
+// first is not nil, the states read without one are forgotten: a state
+// without a watch would be checked at every scan and never watched
+// (walker.child), so this scan reads the tree again, watching it.
+func (s *scanner) notifier() *notifier {
+	s.scans++
+	if !dirwatch.Watching(s.scans) {
+		return nil
+	}
+	n := processNotifier()
+	if n != nil && !s.watched {
+		for k := range s.dirs {
+			s.forget(k)
+		}
+		s.watched = true
+	}
+	return n
+}
+
 // prune forgets the directories the last scan did not reach (removed,
 // moved, no longer readable), and their watches.
 func (s *scanner) prune() {
-	n := processNotifier()
 	for k, ds := range s.dirs {
 		if ds.gen != s.gen {
-			n.Release(ds.w)
+			release(ds.w)
 			ds.gone = true
 			delete(s.dirs, k)
 		}
@@ -205,7 +215,7 @@ func (s *scanner) store(key dirKey, ds *dirState) *dirState {
 		s.dirs[key] = ds
 		return ds
 	}
-	processNotifier().Release(old.w)
+	release(old.w)
 	*old = *ds
 	return old
 }
@@ -213,9 +223,17 @@ func (s *scanner) store(key dirKey, ds *dirState) *dirState {
 // forget drops the state of key, and its watch.
 func (s *scanner) forget(key dirKey) {
 	if old := s.dirs[key]; old != nil {
-		processNotifier().Release(old.w)
+		release(old.w)
 		old.gone = true
 		delete(s.dirs, key)
+	}
+}
+
+// release drops a state's watch (none: nothing to do, and no notifier is
+// made for it).
+func release(w *dirWatch) {
+	if w != nil {
+		processNotifier().Release(w)
 	}
 }
 
