@@ -24,7 +24,7 @@ import (
 // editor's terminal runs for a bash call each run one command, scanning
 // the workspace once or twice, and hold no inotify instance while it runs,
 // so their exit does not wait for the kernel to destroy watches
-// (dirwatch.WatchFrom(0)). Controls: the same look finds the instance
+// (dirwatch.Disable). Controls: the same look finds the instance
 // this test opens in its own process, and finds the workspace held open by
 // `coder sandbox`'s guard, so it looked at the right process while the
 // guard was on.
@@ -131,63 +131,111 @@ func fdLinks(t *testing.T, pid int) []string {
 	return links
 }
 
-// TestHeadlessRunWatchesFromItsSecondCall: a headless run (`coder -p`)
-// holds no inotify instance while its model's first bash call runs (that
-// call's scans, before and after, keep no watch: dirwatch.WatchFrom(3)),
-// so a run with one call exits without waiting for the kernel to destroy
-// watches; during its second call it holds one, the positive control
-// that a longer run still keeps the scans' directory cache by inotify.
-func TestHeadlessRunWatchesFromItsSecondCall(t *testing.T) {
+// TestHeadlessRunReleasesItsWatchesBeforeItEnds: a headless run
+// (`coder -p`) keeps the scans' directory cache by inotify while its model
+// calls bash (the positive control: coder's inotify instances hold
+// watches during the call, as /proc/PID/fdinfo lists them), and removes
+// every watch once its turn is over, before it saves and ends (what its
+// SessionEnd hook, run then, finds in the same listing), so that its exit
+// does not wait for the kernel to destroy them (dirwatch.ReleaseAll).
+func TestHeadlessRunReleasesItsWatchesBeforeItEnds(t *testing.T) {
 	ifd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
 	if err != nil {
 		t.Skipf("no inotify here: %v", err)
 	}
 	syscall.Close(ifd)
 	dir := planWorkspace(t)
-	waitFor := func(n string) string {
-		return `{"command":"touch ready` + n + `; until [ -e go` + n + ` ]; do sleep 0.01; done"}`
-	}
-	srv := llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
-		llmtest.Calls(llmtest.Call("bash", waitFor("1"))),
-		llmtest.Calls(llmtest.Call("bash", waitFor("2"))),
+	env := providerEnv(t, llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
+		llmtest.Calls(llmtest.Call("bash", `{"command":"touch ready; until [ -e go ]; do sleep 0.01; done"}`)),
 		llmtest.Text("Done."),
-	}})
-	cmd := exec.Command(coderBin, "-p", "wait twice")
+	}}), "openai")
+	state := t.TempDir()
+	pidFile, out := filepath.Join(state, "pid"), filepath.Join(state, "watches")
+	hook := filepath.Join(state, "count.sh")
+	writeFile(t, state, "count.sh", "#!/bin/sh\npid=$(cat "+strconv.Quote(pidFile)+")\n"+
+		"for f in /proc/$pid/fd/*; do\n"+
+		"  [ \"$(readlink \"$f\")\" = anon_inode:inotify ] && grep -c '^inotify wd:' /proc/$pid/fdinfo/${f##*/}\n"+
+		"done > "+strconv.Quote(out)+"\nexit 0\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json",
+		`{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": `+strconv.Quote(hook)+`}]}]}}`)
+	cmd := exec.Command(coderBin, "-p", "wait")
 	cmd.Dir = dir
-	for k, v := range providerEnv(t, srv, "openai") {
+	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
+	log := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	held := func(n string) []string {
-		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "ready"+n)); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("bash call %s did not start within a minute:\n%s", n, out.String())
-			}
-			time.Sleep(10 * time.Millisecond)
+	writeFile(t, state, "pid", strconv.Itoa(cmd.Process.Pid))
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
+			break
 		}
-		links := fdLinks(t, cmd.Process.Pid)
-		writeFile(t, dir, "go"+n, "")
-		return links
+		if time.Now().After(deadline) {
+			t.Fatalf("the bash call did not start within a minute:\n%s", log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	if first := held("1"); slices.Contains(first, "anon_inode:inotify") {
-		t.Errorf("coder -p holds an inotify instance during its first call: %q", first)
-	}
-	if second := held("2"); !slices.Contains(second, "anon_inode:inotify") {
-		t.Errorf("positive control: coder -p holds no inotify instance during its second call: %q", second)
-	}
+	during := watchCounts(t, cmd.Process.Pid)
+	writeFile(t, dir, "go", "")
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("coder -p: %v\n%s", err, out.String())
+		t.Fatalf("coder -p: %v\n%s", err, log.String())
 	}
+	if sum(during) == 0 {
+		t.Fatalf("positive control: coder -p held no watch during its bash call: %v", during)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("the SessionEnd hook did not run: %v\n%s", err, log.String())
+	}
+	var at []int
+	for _, f := range strings.Fields(string(b)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("hook output %q", b)
+		}
+		at = append(at, n)
+	}
+	if len(at) == 0 || sum(at) != 0 {
+		t.Fatalf("watches per inotify instance at SessionEnd: %v (during the call: %v), want every instance there and empty", at, during)
+	}
+}
+
+// watchCounts is how many watches each inotify instance of pid holds.
+func watchCounts(t *testing.T, pid int) []int {
+	t.Helper()
+	dir := filepath.Join("/proc", strconv.Itoa(pid))
+	ents, err := os.ReadDir(filepath.Join(dir, "fd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts []int
+	for _, e := range ents {
+		if l, _ := os.Readlink(filepath.Join(dir, "fd", e.Name())); l != "anon_inode:inotify" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "fdinfo", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, strings.Count(string(b), "\ninotify wd:"))
+	}
+	return counts
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }
 
 // lockedBuffer is a buffer a running command writes while a test may read

@@ -77,8 +77,6 @@ func Run(ctx context.Context, args []string, stdio IO, env func(string) (string,
 }
 
 func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (string, bool)) int {
-	// One turn, most often one or two commands: see there.
-	dirwatch.WatchFrom(3)
 	format, err := headless.ParseFormat(f.outputFormat)
 	if err != nil {
 		return fail(stdio, setupError{err})
@@ -127,6 +125,9 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if runErr == nil && (f.rewind == 0 || prompt != "") {
 		out, runErr = asm.input.RunPrompt(ctx, orchestrator.Prompt{Text: prompt, Images: imgs})
 	}
+	// The turn's scans are done: the kernel destroys their watches while
+	// the run ends, not at its exit (see there).
+	dirwatch.ReleaseAll()
 	asm.end("other") // its hooks' reports come before the result
 	p.Finish(out, runErr)
 	if runErr != nil && format == headless.Text {

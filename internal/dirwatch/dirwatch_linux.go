@@ -46,6 +46,7 @@ type Notifier struct {
 	overflows int             // queue overflows seen
 	devs      map[uint64]bool // file systems seen: whether their events are complete
 	buf       []byte
+	released  bool // ReleaseAll: no watch is added any more
 }
 
 // New is an instance watching directories for mask (IN_ONLYDIR is added),
@@ -69,7 +70,48 @@ func New(mask uint32, max int) *Notifier {
 // watches, made at the first call (nil when inotify cannot be used): a
 // process that never scans makes none.
 func Lazy(mask uint32, budget func() int) func() *Notifier {
-	return sync.OnceValue(func() *Notifier { return New(mask, budget()) })
+	made := sync.OnceValue(func() *Notifier {
+		n := New(mask, budget())
+		if n != nil {
+			instancesMu.Lock()
+			instances = append(instances, n)
+			instancesMu.Unlock()
+		}
+		return n
+	})
+	return func() *Notifier {
+		if disabled.Load() {
+			return nil
+		}
+		return made()
+	}
+}
+
+// instances are those Lazy made, for ReleaseAll.
+var (
+	instancesMu sync.Mutex
+	instances   []*Notifier
+)
+
+// ReleaseAll removes every watch of the instances Lazy made and adds none
+// after: for a run that has done its last scan (a headless run, once its
+// turn has ended), so that the kernel destroys them while the run saves
+// and closes, not at its exit (see Disable). A scan after it still sees
+// every change: a directory whose watch is gone is checked by its change
+// time, as one that could not be watched.
+func ReleaseAll() {
+	instancesMu.Lock()
+	defer instancesMu.Unlock()
+	for _, n := range instances {
+		n.mu.Lock()
+		for wd, w := range n.watches {
+			_, _ = unix.InotifyRmWatch(n.fd, uint32(wd))
+			w.dead = true
+			delete(n.watches, wd)
+		}
+		n.released = true
+		n.mu.Unlock()
+	}
 }
 
 // Budget is the per-user limit on watches (fs.inotify.max_user_watches,
@@ -166,7 +208,7 @@ func (n *Notifier) dirtyAll() {
 // directory is thought to be on (its parent's): none is added on one
 // known not to be watchable; Confirm decides once its own is known.
 func (n *Notifier) WatchFD(fd int, old *Watch, dev uint64) (*Watch, uint64) {
-	if n == nil {
+	if n == nil || n.released {
 		return nil, 0
 	}
 	if ok, known := n.devs[dev]; known && !ok {
@@ -248,7 +290,7 @@ func (n *Notifier) Release(w *Watch) {
 
 // Room reports whether another watch may be added.
 func (n *Notifier) Room() bool {
-	return n != nil && !n.full && len(n.watches) < n.max
+	return n != nil && !n.released && !n.full && len(n.watches) < n.max
 }
 
 // watchable reports whether changes to directories on the file system

@@ -6,6 +6,6 @@
 // and only file systems whose changes all pass through this kernel are
 // watched. Each user (the sandbox's control-file scan, undo's scan) has
 // its own instance, with its own mask and its share of the per-user
-// watch limit; WatchFrom says from which scan of a root they keep watches.
-// Linux only but for WatchFrom.
+// watch limit. Disable and ReleaseAll keep the instances' teardown off a
+// run's exit. Linux only but for those two.
 package dirwatch

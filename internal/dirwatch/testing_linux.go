@@ -25,3 +25,7 @@ func (n *Notifier) MarkDev(dev uint64, ok bool) (restore func()) {
 		}
 	}
 }
+
+// Unrelease lets n add watches again after ReleaseAll, for the tests that
+// follow in the same process.
+func (n *Notifier) Unrelease() { n.released = false }

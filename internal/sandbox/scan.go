@@ -16,7 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/coder-agent/coder/internal/control"
-	"github.com/coder-agent/coder/internal/dirwatch"
 )
 
 // A scan finds, in the whole tree below a root, the control entries
@@ -105,8 +104,6 @@ type scanner struct {
 	patterns []pattern
 	dirs     map[dirKey]*dirState
 	gen      uint64 // scans made
-	scans    int    // scanRoot calls: dirwatch.Watching says from which one it watches
-	watched  bool   // its states were made with the process's notifier
 }
 
 type dirKey struct {
@@ -139,7 +136,7 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 	s := scannerFor(root, start, patterns)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := s.notifier()
+	n := processNotifier()
 	n.Lock()
 	defer n.Unlock()
 	n.Drain() // every change made before now is queued: its directory is dirty
@@ -172,26 +169,6 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 	slices.SortFunc(t.secrets, func(a, b found) int { return strings.Compare(a.rel, b.rel) })
 	t.control = slices.CompactFunc(t.control, func(a, b found) bool { return a.rel == b.rel })
 	return t, nil
-}
-
-// notifier is the process's notifier for this scan of the root (nil
-// before the scan dirwatch.WatchFrom names, or without inotify). When it
-// first is not nil, the states read without one are forgotten: a state
-// without a watch would be checked at every scan and never watched
-// (walker.child), so this scan reads the tree again, watching it.
-func (s *scanner) notifier() *notifier {
-	s.scans++
-	if !dirwatch.Watching(s.scans) {
-		return nil
-	}
-	n := processNotifier()
-	if n != nil && !s.watched {
-		for k := range s.dirs {
-			s.forget(k)
-		}
-		s.watched = true
-	}
-	return n
 }
 
 // prune forgets the directories the last scan did not reach (removed,

@@ -326,52 +326,26 @@ func TestNotifyUnwatchableFileSystemKeepsChangeTimes(t *testing.T) {
 	})
 }
 
-// TestScanWatchesFromTheScanWatchFromNames: under dirwatch.WatchFrom(3),
-// as in a headless run, a root's first two scans hold no watch (the
-// second checks each directory by its change time), the third reads the
-// tree again, watching it, and finds what changed before it, and the
-// fourth, with nothing changed, reads and stats nothing: the positive
-// control that the third's watches are in place.
-func TestScanWatchesFromTheScanWatchFromNames(t *testing.T) {
+// TestScanAfterReleaseAllSeesEveryChange: once a headless run has
+// released its watches (dirwatch.ReleaseAll), a later scan of a warm tree
+// (the positive control: it read and stat'ed nothing) takes no cached
+// state on a released watch's word: a control file made deep in it is
+// found, and no watch is added.
+func TestScanAfterReleaseAllSeesEveryChange(t *testing.T) {
 	withNotify(t, true, func() {
-		dirwatch.WatchFrom(3)
-		defer dirwatch.WatchFrom(1)
-		ws := filepath.Join(t.TempDir(), "ws")
-		oldTree(t, ws)
-		watches := func() (with, without int) {
-			s := scannerFor(ws, control.Tree, nil)
-			for _, ds := range s.dirs {
-				if ds.w.Alive() {
-					with++
-				} else {
-					without++
-				}
-			}
-			return with, without
-		}
-		scanOf(t, ws)
-		settle(ws)
-		second := scanOf(t, ws)
-		if with, _ := watches(); with != 0 {
-			t.Fatalf("%d directories watched after two scans", with)
-		}
-		if second.reads != 0 || second.checks == 0 {
-			t.Fatalf("second scan, unwatched: %d of %d read, %d stat'ed (want none read, each stat'ed)", second.reads, second.dirs, second.checks)
-		}
+		ws := warmOldTree(t)
+		n := processNotifier()
+		dirwatch.ReleaseAll()
+		defer func() { n.Lock(); n.Unrelease(); n.Unlock() }()
 		writeTestFile(t, filepath.Join(ws, "a/b/c/d/e/.mcp.json"), "{}")
-		third := scanOf(t, ws)
-		if third.reads != third.dirs {
-			t.Fatalf("third scan: %d of %d read, want all", third.reads, third.dirs)
+		got := scanOf(t, ws)
+		if !slices.ContainsFunc(got.control, func(f found) bool { return f.rel == "a/b/c/d/e/.mcp.json" }) {
+			t.Fatalf("after ReleaseAll the scan missed a new .mcp.json: %+v", got.control)
 		}
-		if !slices.ContainsFunc(third.control, func(f found) bool { return f.rel == "a/b/c/d/e/.mcp.json" }) {
-			t.Fatalf("third scan missed the new .mcp.json: %+v", third.control)
-		}
-		if with, without := watches(); with == 0 || without != 0 {
-			t.Fatalf("after the third scan: %d directories watched, %d not", with, without)
-		}
-		settle(ws)
-		if fourth := scanOf(t, ws); fourth.reads != 0 || fourth.checks != 0 {
-			t.Fatalf("fourth scan: %d of %d read, %d stat'ed (want nothing)", fourth.reads, fourth.dirs, fourth.checks)
+		n.Lock()
+		defer n.Unlock()
+		if n.Len() != 0 {
+			t.Fatalf("%d watches added after ReleaseAll", n.Len())
 		}
 	})
 }

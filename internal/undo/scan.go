@@ -54,7 +54,6 @@ type Scanner struct {
 	// reuses (scan_tree_linux.go), and the rules it was read with: kept
 	// while no ignore file changes.
 	notify     bool
-	scans      int  // tree scans asked for: dirwatch.Watching says from which one it watches
 	busy       bool // Busy's word at the start of this Before or After
 	trees      trees
 	rules      *ignoreRules

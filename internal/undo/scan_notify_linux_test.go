@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/coder-agent/coder/internal/dirwatch"
 	"github.com/coder-agent/coder/internal/session"
 )
 
@@ -509,51 +508,5 @@ func TestNotifyBusyTrustsNoEvent(t *testing.T) {
 	})
 	if !slices.Equal(changed, []string{"a/b/x/mapped.bin"}) {
 		t.Fatalf("a write through a mapping still held: After = %v", changed)
-	}
-}
-
-// TestScansWatchFromTheScanWatchFromNames: under dirwatch.WatchFrom(3),
-// as in a headless run, a first call's Before and After walk the
-// workspace and keep no tree (no watch); the second call's Before reads
-// the tree whole, watching it, and its After finds what the call changed;
-// a third call's write deep in the tree is found reading at most two
-// directories: the positive control that the watches are in place.
-func TestScansWatchFromTheScanWatchFromNames(t *testing.T) {
-	dirwatch.WatchFrom(3)
-	defer dirwatch.WatchFrom(1)
-	w := &warm{ws: filepath.Join(t.TempDir(), "ws"), outside: t.TempDir()}
-	writeTree(t, w.ws, map[string]string{
-		"a/b/c/d/e/deep.txt": "deep one\n", "a/b/c/d/f/keep": "keep\n", "a/y/keep": "y\n", "top.txt": "top\n",
-	})
-	ageTree(t, w.ws)
-	w.st, w.id = openStore(t, w.ws)
-	w.sc = NewScanner(w.ws, ScannerOptions{})
-	t.Cleanup(func() { releaseTree(w.sc) })
-	first := w.call(t, func() { writeFile(t, filepath.Join(w.ws, "a/y/new.txt"), "1\n") })
-	if !slices.Contains(first, "a/y/new.txt") {
-		t.Fatalf("first call, walked: %v", first)
-	}
-	if w.sc.lastReads != 0 || len(w.sc.trees.dirs) != 0 {
-		t.Fatalf("first call: %d directories read through a tree of %d, want none", w.sc.lastReads, len(w.sc.trees.dirs))
-	}
-	second := w.call(t, func() { writeFile(t, filepath.Join(w.ws, "a/b/c/d/f/keep"), "kept\n") })
-	if !slices.Contains(second, "a/b/c/d/f/keep") {
-		t.Fatalf("second call: %v", second)
-	}
-	if len(w.sc.trees.dirs) == 0 {
-		t.Fatal("second call: no tree kept")
-	}
-	for rel, ds := range w.sc.trees.dirs {
-		if !ds.w.Alive() {
-			t.Fatalf("second call: %q not watched", rel)
-		}
-	}
-	reads := w.sc.lastReads
-	third := w.call(t, func() { writeFile(t, filepath.Join(w.ws, "a/b/c/d/e/deep.txt"), "deep two\n") })
-	if !slices.Contains(third, "a/b/c/d/e/deep.txt") {
-		t.Fatalf("third call: %v", third)
-	}
-	if n := w.sc.lastReads - reads; n > 2 {
-		t.Fatalf("third call, one file written: Before and After read %d directories", n)
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/coder-agent/coder/internal/dirwatch"
 )
 
 // dirState is a directory as the last scan that read it found it: what it
@@ -76,11 +74,6 @@ type treeWalk struct {
 // not racy, when last found: it is still (reader).
 func (s *Scanner) treeScan(ctx context.Context, rules *ignoreRules, found func(rel string, st fstat) bool) (files map[string]fstat, dirs map[string]fs.FileMode, ok bool, err error) {
 	if !s.notify {
-		return nil, nil, false, nil
-	}
-	// Walked until the scan dirwatch.WatchFrom names; the tree is then
-	// read whole, watched, from this one.
-	if s.scans++; !dirwatch.Watching(s.scans) {
 		return nil, nil, false, nil
 	}
 	n := processNotifier()

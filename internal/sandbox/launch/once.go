@@ -26,7 +26,7 @@ type Stdio struct {
 // did is said on stdio.Err; the code is argv's, and err coder's own
 // failure (nothing ran, or the guard could not start).
 func RunOnce(ctx context.Context, l *config.Loaded, a sandbox.Policy, dir string, argv []string, stdio Stdio) (int, error) {
-	dirwatch.WatchFrom(0) // two scans, then exit: see there
+	dirwatch.Disable() // two scans, then exit: see there
 	tmp, err := os.MkdirTemp("", "coder-sandbox-")
 	if err != nil {
 		return 0, err

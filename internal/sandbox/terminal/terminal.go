@@ -82,7 +82,7 @@ func init() {
 	// Ctrl+C or the editor's kill ends the sandbox and all in it, as
 	// coder's main does for its own runs.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	dirwatch.WatchFrom(0) // one command, one scan: see there
+	dirwatch.Disable() // one command, one scan: see there
 	code, err := Run(ctx, os.Args[2:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {

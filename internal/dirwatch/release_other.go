@@ -1,0 +1,6 @@
+//go:build !linux
+
+package dirwatch
+
+// ReleaseAll: no watch is kept here.
+func ReleaseAll() {}
