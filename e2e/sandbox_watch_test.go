@@ -131,19 +131,46 @@ func fdLinks(t *testing.T, pid int) []string {
 	return links
 }
 
-// TestHeadlessRunReleasesItsWatchesBeforeItEnds: a headless run
-// (`coder -p`) keeps the scans' directory cache by inotify while its model
-// calls bash (the positive control: coder's inotify instances hold
-// watches during the call, as /proc/PID/fdinfo lists them), and removes
-// every watch once its turn is over, before it saves and ends (what its
-// SessionEnd hook, run then, finds in the same listing), so that its exit
-// does not wait for the kernel to destroy them (dirwatch.ReleaseAll).
-func TestHeadlessRunReleasesItsWatchesBeforeItEnds(t *testing.T) {
+// TestRunsReleaseTheirWatchesBeforeTheyEnd: a headless run (`coder -p`)
+// and a REPL session (here in line mode, its input piped) keep the scans'
+// directory cache by inotify while the model calls bash (the positive
+// control: coder's inotify instances hold watches during the call, as
+// /proc/PID/fdinfo lists them), and remove every watch once no turn can
+// follow, before they save and end (what their SessionEnd hook, run then,
+// finds in the same listing), so that their exit does not wait for the
+// kernel to destroy them (dirwatch.ReleaseAll).
+func TestRunsReleaseTheirWatchesBeforeTheyEnd(t *testing.T) {
 	ifd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
 	if err != nil {
 		t.Skipf("no inotify here: %v", err)
 	}
 	syscall.Close(ifd)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"coder -p", []string{"-p", "wait"}, ""},
+		{"line REPL", nil, "wait\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			during, atEnd := watchesDuringAndAtEnd(t, tc.args, tc.stdin)
+			if sum(during) == 0 {
+				t.Fatalf("positive control: coder held no watch during its bash call: %v", during)
+			}
+			if len(atEnd) == 0 || sum(atEnd) != 0 {
+				t.Fatalf("watches per inotify instance at SessionEnd: %v (during the call: %v), want every instance there and empty", atEnd, during)
+			}
+		})
+	}
+}
+
+// watchesDuringAndAtEnd runs coder with args and stdin against a model
+// that calls bash once (the command waits for a file the test makes) and
+// returns the watches each of coder's inotify instances holds during the
+// call and when its SessionEnd hook runs.
+func watchesDuringAndAtEnd(t *testing.T, args []string, stdin string) (during, atEnd []int) {
+	t.Helper()
 	dir := planWorkspace(t)
 	env := providerEnv(t, llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
 		llmtest.Calls(llmtest.Call("bash", `{"command":"touch ready; until [ -e go ]; do sleep 0.01; done"}`)),
@@ -161,11 +188,12 @@ func TestHeadlessRunReleasesItsWatchesBeforeItEnds(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json",
 		`{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": `+strconv.Quote(hook)+`}]}]}}`)
-	cmd := exec.Command(coderBin, "-p", "wait")
+	cmd := exec.Command(coderBin, args...)
 	cmd.Dir = dir
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
+	cmd.Stdin = strings.NewReader(stdin)
 	log := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -183,29 +211,23 @@ func TestHeadlessRunReleasesItsWatchesBeforeItEnds(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	during := watchCounts(t, cmd.Process.Pid)
+	during = watchCounts(t, cmd.Process.Pid)
 	writeFile(t, dir, "go", "")
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("coder -p: %v\n%s", err, log.String())
-	}
-	if sum(during) == 0 {
-		t.Fatalf("positive control: coder -p held no watch during its bash call: %v", during)
+		t.Fatalf("coder %v: %v\n%s", args, err, log.String())
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("the SessionEnd hook did not run: %v\n%s", err, log.String())
 	}
-	var at []int
 	for _, f := range strings.Fields(string(b)) {
 		n, err := strconv.Atoi(f)
 		if err != nil {
 			t.Fatalf("hook output %q", b)
 		}
-		at = append(at, n)
+		atEnd = append(atEnd, n)
 	}
-	if len(at) == 0 || sum(at) != 0 {
-		t.Fatalf("watches per inotify instance at SessionEnd: %v (during the call: %v), want every instance there and empty", at, during)
-	}
+	return during, atEnd
 }
 
 // watchCounts is how many watches each inotify instance of pid holds.

@@ -193,6 +193,7 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 			asm.showResumed()
 		}
 		code := repl.RunLines(ctx, stdio.In, asm.input, rend)
+		dirwatch.ReleaseAll() // no turn follows: see runHeadless
 		asm.end("prompt_input_exit")
 		return code
 	}
@@ -200,6 +201,7 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 		r.Before(asm.showResumed) // laid out at the terminal's width
 	}
 	code := r.Run(ctx, asm.input)
+	dirwatch.ReleaseAll() // no turn follows: see runHeadless
 	asm.end("prompt_input_exit")
 	return code
 }
