@@ -20,19 +20,7 @@ func TestWatchCountsEventsOnItsInode(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	watch := func(p string) (*Watch, uint64) {
-		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unix.Close(fd)
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			t.Fatal(err)
-		}
-		w, at := n.WatchFD(fd, nil, uint64(st.Dev))
-		return n.Confirm(w, uint64(st.Dev), fd), at
-	}
+	watch := func(p string) (*Watch, uint64) { return watchDir(t, n, p) }
 	n.Lock()
 	defer n.Unlock()
 	w, at := watch(dir)
@@ -88,4 +76,20 @@ func TestBudgetIsAShareOfTheLimit(t *testing.T) {
 	if Budget(4, 1<<30) < Budget(8, 1<<30) {
 		t.Fatal("a larger share gave fewer watches")
 	}
+}
+
+// watchDir watches the directory p through a descriptor, as a scan does.
+func watchDir(t *testing.T, n *Notifier, p string) (*Watch, uint64) {
+	t.Helper()
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		t.Fatal(err)
+	}
+	w, at := n.WatchFD(fd, nil, uint64(st.Dev))
+	return n.Confirm(w, uint64(st.Dev), fd), at
 }

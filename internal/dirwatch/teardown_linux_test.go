@@ -27,27 +27,10 @@ func kernelWatches(t *testing.T, n *Notifier) int {
 // it listed them before), the watches read as dead, so a directory's
 // cached state is no longer taken on their word, and none is added after.
 func TestReleaseAllRemovesEveryWatch(t *testing.T) {
-	n := Lazy(unix.IN_CREATE|unix.IN_DELETE, func() int { return 16 })()
-	if n == nil {
-		t.Skip("no inotify here")
-	}
-	t.Cleanup(func() {
-		instancesMu.Lock()
-		instances = slices.DeleteFunc(instances, func(m *Notifier) bool { return m == n })
-		instancesMu.Unlock()
-	})
+	n := lazyForTest(t, unix.IN_CREATE|unix.IN_DELETE, 16)
 	watch := func(p string) *Watch {
-		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unix.Close(fd)
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			t.Fatal(err)
-		}
-		w, _ := n.WatchFD(fd, nil, uint64(st.Dev))
-		return n.Confirm(w, uint64(st.Dev), fd)
+		w, _ := watchDir(t, n, p)
+		return w
 	}
 	var ws []*Watch
 	base := t.TempDir()
@@ -93,20 +76,28 @@ func TestReleaseAllRemovesEveryWatch(t *testing.T) {
 }
 
 // TestDisableMakesNoInstance: after Disable, Lazy makes no instance; the
-// positive control, a Lazy asked before, did.
+// positive control, one asked before, was made.
 func TestDisableMakesNoInstance(t *testing.T) {
-	made := Lazy(unix.IN_CREATE, func() int { return 1 })()
-	if made == nil {
-		t.Skip("no inotify here")
-	}
-	t.Cleanup(func() {
-		instancesMu.Lock()
-		instances = slices.DeleteFunc(instances, func(m *Notifier) bool { return m == made })
-		instancesMu.Unlock()
-	})
+	lazyForTest(t, unix.IN_CREATE, 1)
 	Disable()
 	defer disabled.Store(false)
 	if Lazy(unix.IN_CREATE, func() int { return 1 })() != nil {
 		t.Fatal("Disable, yet an instance was made")
 	}
+}
+
+// lazyForTest is an instance made by Lazy, forgotten by ReleaseAll after
+// the test; it skips the test where inotify cannot be used.
+func lazyForTest(t *testing.T, mask uint32, max int) *Notifier {
+	t.Helper()
+	n := Lazy(mask, func() int { return max })()
+	if n == nil {
+		t.Skip("no inotify here")
+	}
+	t.Cleanup(func() {
+		instancesMu.Lock()
+		instances = slices.DeleteFunc(instances, func(m *Notifier) bool { return m == n })
+		instancesMu.Unlock()
+	})
+	return n
 }
