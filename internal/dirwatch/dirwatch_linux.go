@@ -94,9 +94,10 @@ var (
 )
 
 // ReleaseAll removes every watch of the instances Lazy made and adds none
-// after: for a run that has done its last scan (a headless run, once its
-// turn has ended), so that the kernel destroys them while the run saves
-// and closes, not at its exit (see Disable). A scan after it still sees
+// after: for a run that has done its last scan (a headless run once its
+// turn has ended, a REPL session once the person leaves it), so that the
+// kernel destroys them while the run saves and closes, not at its exit
+// (see Disable). A scan after it still sees
 // every change: a directory whose watch is gone is checked by its change
 // time, as one that could not be watched.
 func ReleaseAll() {
