@@ -174,9 +174,10 @@ func scanRoot(root string, start control.Place, patterns []string) (tree, error)
 // prune forgets the directories the last scan did not reach (removed,
 // moved, no longer readable), and their watches.
 func (s *scanner) prune() {
+	n := processNotifier()
 	for k, ds := range s.dirs {
 		if ds.gen != s.gen {
-			release(ds.w)
+			n.Release(ds.w)
 			ds.gone = true
 			delete(s.dirs, k)
 		}
@@ -192,7 +193,7 @@ func (s *scanner) store(key dirKey, ds *dirState) *dirState {
 		s.dirs[key] = ds
 		return ds
 	}
-	release(old.w)
+	processNotifier().Release(old.w)
 	*old = *ds
 	return old
 }
@@ -200,17 +201,9 @@ func (s *scanner) store(key dirKey, ds *dirState) *dirState {
 // forget drops the state of key, and its watch.
 func (s *scanner) forget(key dirKey) {
 	if old := s.dirs[key]; old != nil {
-		release(old.w)
+		processNotifier().Release(old.w)
 		old.gone = true
 		delete(s.dirs, key)
-	}
-}
-
-// release drops a state's watch (none: nothing to do, and no notifier is
-// made for it).
-func release(w *dirWatch) {
-	if w != nil {
-		processNotifier().Release(w)
 	}
 }
 
