@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/config"
-	"github.com/coder-agent/coder/internal/dirwatch"
 	"github.com/coder-agent/coder/internal/headless"
 	"github.com/coder-agent/coder/internal/orchestrator"
 	"github.com/coder-agent/coder/internal/permission"
@@ -125,10 +124,7 @@ func runHeadless(ctx context.Context, f flags, stdio IO, env func(string) (strin
 	if runErr == nil && (f.rewind == 0 || prompt != "") {
 		out, runErr = asm.input.RunPrompt(ctx, orchestrator.Prompt{Text: prompt, Images: imgs})
 	}
-	// The turn's scans are done: the kernel destroys their watches while
-	// the run ends, not at its exit (see there).
-	dirwatch.ReleaseAll()
-	asm.end("other") // its hooks' reports come before the result
+	asm.finish("other") // its hooks' reports come before the result
 	p.Finish(out, runErr)
 	if runErr != nil && format == headless.Text {
 		fmt.Fprintln(stdio.Err, "coder: "+oneLine(out.Reason))
@@ -193,16 +189,14 @@ func runREPL(ctx context.Context, f flags, stdio IO, env func(string) (string, b
 			asm.showResumed()
 		}
 		code := repl.RunLines(ctx, stdio.In, asm.input, rend)
-		dirwatch.ReleaseAll() // no turn follows: see runHeadless
-		asm.end("prompt_input_exit")
+		asm.finish("prompt_input_exit")
 		return code
 	}
 	if resumed {
 		r.Before(asm.showResumed) // laid out at the terminal's width
 	}
 	code := r.Run(ctx, asm.input)
-	dirwatch.ReleaseAll() // no turn follows: see runHeadless
-	asm.end("prompt_input_exit")
+	asm.finish("prompt_input_exit")
 	return code
 }
 

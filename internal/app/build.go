@@ -18,6 +18,7 @@ import (
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/customcmd"
+	"github.com/coder-agent/coder/internal/dirwatch"
 	"github.com/coder-agent/coder/internal/event"
 	"github.com/coder-agent/coder/internal/gitcmd"
 	"github.com/coder-agent/coder/internal/hooks"
@@ -407,6 +408,15 @@ func (asm *assembly) Close() {
 	}
 	asm.launch.Close()
 	asm.mcp.Close()
+}
+
+// finish ends the process's one session once no turn can follow (a
+// headless run's, a REPL's): its inotify watches first, so that the kernel
+// destroys them while the session ends rather than at the exit
+// (dirwatch.ReleaseAll). Not for an ACP session: others may still scan.
+func (asm *assembly) finish(reason string) {
+	dirwatch.ReleaseAll()
+	asm.end(reason)
 }
 
 // end runs the SessionEnd hooks once (reason: Claude Code's, e.g.
