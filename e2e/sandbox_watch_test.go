@@ -3,7 +3,8 @@
 package e2e
 
 import (
-	"bufio"
+	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,20 +31,14 @@ import (
 // guard was on.
 func TestOneCommandProcessesHoldNoInotify(t *testing.T) {
 	needLevel(t, sandbox.LevelLandlock)
-	ifd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
-	if err != nil {
-		t.Skipf("no inotify here: %v", err)
-	}
-	defer syscall.Close(ifd)
-	if !slices.Contains(fdLinks(t, os.Getpid()), "anon_inode:inotify") {
+	needInotify(t)
+	if !slices.Contains(slices.Collect(maps.Values(fdLinks(t, os.Getpid()))), "anon_inode:inotify") {
 		t.Fatal("positive control: this test's own inotify instance was not seen")
 	}
 
 	w := newSandboxWorld(t)
 	writeFile(t, w.ws, "sub/dir/f.txt", "x\n")
-	// It waits for a file the test makes: an editor's terminal gives the
-	// command no stdin.
-	script := []string{"bash", "-c", "echo ready; until [ -e go ]; do sleep 0.01; done; echo done"}
+	script := []string{"bash", "-c", waitScript}
 	_, termArgs, _, err := terminal.Command(sandbox.Profile{Workspace: w.ws}, script)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +52,8 @@ func TestOneCommandProcessesHoldNoInotify(t *testing.T) {
 		{"editor's terminal", termArgs, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			held := fdsWhileRunning(t, w, tc.args)
+			var held []string
+			whilePaused(t, w.ws, w.env, tc.args, "", func(pid int) { held = slices.Collect(maps.Values(fdLinks(t, pid))) })
 			if tc.holdsRoot && !slices.Contains(held, w.ws) {
 				t.Fatalf("positive control: coder's guard does not hold the workspace %s open: %q", w.ws, held)
 			}
@@ -66,69 +62,6 @@ func TestOneCommandProcessesHoldNoInotify(t *testing.T) {
 			}
 		})
 	}
-}
-
-// fdsWhileRunning starts coder with args, whose command prints "ready",
-// waits for the file "go" in the workspace and prints "done", and returns
-// what coder's descriptors name while the command waits.
-func fdsWhileRunning(t *testing.T, w *sandboxWorld, args []string) []string {
-	t.Helper()
-	cmd := exec.Command(coderBin, args...)
-	cmd.Dir = w.ws
-	for k, v := range w.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := make(chan string, 4)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	select {
-	case l := <-lines:
-		if l != "ready" {
-			t.Fatalf("first line %q, want ready", l)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the command did not start within a minute")
-	}
-	held := fdLinks(t, cmd.Process.Pid)
-	writeFile(t, w.ws, "go", "")
-	defer os.Remove(filepath.Join(w.ws, "go"))
-	if l := <-lines; l != "done" {
-		t.Fatalf("after the file: %q, want done", l)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("coder %s: %v", args[0], err)
-	}
-	return held
-}
-
-// fdLinks is what each of pid's descriptors names.
-func fdLinks(t *testing.T, pid int) []string {
-	t.Helper()
-	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var links []string
-	for _, e := range ents {
-		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil {
-			links = append(links, l)
-		}
-	}
-	return links
 }
 
 // TestRunsReleaseTheirWatchesBeforeTheyEnd: a headless run (`coder -p`)
@@ -140,11 +73,7 @@ func fdLinks(t *testing.T, pid int) []string {
 // finds in the same listing), so that their exit does not wait for the
 // kernel to destroy them (dirwatch.ReleaseAll).
 func TestRunsReleaseTheirWatchesBeforeTheyEnd(t *testing.T) {
-	ifd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
-	if err != nil {
-		t.Skipf("no inotify here: %v", err)
-	}
-	syscall.Close(ifd)
+	needInotify(t)
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -166,14 +95,15 @@ func TestRunsReleaseTheirWatchesBeforeTheyEnd(t *testing.T) {
 }
 
 // watchesDuringAndAtEnd runs coder with args and stdin against a model
-// that calls bash once (the command waits for a file the test makes) and
-// returns the watches each of coder's inotify instances holds during the
-// call and when its SessionEnd hook runs.
+// that calls bash once (waitScript) and returns the watches each of
+// coder's inotify instances holds during the call and when its SessionEnd
+// hook runs.
 func watchesDuringAndAtEnd(t *testing.T, args []string, stdin string) (during, atEnd []int) {
 	t.Helper()
 	dir := planWorkspace(t)
+	call, _ := json.Marshal(map[string]string{"command": waitScript})
 	env := providerEnv(t, llmtest.NewServer(t, llmtest.Scenario{Steps: []llmtest.Step{
-		llmtest.Calls(llmtest.Call("bash", `{"command":"touch ready; until [ -e go ]; do sleep 0.01; done"}`)),
+		llmtest.Calls(llmtest.Call("bash", string(call))),
 		llmtest.Text("Done."),
 	}}), "openai")
 	state := t.TempDir()
@@ -188,6 +118,35 @@ func watchesDuringAndAtEnd(t *testing.T, args []string, stdin string) (during, a
 	}
 	writeFile(t, filepath.Join(env["XDG_CONFIG_HOME"], "coder"), "config.json",
 		`{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": `+strconv.Quote(hook)+`}]}]}}`)
+	log := whilePaused(t, dir, env, args, stdin, func(pid int) {
+		writeFile(t, state, "pid", strconv.Itoa(pid))
+		during = watchCounts(t, pid)
+	})
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("the SessionEnd hook did not run: %v\n%s", err, log)
+	}
+	for _, f := range strings.Fields(string(b)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("hook output %q", b)
+		}
+		atEnd = append(atEnd, n)
+	}
+	return during, atEnd
+}
+
+// waitScript is a command that says it has started (the file "ready" in
+// its directory) and waits for the file "go" there, which the test makes:
+// an editor's terminal gives a command no stdin.
+const waitScript = "touch ready; until [ -e go ]; do sleep 0.01; done"
+
+// whilePaused runs coder with args, env and stdin in dir, where a command
+// of it runs waitScript; it calls during with coder's PID while that
+// command waits, then lets it go, waits for coder to exit 0 and returns
+// what coder printed.
+func whilePaused(t *testing.T, dir string, env map[string]string, args []string, stdin string, during func(pid int)) string {
+	t.Helper()
 	cmd := exec.Command(coderBin, args...)
 	cmd.Dir = dir
 	for k, v := range env {
@@ -200,50 +159,63 @@ func watchesDuringAndAtEnd(t *testing.T, args []string, stdin string) (during, a
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	writeFile(t, state, "pid", strconv.Itoa(cmd.Process.Pid))
+	defer os.Remove(filepath.Join(dir, "ready"))
+	defer os.Remove(filepath.Join(dir, "go"))
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the bash call did not start within a minute:\n%s", log.String())
+			t.Fatalf("the command did not start within a minute:\n%s", log.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	during = watchCounts(t, cmd.Process.Pid)
+	during(cmd.Process.Pid)
 	writeFile(t, dir, "go", "")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("coder %v: %v\n%s", args, err, log.String())
 	}
-	b, err := os.ReadFile(out)
+	return log.String()
+}
+
+// needInotify skips the test where inotify cannot be used; the instance
+// it opens stays open for the test.
+func needInotify(t *testing.T) {
+	t.Helper()
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
 	if err != nil {
-		t.Fatalf("the SessionEnd hook did not run: %v\n%s", err, log.String())
+		t.Skipf("no inotify here: %v", err)
 	}
-	for _, f := range strings.Fields(string(b)) {
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatalf("hook output %q", b)
+	t.Cleanup(func() { syscall.Close(fd) })
+}
+
+// fdLinks is what each of pid's descriptors names, by descriptor.
+func fdLinks(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{}
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil {
+			links[e.Name()] = l
 		}
-		atEnd = append(atEnd, n)
 	}
-	return during, atEnd
+	return links
 }
 
 // watchCounts is how many watches each inotify instance of pid holds.
 func watchCounts(t *testing.T, pid int) []int {
 	t.Helper()
-	dir := filepath.Join("/proc", strconv.Itoa(pid))
-	ents, err := os.ReadDir(filepath.Join(dir, "fd"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var counts []int
-	for _, e := range ents {
-		if l, _ := os.Readlink(filepath.Join(dir, "fd", e.Name())); l != "anon_inode:inotify" {
+	for fd, l := range fdLinks(t, pid) {
+		if l != "anon_inode:inotify" {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, "fdinfo", e.Name()))
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "fdinfo", fd))
 		if err != nil {
 			t.Fatal(err)
 		}
