@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	coderBin = filepath.Join(dir, "coder")
 	build := exec.Command("go", "build", "-o", coderBin, "../cmd/coder")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README builds it
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building coder:", err)

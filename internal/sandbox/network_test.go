@@ -65,3 +65,34 @@ c = socket.create_connection(s.getsockname()); print(c.recv(100).decode())'`
 		t.Fatalf("loopback inside the sandbox: %+v", r)
 	}
 }
+
+// TestNoThreadOfTheHelperIsOutsideTheNetwork: the helper makes the
+// network namespace on one of its threads and moves the others into it
+// (netns_linux.go); a command that reads every visible thread's
+// /proc/PID/task/TID/net must find none that shows the host's listener.
+// With the network on (no namespace of its own), the same read shows it:
+// the positive control.
+func TestNoThreadOfTheHelperIsOutsideTheNetwork(t *testing.T) {
+	needFull(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := fmt.Sprintf(":%04X ", ln.Addr().(*net.TCPAddr).Port)
+	script := `ls -d /proc/1/task/* | wc -l; cat /proc/[0-9]*/task/*/net/tcp`
+	w := newWorld(t)
+	p := w.profile(LevelFull)
+	r := run(t, p, script)
+	threads, _, _ := strings.Cut(r.stdout, "\n")
+	if n := strings.TrimSpace(threads); n == "" || n == "0" || n == "1" || !strings.Contains(r.stdout, "local_address") {
+		t.Fatalf("the helper's threads (%s) or their sockets are out of sight, so this proves nothing: %+v", n, r)
+	}
+	if strings.Contains(r.stdout, port) {
+		t.Fatalf("a thread in the sandbox shows the host's listener (%s): %s", strings.TrimSpace(port), r.stdout)
+	}
+	p.Network = true
+	if r := run(t, p, script); !strings.Contains(r.stdout, port) {
+		t.Fatalf("positive control: with the network on, the host's listener (%s) is not shown: %+v", strings.TrimSpace(port), r)
+	}
+}

@@ -27,8 +27,8 @@ func sysProcAttr(s helper.Spec) *syscall.SysProcAttr {
 	}
 	uid, gid := os.Getuid(), os.Getgid()
 	flags := syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
-	if !s.Network {
-		flags |= syscall.CLONE_NEWNET
+	if !s.Network && !helper.NetworkInHelper {
+		flags |= syscall.CLONE_NEWNET // else the helper makes it, off this path
 	}
 	a := &syscall.SysProcAttr{
 		Setsid:      true,

@@ -29,6 +29,10 @@ func runNamespaced(s Spec, argv []string) int {
 	if os.Getpid() != 1 {
 		return fail("namespaces", errors.New("the helper was not started in a new PID namespace (start it with the Cmd's SysProcAttr)"))
 	}
+	var made <-chan network
+	if !s.Network && NetworkInHelper {
+		made = startNetwork() // alongside the mounts: netns_linux.go
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return fail("working directory", err)
@@ -41,7 +45,11 @@ func runNamespaced(s Spec, argv []string) int {
 	if err := os.Chdir(cwd); err != nil {
 		return fail("working directory", err)
 	}
-	if !s.Network {
+	if made != nil {
+		if err := joinNetwork(made); err != nil {
+			return fail("network", err)
+		}
+	} else if !s.Network {
 		if err := loopbackUp(); err != nil {
 			return fail("loopback", err)
 		}

@@ -1,0 +1,6 @@
+//go:build !cgo
+
+package helper
+
+// cgoLinked: see cgo_linux.go.
+const cgoLinked = false
