@@ -24,12 +24,17 @@ import (
 func marker() string { return fmt.Sprintf("1%03d.%06d", rand.IntN(1000), rand.IntN(1000000)) }
 
 // running lists the processes (not zombies) whose command line holds m.
-func running(m string) []int { return find(m, false) }
+func running(m string) []int { return find(m, false, false) }
+
+// leftovers is running without the sandbox helpers, whose command lines
+// hold the command's too: a one-command helper may still be exiting when
+// the call returns, once everything else in its namespaces is gone.
+func leftovers(m string) []int { return find(m, false, true) }
 
 // sleeping lists the processes running exactly "sleep m".
-func sleeping(m string) []int { return find(m, true) }
+func sleeping(m string) []int { return find(m, true, false) }
 
-func find(m string, exact bool) []int {
+func find(m string, exact, notHelpers bool) []int {
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
@@ -39,6 +44,9 @@ func find(m string, exact bool) []int {
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 		if err != nil || !bytes.Contains(b, []byte(m)) || exact && string(b) != "sleep\x00"+m+"\x00" {
+			continue
+		}
+		if args := bytes.Split(b, []byte{0}); notHelpers && len(args) > 1 && string(args[1]) == helper.Arg {
 			continue
 		}
 		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !zombie(st) {
@@ -84,11 +92,15 @@ func TestNothingOutlivesTheCall(t *testing.T) {
 			for name, script := range escapes {
 				m := marker()
 				start := time.Now()
-				r := run(t, w.profile(l), strings.ReplaceAll(script, "{M}", m)+"; sleep 0.2")
-				if left := running(m); len(left) > 0 {
+				r := run(t, w.profile(l), strings.ReplaceAll(script, "{M}", m)+"\nsleep 0.2")
+				if r.code != 0 {
+					t.Errorf("%s: the script failed, so it proves nothing: %+v", name, r)
+				}
+				if left := leftovers(m); len(left) > 0 {
 					killAll(left)
 					t.Errorf("%s: %d process(es) outlived the call: %+v", name, len(left), r)
 				}
+				waitFor(t, func() bool { return len(running(m)) == 0 }, name+": the helper to exit")
 				if d := time.Since(start); d > 20*time.Second {
 					t.Errorf("%s: the call took %v", name, d)
 				}

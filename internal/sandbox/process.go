@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/coder-agent/coder/internal/sandbox/helper"
@@ -13,9 +16,10 @@ import (
 type Process struct {
 	cmd  *exec.Cmd // nil for a command run in a kept sandbox (Warm)
 	done chan struct{}
+	end  sync.Once
 	err  error
-	// A command in a kept sandbox: its exit code, and how it is stopped.
-	code int
+	code int // the command's exit code, once done
+	// How a command in a kept sandbox is stopped.
 	stop func()
 }
 
@@ -23,32 +27,91 @@ type Process struct {
 // stays alive, locked, until cmd has ended: the kernel sends the helper its
 // parent-death signal when the thread that started it exits, so starting it
 // from an ordinary goroutine could kill it early.
+//
+// A one-command helper in new namespaces says when the sandbox has ended
+// (withStatus): the Process is done then, its output read to the end,
+// while the helper's exit tears its namespaces down.
 func Start(cmd *exec.Cmd) (*Process, error) {
 	p := &Process{cmd: cmd, done: make(chan struct{})}
+	status, err := withStatus(cmd)
+	if err != nil {
+		return nil, err
+	}
+	var out outputs
+	var childEnds []*os.File
+	if status != nil {
+		if childEnds, err = out.own(cmd); err != nil {
+			closeAll(childEnds)
+			out.close()
+			status.close()
+			return nil, err
+		}
+	}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		// Never unlocked: the thread ends with this goroutine, after cmd.
-		if err := cmd.Start(); err != nil {
+		err := cmd.Start()
+		closeAll(childEnds) // the child has its own copies
+		if err != nil {
+			if status != nil {
+				status.close()
+				out.drain()
+			}
 			started <- err
 			return
 		}
 		release := holdTree(cmd)
 		started <- nil
-		p.err = cmd.Wait()
-		release()
-		if ExitCode(cmd.ProcessState) == helper.Failed {
-			// The helper could not set the sandbox up (or the command
-			// exited 125): the system may have changed in a way the
-			// probe cache's key does not see, so the next start probes.
-			forgetProbeCache()
+		if status != nil {
+			status.started()
+			go func() {
+				if code, ok := status.read(); ok {
+					out.drain()
+					p.finish(code, exitError(code))
+				}
+			}()
 		}
-		close(p.done)
+		err = cmd.Wait()
+		release()
+		if status != nil {
+			out.drain()
+		}
+		p.finish(ExitCode(cmd.ProcessState), err)
 	}()
 	if err := <-started; err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// finish ends p with the command's code, once: from the helper's word or
+// from its exit, whichever comes first.
+func (p *Process) finish(code int, err error) {
+	p.end.Do(func() {
+		if p.cmd != nil && code == helper.Failed {
+			// The helper could not set the sandbox up (or the command
+			// exited 125): the system may have changed in a way the
+			// probe cache's key does not see, so the next start probes.
+			forgetProbeCache()
+		}
+		p.code, p.err = code, err
+		close(p.done)
+	})
+}
+
+// exitError is what exec says of a command that exited with code.
+func exitError(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return errors.New("exit status " + strconv.Itoa(code))
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // Done is closed when the sandbox has ended.
@@ -65,10 +128,7 @@ func (p *Process) Wait() error {
 func (p *Process) ExitCode() int {
 	select {
 	case <-p.done:
-		if p.cmd == nil {
-			return p.code
-		}
-		return ExitCode(p.cmd.ProcessState)
+		return p.code
 	default:
 		return -1
 	}

@@ -314,20 +314,10 @@ func (z *zygote) run(ctx context.Context, id string, p Profile, argv []string, s
 		return nil, err
 	}
 	proc := &Process{done: make(chan struct{})}
-	var copies sync.WaitGroup
-	copyTo := func(w io.Writer, r *os.File) {
-		if w == nil {
-			w = io.Discard
-		}
-		copies.Add(1)
-		go func() {
-			defer copies.Done()
-			_, _ = io.Copy(w, r)
-		}()
-	}
-	copyTo(stdout, outR)
+	var out outputs
+	out.copy(stdout, outR)
 	if errR != outR {
-		copyTo(stderr, errR)
+		out.copy(stderr, errR)
 	}
 	proc.stop = func() { z.stop(proc, id) }
 	go func() {
@@ -341,22 +331,10 @@ func (z *zygote) run(ctx context.Context, id string, p Profile, argv []string, s
 			}
 		}
 		// Every process of the command is gone, and with them the
-		// streams' write ends, unless one was passed out of the sandbox:
-		// read to the end, within the bound exec.Cmd's WaitDelay gives.
-		drained := make(chan struct{})
-		go func() { copies.Wait(); close(drained) }()
-		select {
-		case <-drained:
-		case <-time.After(3 * helper.StopGrace):
-			outR.Close()
-			errR.Close()
-			<-drained
-		}
-		outR.Close()
-		errR.Close()
-		proc.code = code
+		// streams' write ends: read to the end.
+		out.drain()
 		z.w.release(z)
-		close(proc.done)
+		proc.finish(code, nil)
 	}()
 	go func() {
 		select {

@@ -47,6 +47,11 @@ type Spec struct {
 	// per mount, as on kernels without mount_setattr (before 5.12), even
 	// where the kernel has it: how the tests run that path.
 	RemountEach bool
+	// Status (ModeNS, one command): once the command and everything it
+	// left are gone, the helper closes its standard streams and writes the
+	// exit code, one byte, on StatusFD before it exits, so that coder need
+	// not wait for the teardown of its namespaces (status_linux.go).
+	Status bool
 }
 
 // MinABI: Landlock ABI 2 is the first that can allow renames between
@@ -59,7 +64,7 @@ const (
 	keyMode, keyWritable, keyReadOnly, keyPinned, keyDeny = "mode", "rw", "ro", "pin", "deny"
 	keyPrivateTmp, keyKeep, keyLandlock, keyABI           = "ptmp", "keep", "ll", "abi"
 	keyNetwork, keyLongLived, keyProbe, keyServe          = "net", "long", "probe", "serve"
-	keyRemountEach                                        = "each"
+	keyRemountEach, keyStatus                             = "each", "status"
 )
 
 // Args is the helper's command line after os.Args[0]: Arg, the spec, "--",
@@ -91,6 +96,7 @@ func Args(s Spec, argv []string) []string {
 	flag(keyProbe, s.Probe)
 	flag(keyServe, s.Serve)
 	flag(keyRemountEach, s.RemountEach)
+	flag(keyStatus, s.Status)
 	out = append(out, "--")
 	return append(out, argv...)
 }
@@ -138,7 +144,7 @@ func (s *Spec) set(key, val string, seen map[string]bool) error {
 	}
 	seen[key] = true
 	flags := map[string]*bool{keyPrivateTmp: &s.PrivateTmp, keyNetwork: &s.Network, keyLongLived: &s.LongLived, keyProbe: &s.Probe,
-		keyServe: &s.Serve, keyRemountEach: &s.RemountEach}
+		keyServe: &s.Serve, keyRemountEach: &s.RemountEach, keyStatus: &s.Status}
 	if f, ok := flags[key]; ok {
 		if val != "1" && val != "0" {
 			return errors.New(key + " must be 0 or 1, got " + strconv.Quote(val))

@@ -13,7 +13,7 @@ func TestArgsRoundTrip(t *testing.T) {
 	s := Spec{Mode: ModeNS, Writable: []string{"/ws", "/tmp/a=b c", "--"}, ReadOnly: []string{"/ws/.git/config"},
 		Pinned: []string{"/ws/.git"}, DenyRead: []string{"/home/u/.ssh", "/x\ny=1"}, PrivateTmp: true,
 		Keep: []string{"/tmp/k"}, Landlock: []string{"/ws", "/tmp/a=b c"}, LandlockABI: 7, Network: true,
-		LongLived: true, Probe: true, Serve: true, RemountEach: true}
+		LongLived: true, Probe: true, Serve: true, RemountEach: true, Status: true}
 	argv := []string{"/bin/bash", "-c", "ls -la", "--", "mode=x"}
 	args := Args(s, argv)
 	if args[0] != Arg {

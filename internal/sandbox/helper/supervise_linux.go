@@ -92,6 +92,9 @@ func supervise(s Spec, argv []string) int {
 			code = c
 			if !s.LongLived {
 				endAll(s)
+				if s.Status && s.Mode == ModeNS {
+					reportStatus(exits, code)
+				}
 				return code
 			}
 		case sig := <-sigs:
