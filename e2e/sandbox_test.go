@@ -257,6 +257,32 @@ func TestSandboxCommandPlanMode(t *testing.T) {
 	}
 }
 
+// TestSandboxCommandStartsInTheConfiguredMode: without --mode, coder
+// sandbox judges by the mode the REPL would start in, whether it answers
+// from its package's init (a preset named plan: a built-in agent) or
+// leaves it to coder once initialised (a custom agent in plan mode, which
+// only the agents' catalog knows); with nothing configured, build mode
+// writes (the positive control). The configuration changes after the
+// workspace was trusted, so each run passes --trust.
+func TestSandboxCommandStartsInTheConfiguredMode(t *testing.T) {
+	needLevel(t, sandbox.LevelLandlock)
+	for name, project := range map[string]string{
+		"preset plan":       `{"permission": {"preset": "plan"}}`,
+		"custom plan agent": `{"agents": {"default": "reviewer", "definitions": [{"name": "reviewer", "mode": "plan"}]}}`,
+		"nothing (build)":   `{}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newSandboxWorld(t)
+			writeFile(t, w.ws, ".coder/config.json", project+"\n")
+			res := w.sandbox(t, `touch new.txt`, "--trust")
+			_, err := os.Stat(filepath.Join(w.ws, "new.txt"))
+			if wrote := err == nil; wrote != (project == "{}") {
+				t.Fatalf("wrote: %v, want %v: %+v", wrote, project == "{}", res)
+			}
+		})
+	}
+}
+
 // TestDoctorAndFallbacks: coder doctor names the level and each layer;
 // forced fallbacks are stated, still stop writes outside, and restore the
 // protected paths; with no OS sandbox coder sandbox warns.

@@ -17,6 +17,10 @@ import (
 	// coder's sandbox, from the package's init, before SQLite, Markdown
 	// and HTTP initialise; it never returns either.
 	_ "github.com/coder-agent/coder/internal/sandbox/terminal"
+	// `coder sandbox`: the command in the workspace's sandbox, from the
+	// package's init, before Markdown, JSON Schema and HTTP initialise
+	// (unless the start mode needs the agents' catalog).
+	_ "github.com/coder-agent/coder/internal/sandbox/workspace"
 )
 
 func main() {

@@ -8,40 +8,21 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/agent/mode"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
-// Mode is how an agent works: build changes code and runs commands; plan
-// analyses and plans and changes nothing. The system prompt's mode section,
-// the policy's plan floor, the sandbox profile, auto-verify and the todo
-// rules follow an agent's mode, never its name.
-type Mode string
+// Mode is how an agent works (package mode, where the rules that pick one
+// live apart from the agents).
+type Mode = mode.Mode
 
 const (
-	Build Mode = "build"
-	Plan  Mode = "plan"
+	Build = mode.Build
+	Plan  = mode.Plan
 )
 
 // ParseMode checks a mode name ("" is build).
-func ParseMode(s string) (Mode, error) {
-	switch Mode(s) {
-	case "", Build:
-		return Build, nil
-	case Plan:
-		return Plan, nil
-	}
-	return "", fmt.Errorf("mode %q is not build or plan", s)
-}
-
-// Access is what the commands of an agent in mode m may change: the one
-// typed value the call carries to the sandbox's backend (tools.Call.Sandbox).
-func (m Mode) Access() sandbox.Policy {
-	if m == Plan {
-		return sandbox.ReadOnly
-	}
-	return sandbox.WorkspaceWrite
-}
+func ParseMode(s string) (Mode, error) { return mode.Parse(s) }
 
 // Agent is one way of working: a named mode with its prompt and tools.
 type Agent struct {
@@ -106,13 +87,11 @@ func ForMode(m Mode) Agent {
 
 // Lookup returns a built-in agent by name.
 func Lookup(name string) (Agent, bool) {
-	switch Mode(name) {
-	case Build:
-		return BuildAgent(), true
-	case Plan:
-		return PlanAgent(), true
+	m, ok := mode.Builtin(name)
+	if !ok {
+		return Agent{}, false
 	}
-	return Agent{}, false
+	return ForMode(m), true
 }
 
 // Definition is a custom agent as configured (agents.definitions).

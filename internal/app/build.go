@@ -13,9 +13,11 @@ import (
 
 	"github.com/coder-agent/coder/internal/acp"
 	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/agent/mode"
 	"github.com/coder-agent/coder/internal/chat"
 	"github.com/coder-agent/coder/internal/commands"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/config/ollama"
 	"github.com/coder-agent/coder/internal/contextmgr"
 	"github.com/coder-agent/coder/internal/customcmd"
 	"github.com/coder-agent/coder/internal/dirwatch"
@@ -29,6 +31,7 @@ import (
 	"github.com/coder-agent/coder/internal/permission"
 	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/sandbox/launch"
+	"github.com/coder-agent/coder/internal/sandbox/workspace"
 	"github.com/coder-agent/coder/internal/secrets"
 	"github.com/coder-agent/coder/internal/session"
 	"github.com/coder-agent/coder/internal/skills"
@@ -99,8 +102,9 @@ func loadBase(f flags, env func(string) (string, bool)) (*base, error) {
 		return nil, fmt.Errorf("current directory: %w", err)
 	}
 	loaded, err := config.Load(config.Options{
-		Cwd: wd,
-		Env: env,
+		Cwd:         wd,
+		Env:         env,
+		ProbeOllama: ollama.Probe,
 		Flags: config.Overrides{
 			Model: f.model, Mode: f.mode, Permissions: f.permissions, Cwd: f.cwd, Trust: f.trust,
 			BudgetUSD: max(f.budget, 0),
@@ -305,7 +309,7 @@ func build(ctx context.Context, b *base, front orchestrator.Front) (*assembly, e
 	for _, w := range telWarnings {
 		warnings = append(warnings, errors.New(w))
 	}
-	if w := launch.Report(launch.Profile(b.loaded, sandbox.WorkspaceWrite, "")).Warning(); w != "" {
+	if w := workspace.Report(workspace.Profile(b.loaded, sandbox.WorkspaceWrite, "")).Warning(); w != "" {
 		warnings = append([]error{errors.New(w)}, warnings...)
 	}
 	return &assembly{base: b, workspace: ws.Root, orch: orch, input: input, sink: sink, mcp: servers,
@@ -320,10 +324,7 @@ func startAgent(cfg config.Config) (*agent.Catalog, agent.Agent, error) {
 	if err != nil {
 		return nil, agent.Agent{}, err
 	}
-	name := cfg.Agents.Default
-	if _, mode, err := permission.ParsePreset(cfg.Permission.Preset); err == nil && mode != "" {
-		name = string(mode)
-	}
+	name := mode.StartAgent(cfg.Agents.Default, cfg.Permission.Preset)
 	ag, ok := agents.Lookup(name)
 	if !ok {
 		return nil, agent.Agent{}, fmt.Errorf("unknown mode %q (use build, plan or an agent from agents.definitions)", name)

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/sandbox"
-	"github.com/coder-agent/coder/internal/sandbox/launch"
+	"github.com/coder-agent/coder/internal/sandbox/workspace"
 )
 
 const doctorUsage = `Usage: coder doctor [--mode build|plan] [--cwd DIR]
@@ -25,7 +25,7 @@ whether they reach the network.
 func runDoctor(args []string, stdio IO, env func(string) (string, bool)) int {
 	// A new look, not what an earlier start remembered.
 	sandbox.ForgetProbe()
-	subj, rest, err := loadSandboxSubject("doctor", args, env)
+	subj, rest, err := workspace.LoadSubject("doctor", args, env, startMode)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdio.Out, doctorUsage)
 		return ExitOK
@@ -38,8 +38,8 @@ func runDoctor(args []string, stdio IO, env func(string) (string, bool)) int {
 		fmt.Fprintln(stdio.Err, "coder doctor: "+err.Error())
 		return ExitUsage
 	}
-	p := launch.Profile(subj.loaded, subj.mode.Access(), "$TMPDIR")
-	r := launch.Report(p)
+	p := workspace.Profile(subj.Loaded, subj.Mode.Access(), "$TMPDIR")
+	r := workspace.Report(p)
 	fmt.Fprint(stdio.Out, r.String())
 	if w := r.Warning(); w != "" {
 		fmt.Fprintln(stdio.Out, "warning: "+w)
@@ -50,8 +50,8 @@ func runDoctor(args []string, stdio IO, env func(string) (string, bool)) int {
 }
 
 // describeProfile says what commands in this workspace may do.
-func describeProfile(w io.Writer, p sandbox.Profile, subj sandboxSubject, r sandbox.Report) {
-	fmt.Fprintf(w, "commands in %s (%s mode):\n", p.Workspace, subj.mode)
+func describeProfile(w io.Writer, p sandbox.Profile, subj workspace.Subject, r sandbox.Report) {
+	fmt.Fprintf(w, "commands in %s (%s mode):\n", p.Workspace, subj.Mode)
 	if r.Level == sandbox.LevelNone {
 		fmt.Fprintln(w, "  may write anywhere this user can: there is no OS sandbox")
 	} else {

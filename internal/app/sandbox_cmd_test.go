@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/agent"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/sandbox/workspace"
 )
 
 // loadProject loads a trusted workspace of its own whose
@@ -34,7 +35,10 @@ func loadProject(t *testing.T, project string) *config.Loaded {
 }
 
 // TestSubjectModeIsTheREPLs: coder sandbox and doctor judge the mode the
-// REPL would start in, a preset named plan included.
+// REPL would start in, a preset named plan included; where coder sandbox
+// takes it from its package's init, without the agents' catalog, it
+// takes the same, and it leaves every configuration with agents defined
+// to the catalog.
 func TestSubjectModeIsTheREPLs(t *testing.T) {
 	for project, want := range map[string]agent.Mode{
 		``:                                "build",
@@ -42,13 +46,21 @@ func TestSubjectModeIsTheREPLs(t *testing.T) {
 		`{"agents": {"default": "reviewer", "definitions": [{"name": "reviewer", "mode": "plan"}]}}`: "plan",
 		`{"agents": {"default": "fixer", "definitions": [{"name": "fixer", "mode": "build"}]}}`:      "build",
 		`{"permission": {"preset": "plan"}}`:                                                         "plan",
+		`{"agents": {"default": "plan"}, "permission": {"preset": "build"}}`:                         "build",
 	} {
-		got, err := subjectMode(loadProject(t, project), "")
+		l := loadProject(t, project)
+		got, err := startMode(l)
 		if err != nil || got != want {
 			t.Errorf("%s: mode %q (%v), want %q", project, got, err, want)
 		}
-	}
-	if got, _ := subjectMode(loadProject(t, `{"permission": {"preset": "plan"}}`), "build"); got != agent.Build {
-		t.Errorf("--mode build gave %q", got)
+		early, err := workspace.BuiltinStartMode(l)
+		switch {
+		case len(l.Config.Agents.Definitions) > 0:
+			if err == nil {
+				t.Errorf("%s: decided %q without the catalog", project, early)
+			}
+		case err != nil || early != want:
+			t.Errorf("%s: without the catalog %q (%v), want %q", project, early, err, want)
+		}
 	}
 }

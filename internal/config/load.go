@@ -32,8 +32,8 @@ type Options struct {
 	Env EnvFunc
 	// Flags are the command-line overrides, applied last.
 	Flags Overrides
-	// ProbeOllama is used by ResolveProvider when nothing is configured; nil =
-	// the real probe (ProbeOllama).
+	// ProbeOllama is used by ResolveProvider when nothing is configured
+	// (ollama.Probe); nil looks for none.
 	ProbeOllama ProbeFunc
 }
 

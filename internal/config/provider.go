@@ -48,14 +48,15 @@ type ResolvedProvider struct {
 //  3. else a local Ollama, if probe finds one;
 //  4. else ErrNoProvider.
 //
-// env nil means os.LookupEnv; probe nil means ProbeOllama. Nothing else in
+// env nil means os.LookupEnv; probe nil means no local Ollama is looked
+// for (coder passes ollama.Probe). Nothing else in
 // coder needs a provider, so `coder --help` never calls this.
 func ResolveProvider(ctx context.Context, c Config, env EnvFunc, probe ProbeFunc) (ResolvedProvider, error) {
 	if env == nil {
 		env = os.LookupEnv
 	}
 	if probe == nil {
-		probe = ProbeOllama
+		probe = func(context.Context, string) (string, bool) { return "", false }
 	}
 	p, err := withProfile(c.Provider)
 	if err != nil {

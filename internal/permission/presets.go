@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/agent"
+	"github.com/coder-agent/coder/internal/agent/mode"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -21,10 +22,13 @@ const (
 var Presets = []string{PresetStrict, PresetBalanced, PresetAutoEdit, PresetYolo}
 
 // ParsePreset resolves a preset name from config, --permissions or
-// /permissions. mode is set when the name is "build" or "plan" (the caller
+// /permissions. m is set when the name is "build" or "plan" (the caller
 // switches the mode too), "" otherwise. An empty name is the default,
 // balanced.
-func ParsePreset(name string) (preset string, mode agent.Mode, err error) {
+func ParsePreset(name string) (preset string, m agent.Mode, err error) {
+	if m = mode.OfPreset(name); m != "" {
+		return PresetBalanced, m, nil
+	}
 	switch n := strings.ToLower(strings.TrimSpace(name)); n {
 	case "":
 		return PresetBalanced, "", nil
@@ -32,8 +36,6 @@ func ParsePreset(name string) (preset string, mode agent.Mode, err error) {
 		return n, "", nil
 	case "auto_edit", "autoedit":
 		return PresetAutoEdit, "", nil
-	case string(agent.Build), string(agent.Plan):
-		return PresetBalanced, agent.Mode(n), nil
 	}
 	return "", "", fmt.Errorf("unknown permission preset %q (want strict, balanced, auto-edit, yolo, build or plan)", name)
 }

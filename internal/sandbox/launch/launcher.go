@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder-agent/coder/internal/config"
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox/workspace"
 	"github.com/coder-agent/coder/internal/tools"
 )
 
@@ -102,7 +103,7 @@ func (l *Launcher) profile(a sandbox.Policy, env []string) (sandbox.Profile, err
 	if err != nil {
 		return sandbox.Profile{}, err
 	}
-	p := Profile(l.loaded, a, tmp)
+	p := workspace.Profile(l.loaded, a, tmp)
 	p.Env, p.Secrets = env, l.secrets
 	return p, nil
 }
@@ -130,7 +131,7 @@ func (l *Launcher) acquire() (*sandbox.Coverage, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.active == 0 {
-		g, err := sandbox.WatchJournaled(Profile(l.loaded, sandbox.WorkspaceWrite, l.tmp), JournalDir(l.loaded))
+		g, err := sandbox.WatchJournaled(workspace.Profile(l.loaded, sandbox.WorkspaceWrite, l.tmp), workspace.JournalDir(l.loaded))
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +173,7 @@ func (l *Launcher) tell(changes []string, err error) {
 // ended early (killed, crashed) left in the control files, and returns
 // what it did as notices for the start of the session.
 func (l *Launcher) RecoverJournals() []error {
-	changes, err := sandbox.RecoverJournals(JournalDir(l.loaded), Profile(l.loaded, sandbox.WorkspaceWrite, ""))
+	changes, err := sandbox.RecoverJournals(workspace.JournalDir(l.loaded), workspace.Profile(l.loaded, sandbox.WorkspaceWrite, ""))
 	var out []error
 	for _, c := range changes {
 		out = append(out, errors.New("sandbox, after a coder that ended early: "+c))

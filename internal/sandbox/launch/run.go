@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/coder-agent/coder/internal/sandbox"
+	"github.com/coder-agent/coder/internal/sandbox/workspace"
 )
 
 // Run is one process's place in the session's sandbox: its profile, and
@@ -69,7 +70,7 @@ func (r *Run) Notes(exitCode int, stderr string) (notes []string, refused bool) 
 	if r.guardErr != nil {
 		notes = append(notes, "coder could not check its control files (the person has been told): "+r.guardErr.Error())
 	}
-	if Report(r.Profile).Level == sandbox.LevelNone {
+	if workspace.Report(r.Profile).Level == sandbox.LevelNone {
 		return notes, false // nothing confined it
 	}
 	if d, ok := sandbox.Explain(r.Profile, exitCode, stderr); ok {

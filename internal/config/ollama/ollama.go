@@ -1,4 +1,8 @@
-package config
+// Package ollama finds a local Ollama server for the provider's
+// autodetection (config.Options.ProbeOllama). Apart from package config so
+// that reading the configuration needs no HTTP client: ` + "`coder sandbox`" + `
+// reads it before the rest of coder initialises (sandbox/workspace).
+package ollama
 
 import (
 	"context"
@@ -11,10 +15,10 @@ import (
 // configured, and a local server answers in a few milliseconds.
 const probeTimeout = 300 * time.Millisecond
 
-// ProbeOllama asks the Ollama server at baseURL (e.g. http://127.0.0.1:11434)
+// Probe asks the Ollama server at baseURL (e.g. http://127.0.0.1:11434)
 // for its models with GET /api/tags. It returns the first model's name ("" if
 // there are none) and ok=true when a server answered; any failure is ok=false.
-func ProbeOllama(ctx context.Context, baseURL string) (model string, ok bool) {
+func Probe(ctx context.Context, baseURL string) (model string, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/api/tags", nil)

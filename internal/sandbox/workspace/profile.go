@@ -1,4 +1,13 @@
-package launch
+// Package workspace is the sandbox of a loaded workspace: the profile the
+// model's commands run under, built from the configuration and a call's
+// typed access, its report and journal directory, and `coder sandbox`, one
+// command run in it, which answers from this package's init
+// (command.go). It imports no HTTP client, SQLite, Markdown or JSON
+// Schema, so that Markdown, JSON Schema, HTTP and the MCP SDK initialise
+// only after it, if ever (what needs nothing it imports, SQLite's C
+// library among it, may still come first: Go initialises the ready
+// packages in import-path order).
+package workspace
 
 import (
 	"path/filepath"
