@@ -283,6 +283,25 @@ func TestSandboxCommandStartsInTheConfiguredMode(t *testing.T) {
 	}
 }
 
+// TestSandboxCommandLeavesNoTempDir: the command's private TMPDIR, which it
+// writes to, is gone when coder sandbox has exited, whatever the command's
+// code.
+func TestSandboxCommandLeavesNoTempDir(t *testing.T) {
+	needLevel(t, sandbox.LevelLandlock)
+	w := newSandboxWorld(t)
+	tmp := t.TempDir()
+	w.env["TMPDIR"] = tmp
+	for _, script := range []string{`echo x > "$TMPDIR/f" && cat "$TMPDIR/f"`, `echo x > "$TMPDIR/f"; exit 3`} {
+		res := w.sandbox(t, script)
+		if script[len(script)-1] == 'f' && res.stdout != "x\n" {
+			t.Fatalf("positive control: the command could not use its TMPDIR: %+v", res)
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "coder-sandbox-*")); len(left) > 0 {
+			t.Fatalf("%q left %q behind: %+v", script, left, res)
+		}
+	}
+}
+
 // TestDoctorAndFallbacks: coder doctor names the level and each layer;
 // forced fallbacks are stated, still stop writes outside, and restore the
 // protected paths; with no OS sandbox coder sandbox warns.

@@ -31,7 +31,20 @@ func RunOnce(ctx context.Context, l *config.Loaded, a sandbox.Policy, dir string
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(tmp)
+	// The temp dir goes as soon as the command has ended, while the
+	// protected paths are checked and the journal removed: each removal
+	// waits on the disk (a discard, on a file system mounted with it).
+	removed := make(chan struct{})
+	removeTmp := sync.OnceFunc(func() {
+		go func() {
+			defer close(removed)
+			_ = os.RemoveAll(tmp)
+		}()
+	})
+	defer func() {
+		removeTmp()
+		<-removed
+	}()
 	p := Profile(l, a, tmp)
 	report := Report(p)
 	if w := report.Warning(); w != "" {
@@ -64,6 +77,7 @@ func RunOnce(ctx context.Context, l *config.Loaded, a sandbox.Policy, dir string
 	}
 	_ = proc.Wait()
 	code := proc.ExitCode()
+	removeTmp()
 	changes, err := guard.Restore()
 	for _, c := range changes {
 		fmt.Fprintln(stdio.Err, "coder sandbox: "+c)
