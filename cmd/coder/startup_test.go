@@ -40,8 +40,15 @@ func buildCoder(t *testing.T) string {
 // stdout and the packages initialised, in order.
 func initTrace(t *testing.T, bin string, args ...string) (string, []string) {
 	t.Helper()
+	return initTraceIn(t, "", nil, bin, args...)
+}
+
+// initTraceIn is initTrace in dir with env added.
+func initTraceIn(t *testing.T, dir string, env []string, bin string, args ...string) (string, []string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), env...), "GODEBUG=inittrace=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -91,6 +98,46 @@ func TestStartupSkipsProductInit(t *testing.T) {
 			}
 			t.Logf("%d packages initialised of %d", len(pkgs), len(fullPkgs))
 		})
+	}
+}
+
+// TestSandboxCommandSkipsProductInit: `coder sandbox` runs from its
+// package's init, before Markdown, JSON Schema, HTTP and the REPL
+// initialise; with agents defined in the configuration it leaves the
+// command to coder's main, which initialises them: the control.
+func TestSandboxCommandSkipsProductInit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox's own start is measured on Linux")
+	}
+	bin := buildCoder(t)
+	later := []string{"github.com/yuin/goldmark/parser", "github.com/google/jsonschema-go/jsonschema", "net/http",
+		"github.com/coder-agent/coder/internal/repl/markdown"}
+	ws, home := t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+	out, pkgs := initTraceIn(t, ws, env, bin, "sandbox", "--", "/bin/sh", "-c", "echo in the sandbox")
+	if out != "in the sandbox\n" {
+		t.Errorf("output %q", out)
+	}
+	for _, p := range later {
+		if contains(pkgs, p) {
+			t.Errorf("%s was initialised (%d packages)", p, len(pkgs))
+		}
+	}
+	cfg := filepath.Join(ws, ".coder", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"agents": {"default": "fixer", "definitions": [{"name": "fixer", "mode": "build"}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, pkgs = initTraceIn(t, ws, env, bin, "sandbox", "--trust", "--", "/bin/sh", "-c", "echo in the sandbox")
+	if out != "in the sandbox\n" {
+		t.Errorf("control: output %q", out)
+	}
+	for _, p := range later {
+		if !contains(pkgs, p) {
+			t.Errorf("control: with agents defined, %s was not initialised (%d packages)", p, len(pkgs))
+		}
 	}
 }
 

@@ -4,7 +4,8 @@ package helper
 
 import "syscall"
 
-// setns(2)'s number, which package syscall leaves out here.
+// System call numbers: setns(2)'s, which package syscall leaves out here,
+// and getcpu(2)'s.
 const (
 	sysSetns  = 346
 	sysGetcpu = syscall.SYS_GETCPU
