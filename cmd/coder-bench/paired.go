@@ -201,8 +201,9 @@ func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 		}
 	}
 	// Two of the parts `coder sandbox -- true` is made of, each a whole
-	// process of its own: coder's start (every package initialised, the
-	// flags parsed, nothing set up) and the helper with the command (coder
+	// process of its own: coder's start (the packages before its entry in
+	// sandbox/workspace's init initialised, the flags parsed, nothing set
+	// up) and the helper with the command (coder
 	// re-executed as the helper, without namespaces or Landlock: a
 	// subreaper that starts `true` and waits for it). And what an editor's
 	// terminal runs for a bash call: `true` in the sandbox of a profile,
