@@ -21,17 +21,23 @@ import (
 // network namespace of a sandbox without network.
 const NetworkInHelper = !cgoLinked
 
-// network is what the second thread made: a descriptor of the new
-// namespace, or why it could not.
+// network is the second thread's work: a descriptor of the new namespace
+// (or why there is none), then whether its loopback came up, which the
+// thread does while the main one joins and restricts itself.
 type network struct {
+	made chan netns
+	up   chan error
+}
+
+type netns struct {
 	fd  int
 	err error
 }
 
 // startNetwork makes the namespace on a thread of its own, locked and
 // never unlocked so that it ends with its goroutine.
-func startNetwork() <-chan network {
-	made := make(chan network, 1)
+func startNetwork() *network {
+	n := &network{made: make(chan netns, 1), up: make(chan error, 1)}
 	cpu := currentCPU()
 	go func() {
 		runtime.LockOSThread()
@@ -40,19 +46,19 @@ func startNetwork() <-chan network {
 		// mounts; away from that CPU the two steps overlap.
 		avoidCPU(cpu)
 		fd, err := newNetwork()
-		made <- network{fd, err}
+		n.made <- netns{fd, err}
+		if err == nil {
+			n.up <- loopbackUp()
+		}
 	}()
-	return made
+	return n
 }
 
-// newNetwork moves this thread into a new network namespace, brings its
-// loopback up, and returns a descriptor of the namespace.
+// newNetwork moves this thread into a new network namespace and returns a
+// descriptor of it.
 func newNetwork() (int, error) {
 	if err := syscall.Unshare(syscall.CLONE_NEWNET); err != nil {
 		return -1, wrap("new network namespace", err)
-	}
-	if err := loopbackUp(); err != nil {
-		return -1, wrap("loopback", err)
 	}
 	// Either /proc (the host's, or the fresh one setupMounts may mount
 	// meanwhile) shows this thread, and so its namespace, here.
@@ -63,19 +69,22 @@ func newNetwork() (int, error) {
 	return fd, nil
 }
 
-// joinNetwork waits for the namespace and moves every thread of the
-// helper into it.
-func joinNetwork(made <-chan network) error {
-	n := <-made
-	if n.err != nil {
-		return n.err
+// join waits for the namespace and moves every thread of the helper into
+// it.
+func (n *network) join() error {
+	m := <-n.made
+	if m.err != nil {
+		return m.err
 	}
-	defer syscall.Close(n.fd)
-	if _, _, e := syscall.AllThreadsSyscall(sysSetns, uintptr(n.fd), syscall.CLONE_NEWNET, 0); e != 0 {
+	defer syscall.Close(m.fd)
+	if _, _, e := syscall.AllThreadsSyscall(sysSetns, uintptr(m.fd), syscall.CLONE_NEWNET, 0); e != 0 {
 		return wrap("join the network namespace", e)
 	}
 	return nil
 }
+
+// loopback waits for the namespace's loopback to be up.
+func (n *network) loopback() error { return <-n.up }
 
 // currentCPU is the CPU this thread runs on, -1 if unknown.
 func currentCPU() int {

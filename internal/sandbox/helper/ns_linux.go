@@ -29,9 +29,9 @@ func runNamespaced(s Spec, argv []string) int {
 	if os.Getpid() != 1 {
 		return fail("namespaces", errors.New("the helper was not started in a new PID namespace (start it with the Cmd's SysProcAttr)"))
 	}
-	var made <-chan network
+	var net *network
 	if !s.Network && NetworkInHelper {
-		made = startNetwork() // alongside the mounts: netns_linux.go
+		net = startNetwork() // alongside the mounts: netns_linux.go
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -45,8 +45,8 @@ func runNamespaced(s Spec, argv []string) int {
 	if err := os.Chdir(cwd); err != nil {
 		return fail("working directory", err)
 	}
-	if made != nil {
-		if err := joinNetwork(made); err != nil {
+	if net != nil {
+		if err := net.join(); err != nil {
 			return fail("network", err)
 		}
 	} else if !s.Network {
@@ -68,6 +68,11 @@ func runNamespaced(s Spec, argv []string) int {
 		}
 	} else if err := noNewPrivs(); err != nil {
 		return fail("no_new_privs", err)
+	}
+	if net != nil {
+		if err := net.loopback(); err != nil {
+			return fail("loopback", err)
+		}
 	}
 	if s.Probe {
 		_, _ = os.Stdout.WriteString(ProbeOK + "\n")
