@@ -105,10 +105,8 @@ func ReleaseAll() {
 	defer instancesMu.Unlock()
 	for _, n := range instances {
 		n.mu.Lock()
-		for wd, w := range n.watches {
-			_, _ = unix.InotifyRmWatch(n.fd, uint32(wd))
-			w.dead = true
-			delete(n.watches, wd)
+		for _, w := range n.watches {
+			n.remove(w)
 		}
 		n.released = true
 		n.mu.Unlock()
@@ -283,6 +281,12 @@ func (n *Notifier) Release(w *Watch) {
 	if w.refs--; w.refs > 0 || w.dead {
 		return
 	}
+	n.remove(w)
+}
+
+// remove takes w off the kernel's list and n's, whoever still holds it:
+// it no longer vouches for its directory.
+func (n *Notifier) remove(w *Watch) {
 	_, _ = unix.InotifyRmWatch(n.fd, uint32(w.wd))
 	delete(n.watches, w.wd)
 	w.dead = true

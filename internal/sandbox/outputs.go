@@ -16,8 +16,9 @@ import (
 // helper's word (a kept sandbox's answer, a one-command helper's status)
 // rather than from its process's exit.
 type outputs struct {
-	copies sync.WaitGroup
-	reads  []*os.File
+	copies  sync.WaitGroup
+	reads   []*os.File
+	drained sync.Once
 }
 
 // copy copies r to w (nowhere when w is nil) until r's end.
@@ -36,17 +37,19 @@ func (o *outputs) copy(w io.Writer, r *os.File) {
 // drain waits until every copy has read to the end, which comes once every
 // process holding a write end is gone, unless one was passed out of the
 // sandbox: within the bound exec.Cmd's WaitDelay gives, then the pipes are
-// closed under the copies.
+// closed under the copies. Done once; a later call waits for that one.
 func (o *outputs) drain() {
-	drained := make(chan struct{})
-	go func() { o.copies.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(3 * helper.StopGrace):
+	o.drained.Do(func() {
+		done := make(chan struct{})
+		go func() { o.copies.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(3 * helper.StopGrace):
+			o.close()
+			<-done
+		}
 		o.close()
-		<-drained
-	}
-	o.close()
+	})
 }
 
 func (o *outputs) close() {

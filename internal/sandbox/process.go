@@ -74,9 +74,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		}
 		err = cmd.Wait()
 		release()
-		if status != nil {
-			out.drain()
-		}
+		out.drain()
 		p.finish(ExitCode(cmd.ProcessState), err)
 	}()
 	if err := <-started; err != nil {

@@ -21,10 +21,11 @@ import (
 // command it is sent as a child (at the Landlock level through the
 // restrict stage, which still starts once for each command), and kills
 // and reaps everything the command left before it answers, so each
-// command still starts in a sandbox where nothing of the last one runs. The first command sets it up and runs in it; a
-// command whose sandbox is not exactly the one kept replaces it; a second
-// command while one runs starts the usual way. The zero value is ready;
-// Close ends the kept sandbox.
+// command still starts in a sandbox where nothing of the last one runs.
+// The first command sets it up and runs in it; a command whose sandbox is
+// not exactly the one kept replaces it; a second command while one runs
+// starts the usual way. The zero value is ready; Close ends the kept
+// sandbox.
 type Warm struct {
 	mu     sync.Mutex
 	z      *zygote
