@@ -123,6 +123,52 @@ func TestRestoreOnSignals(t *testing.T) {
 	}
 }
 
+// TestSandboxCommandRestoresOnSignals: `coder sandbox`, which answers from
+// its package's init and takes the signals there, ends in order on each
+// of them too: the command is stopped and the .mcp.json it planted is
+// gone, with no journal left (as an end by SIGKILL would leave).
+func TestSandboxCommandRestoresOnSignals(t *testing.T) {
+	t.Parallel()
+	needLevel(t, sandbox.LevelLandlock)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			w := signalWorld(t, sandbox.Probe().Level)
+			m := marker()
+			t.Cleanup(func() { killMarked(m) })
+			cmd := exec.Command(coderBin, "sandbox", "--", "sh", "-c",
+				`echo '{"mcpServers":{"x":{"command":"evil"}}}' > pkg/.mcp.json; sleep `+m)
+			cmd.Dir = w.ws
+			for k, v := range w.env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for !planted(w) || len(markerPIDs("sleep", m)) == 0 {
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					t.Fatalf("the command never planted: %s", stderr.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			_ = cmd.Process.Signal(sig)
+			_ = cmd.Wait()
+			if planted(w) {
+				t.Fatalf("what the command planted outlived coder sandbox (%s):\n%s", sig, stderr.String())
+			}
+			if left := markerPIDs("sleep", m); len(left) > 0 {
+				t.Fatalf("the command outlived coder sandbox: %v", left)
+			}
+			if j, _ := os.ReadDir(filepath.Join(w.home, ".config/coder/sandbox-journal")); len(j) > 0 {
+				t.Fatalf("a journal was left after an orderly end: %v", j)
+			}
+		})
+	}
+}
+
 // TestRestoreAfterSIGKILL: coder killed outright leaves its journal; the
 // next coder started in the workspace puts back what the task planted and
 // says so, and leaves what the person made after the kill (positive

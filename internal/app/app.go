@@ -38,7 +38,7 @@ type IO struct {
 
 // Run runs coder with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, args []string, stdio IO, env func(string) (string, bool)) int {
-	ctx, stop := signal.NotifyContext(ctx, endSignals...)
+	ctx, stop := signal.NotifyContext(ctx, sandbox.EndSignals...)
 	defer stop()
 	// A no-op unless a session started telemetry.
 	defer closeTelemetry(stdio.Err)

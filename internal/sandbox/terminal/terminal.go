@@ -20,7 +20,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/coder-agent/coder/internal/dirwatch"
 	"github.com/coder-agent/coder/internal/sandbox"
@@ -79,9 +78,9 @@ func init() {
 	if len(os.Args) < 2 || os.Args[1] != Arg {
 		return
 	}
-	// Ctrl+C or the editor's kill ends the sandbox and all in it, as
-	// coder's main does for its own runs.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Ctrl+C, the editor's kill or its terminal closing ends the sandbox
+	// and all in it, as coder's main does for its own runs.
+	ctx, stop := signal.NotifyContext(context.Background(), sandbox.EndSignals...)
 	dirwatch.Disable() // one command, one scan: see there
 	code, err := Run(ctx, os.Args[2:], os.Stdout, os.Stderr)
 	stop()

@@ -8,10 +8,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/coder-agent/coder/internal/agent/mode"
 	"github.com/coder-agent/coder/internal/config"
+	"github.com/coder-agent/coder/internal/sandbox"
 	"github.com/coder-agent/coder/internal/sandbox/helper"
 )
 
@@ -119,10 +119,6 @@ func BuiltinStartMode(l *config.Loaded) (mode.Mode, error) {
 	return m, nil
 }
 
-// endSignals end `coder sandbox` in order, as main and app.Run take them:
-// the command's sandbox is stopped and the protected paths checked.
-var endSignals = []os.Signal{os.Interrupt, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT}
-
 // `coder sandbox` runs from this package's init, before Markdown, JSON
 // Schema, HTTP, the MCP SDK and the rest of coder initialise: it needs
 // only the configuration and the sandbox. When the start mode needs the
@@ -131,7 +127,7 @@ func init() {
 	if len(os.Args) < 2 || os.Args[1] != "sandbox" {
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), endSignals...)
+	ctx, stop := signal.NotifyContext(context.Background(), sandbox.EndSignals...)
 	code, handled := command(ctx, os.Args[2:], Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.LookupEnv, BuiltinStartMode)
 	stop()
 	if handled {
