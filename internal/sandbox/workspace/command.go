@@ -127,10 +127,19 @@ func init() {
 	if len(os.Args) < 2 || os.Args[1] != "sandbox" {
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), sandbox.EndSignals...)
-	code, handled := command(ctx, os.Args[2:], Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.LookupEnv, BuiltinStartMode)
-	stop()
-	if handled {
-		os.Exit(code)
-	}
+	// The command runs on a goroutine of its own, not init's: init's is
+	// locked to the main thread, so each time it blocked (the helper's
+	// start, its exit code, the clean-up) the runtime handed the processor
+	// to another thread and back. It exits the process from there.
+	done := make(chan struct{})
+	go func() {
+		ctx, stop := signal.NotifyContext(context.Background(), sandbox.EndSignals...)
+		code, handled := command(ctx, os.Args[2:], Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.LookupEnv, BuiltinStartMode)
+		stop()
+		if handled {
+			os.Exit(code)
+		}
+		close(done)
+	}()
+	<-done
 }
