@@ -33,6 +33,10 @@ func runNamespaced(s Spec, argv []string) int {
 	if !s.Network && NetworkInHelper {
 		net = startNetwork() // alongside the mounts: netns_linux.go
 	}
+	var notified func() <-chan os.Signal
+	if !s.Probe && !s.Serve {
+		notified = notifyEnd() // alongside the mounts too
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return fail("working directory", err)
@@ -81,7 +85,7 @@ func runNamespaced(s Spec, argv []string) int {
 	if s.Serve {
 		return serve(s)
 	}
-	return supervise(s, argv)
+	return supervise(s, argv, notified)
 }
 
 // ifreqFlags is struct ifreq as SIOCGIFFLAGS and SIOCSIFFLAGS use it: the

@@ -28,7 +28,7 @@ func runContained(s Spec, argv []string) int {
 		}
 		return serve(s)
 	}
-	return supervise(s, argv)
+	return supervise(s, argv, notifyEnd())
 }
 
 // childArgv is what the supervisor starts: the command itself, found on
@@ -59,15 +59,15 @@ func childArgv(s Spec, argv []string, path string) (string, []string, error) {
 // A SIGTERM, SIGINT or SIGHUP is passed on to every process, which get
 // StopGrace to end before they are killed. It runs on the main thread (the
 // package's init): the command is forked from it, and its parent-death
-// signal follows that thread, which lives as long as the helper.
-func supervise(s Spec, argv []string) int {
+// signal follows that thread, which lives as long as the helper. notified
+// gives the end signals' channel (notifyEnd) once they are registered.
+func supervise(s Spec, argv []string, notified func() <-chan os.Signal) int {
 	path, args, err := childArgv(s, argv, os.Getenv("PATH"))
 	if err != nil {
 		_, _ = os.Stderr.WriteString(Prefix + err.Error() + "\n")
 		return 127
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	sigs := notified()
 	pid, err := syscall.ForkExec(path, args, &syscall.ProcAttr{
 		Env: os.Environ(), Files: []uintptr{0, 1, 2},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
@@ -107,6 +107,24 @@ func supervise(s Spec, argv []string) int {
 			endAll(s)
 			return exitOr(code, signum)
 		}
+	}
+}
+
+// notifyEnd registers the signals the supervisor passes on from a
+// goroutine of its own, alongside the set-up: each one is a round trip to
+// the runtime's signal thread, which it starts first. The function it
+// returns waits for the registration, before the command starts, and
+// gives the channel.
+func notifyEnd() func() <-chan os.Signal {
+	sigs := make(chan os.Signal, 4)
+	done := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+		close(done)
+	}()
+	return func() <-chan os.Signal {
+		<-done
+		return sigs
 	}
 }
 
