@@ -135,10 +135,12 @@ func init() {
 	go func() {
 		ctx, stop := signal.NotifyContext(context.Background(), sandbox.EndSignals...)
 		code, handled := command(ctx, os.Args[2:], Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.LookupEnv, BuiltinStartMode)
-		stop()
 		if handled {
+			// The exit ends the signals' watch: stop would unregister
+			// them one round trip to the runtime's signal thread each.
 			os.Exit(code)
 		}
+		stop()
 		close(done)
 	}()
 	<-done
