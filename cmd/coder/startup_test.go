@@ -102,16 +102,18 @@ func TestStartupSkipsProductInit(t *testing.T) {
 }
 
 // TestSandboxCommandSkipsProductInit: `coder sandbox` runs from its
-// package's init, before Markdown, JSON Schema, HTTP and the REPL
-// initialise; with agents defined in the configuration it leaves the
-// command to coder's main, which initialises them: the control.
+// package's init, before Markdown, JSON Schema, HTTP, SQLite and the REPL
+// initialise, and before net/netip, whose imports (unique, weak) sort
+// last and would hold the configuration's init behind all of those
+// (package weburl); with agents defined in the configuration it leaves
+// the command to coder's main, which initialises them: the control.
 func TestSandboxCommandSkipsProductInit(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the sandbox's own start is measured on Linux")
 	}
 	bin := buildCoder(t)
 	later := []string{"github.com/yuin/goldmark/parser", "github.com/google/jsonschema-go/jsonschema", "net/http",
-		"github.com/coder-agent/coder/internal/repl/markdown"}
+		"github.com/coder-agent/coder/internal/repl/markdown", "net/netip", "modernc.org/libc", "modernc.org/sqlite/lib", "crypto/tls"}
 	ws, home := t.TempDir(), t.TempDir()
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
 	out, pkgs := initTraceIn(t, ws, env, bin, "sandbox", "--", "/bin/sh", "-c", "echo in the sandbox")

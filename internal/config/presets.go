@@ -2,10 +2,10 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/llm/catalog"
+	"github.com/coder-agent/coder/internal/weburl"
 )
 
 // preset is a well-known endpoint: a row of the provider table
@@ -26,12 +26,12 @@ func presetNamed(name string) preset {
 // presetForURL finds the preset whose default endpoint has the same host, so a
 // base URL of https://api.deepseek.com/anthropic still uses DEEPSEEK_API_KEY.
 func presetForURL(base string) (preset, bool) {
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" {
+	u, err := weburl.Parse(base)
+	if err != nil {
 		return preset{}, false
 	}
 	for _, p := range presets() {
-		if pu, _ := url.Parse(p.BaseURL); strings.EqualFold(pu.Host, u.Host) {
+		if pu, _ := weburl.Parse(p.BaseURL); strings.EqualFold(pu.Host, u.Host) {
 			return p, true
 		}
 	}
@@ -48,7 +48,7 @@ func normalizeBaseURL(typ, base string) string {
 	if w, ok := catalog.WireNamed(typ); ok && !w.Versioned {
 		return strings.TrimSuffix(base, "/v1")
 	}
-	if u, err := url.Parse(base); err != nil || u.Path != "" {
+	if u, err := weburl.Parse(base); err != nil || u.Path != "" {
 		return base
 	}
 	return base + "/v1"
@@ -65,9 +65,8 @@ func ollamaHost(env EnvFunc) string {
 	if !strings.Contains(h, "://") {
 		h = "http://" + h
 	}
-	if u, err := url.Parse(h); err == nil && u.Port() == "" && u.Scheme == "http" {
-		u.Host += ":11434"
-		h = u.String()
+	if u, err := weburl.Parse(h); err == nil && u.Port() == "" && u.Scheme == "http" {
+		h = u.WithPort("11434")
 	}
 	return h
 }

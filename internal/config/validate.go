@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/llm/catalog"
+	"github.com/coder-agent/coder/internal/weburl"
 )
 
 // The allowed values of enumerated keys, each in one place.
@@ -191,8 +191,8 @@ func validateMCP(ps *problems, m MCP) {
 
 // checkHTTPURL accepts an absolute http or https URL.
 func checkHTTPURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, err := weburl.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return fmt.Errorf("must be an http:// or https:// URL, got %q", s)
 	}
 	return nil

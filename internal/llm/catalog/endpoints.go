@@ -1,11 +1,11 @@
 package catalog
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/coder-agent/coder/internal/chat"
+	"github.com/coder-agent/coder/internal/weburl"
 )
 
 // This file is the provider table: the wire protocols coder speaks, and
@@ -238,7 +238,7 @@ func ProviderFor(preset, baseURL string) string {
 			return e.id
 		}
 	}
-	u, err := url.Parse(strings.TrimSpace(baseURL))
+	u, err := weburl.Parse(strings.TrimSpace(baseURL))
 	if err != nil {
 		return ""
 	}
@@ -253,7 +253,7 @@ func ProviderFor(preset, baseURL string) string {
 
 // presetHost is the host of p's base URL, lower-cased.
 func presetHost(p Preset) string {
-	u, err := url.Parse(p.BaseURL)
+	u, err := weburl.Parse(p.BaseURL)
 	if err != nil {
 		return ""
 	}

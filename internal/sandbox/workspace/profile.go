@@ -3,10 +3,10 @@
 // typed access, its report and journal directory, and `coder sandbox`, one
 // command run in it, which answers from this package's init
 // (command.go). It imports no HTTP client, SQLite, Markdown or JSON
-// Schema, so that Markdown, JSON Schema, HTTP and the MCP SDK initialise
-// only after it, if ever (what needs nothing it imports, SQLite's C
-// library among it, may still come first: Go initialises the ready
-// packages in import-path order).
+// Schema, nor net/url (weburl says why), so that SQLite, Markdown, JSON
+// Schema, HTTP and the MCP SDK initialise only after it, if ever (what
+// needs nothing it imports may still come first: Go initialises the
+// ready packages in import-path order).
 package workspace
 
 import (
