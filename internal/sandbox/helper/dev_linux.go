@@ -34,7 +34,7 @@ func minimalDev() error {
 			continue
 		}
 		target := "/dev/" + name
-		if err := os.WriteFile(target, nil, 0o666); err != nil {
+		if err := createEmpty(target, 0o666); err != nil {
 			return err
 		}
 		if err := syscall.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", syscall.MS_BIND, ""); err != nil {

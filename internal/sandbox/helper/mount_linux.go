@@ -2,7 +2,6 @@ package helper
 
 import (
 	"errors"
-	"os"
 	"slices"
 	"strconv"
 	"syscall"
@@ -220,7 +219,7 @@ func setMountAttr(path string, flags uintptr, set, clr uint64) error {
 }
 
 func readMountinfo() ([]mountEntry, error) {
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	b, err := readFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ func privateTmp(keep []string) error {
 		if h.dir {
 			err = os.Mkdir(h.path, 0o755)
 		} else {
-			err = os.WriteFile(h.path, nil, 0o644)
+			err = createEmpty(h.path, 0o644)
 		}
 		if err != nil {
 			return err
