@@ -82,7 +82,7 @@ func optStr(w writer, num int, name, v string) {
 
 func optCount(w writer, num int, name string, n int) {
 	if n > 0 {
-		w.uint32(num, name, uint32(min(n, math.MaxUint32)))
+		w.uint32(num, name, uint32(min(uint64(n), math.MaxUint32)))
 	}
 }
 
