@@ -224,18 +224,23 @@ func sandboxMetrics(bin, floor string, n int) ([]Metric, error) {
 	}
 	as, bs, ss, hs, ts := runs[0], runs[1], runs[2], runs[3], runs[4]
 	sb, bw := walls(as, 1000), walls(bs, 1000)
-	over := make([]float64, len(sb))
+	// The goal (issue 32): 3× bash, or bash + 10 ms when that is more,
+	// judged pair by pair: each pair's time over bash against what that
+	// pair's bash allows. (The median ratio against the allowance of the
+	// median bash mixed two medians: a pair with a quick bash reads a
+	// large ratio for the same time over.)
+	over, beyond := make([]float64, len(sb)), make([]float64, len(sb))
 	for i := range sb {
 		over[i] = sb[i] - bw[i]
+		beyond[i] = over[i] - max(2*bw[i], 10)
 	}
-	// 3× bash, or bash + 10 ms when that is more.
-	allowed := max(3, (median(bw)+10)/median(bw))
 	out := []Metric{
 		runMetric("sandbox.wall", "sandbox: wall time of `coder sandbox -- true`", "ms", sb, nil, false),
 		runMetric("sandbox.bash", "sandbox: wall time of `bash -c true` (paired)", "ms", bw, nil, true),
 		runMetric("sandbox.over", "sandbox: time over `bash -c true`, pair by pair", "ms", over, nil, true),
-		runMetric("sandbox.vs_bash", "sandbox: / `bash -c true`, pair by pair (goal: 3× or 10 ms over, the larger)", "×",
-			pairRatios(as, bs), &Goal{"<=", allowed}, false),
+		runMetric("sandbox.over_goal", "sandbox: time over `bash -c true` beyond what the goal allows (3× bash or 10 ms over, the larger), pair by pair", "ms",
+			beyond, &Goal{"<=", 0}, true),
+		runMetric("sandbox.vs_bash", "sandbox: / `bash -c true`, pair by pair", "×", pairRatios(as, bs), nil, false),
 		runMetric("sandbox.vs_bash_cpu", "sandbox: CPU time / `bash -c true`'s, pair by pair", "×", cpuRatios(as, bs), nil, true),
 		runMetric("sandbox.start_vs_bash", "sandbox: coder's start alone (`coder sandbox --help`) / `bash -c true`, pair by pair", "×", pairRatios(ss, bs), nil, true),
 		runMetric("sandbox.helper_vs_bash", "sandbox: the helper and `true` alone (`coder __sandbox-exec mode=contain -- true`) / `bash -c true`, pair by pair", "×", pairRatios(hs, bs), nil, true),
