@@ -302,6 +302,26 @@ func TestSandboxCommandLeavesNoTempDir(t *testing.T) {
 	}
 }
 
+// TestSandboxCommandNamesTheRefusal: coder sandbox says what the sandbox
+// refused, with the path when the command's message names one and without
+// an empty one when it names a file by a bare name (touch's 'x').
+func TestSandboxCommandNamesTheRefusal(t *testing.T) {
+	needLevel(t, sandbox.LevelFull)
+	w := newSandboxWorld(t)
+	for script, want := range map[string]string{
+		`touch x`:                 "the sandbox refused this (write);",
+		`touch ` + w.ws + `/y.go`: "the sandbox refused this (write " + w.ws + "/y.go);",
+	} {
+		res := w.sandbox(t, script, "--mode", "plan")
+		if res.code == 0 || !strings.Contains(res.stderr, want) {
+			t.Errorf("%s in plan mode: want %q in stderr: %+v", script, want, res)
+		}
+	}
+	if res := w.sandbox(t, `touch x`); res.code != 0 || strings.Contains(res.stderr, "refused") {
+		t.Errorf("control: in build mode the write is the command's own: %+v", res)
+	}
+}
+
 // TestDoctorAndFallbacks: coder doctor names the level and each layer;
 // forced fallbacks are stated, still stop writes outside, and restore the
 // protected paths; with no OS sandbox coder sandbox warns.

@@ -89,7 +89,11 @@ func RunOnce(ctx context.Context, l *config.Loaded, a sandbox.Policy, dir string
 		return code, nil // nothing confined it: a failure is the command's own, as Run.Notes says
 	}
 	if d, ok := sandbox.Explain(p, code, stderr.String()); ok && d.Kind != "setup" {
-		fmt.Fprintln(stdio.Err, "coder sandbox: the sandbox refused this ("+d.Kind+" "+d.Path+"); coder doctor shows what it allows")
+		what := d.Kind
+		if d.Path != "" { // a bare name or no name in the message: the kind alone
+			what += " " + d.Path
+		}
+		fmt.Fprintln(stdio.Err, "coder sandbox: the sandbox refused this ("+what+"); coder doctor shows what it allows")
 	}
 	return code, nil
 }
