@@ -15,6 +15,7 @@ package weburl
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -157,7 +158,7 @@ func parseHost(scheme, host string) (string, error) {
 		}
 		colonPort := host[closing+1:]
 		if !validOptionalPort(colonPort) {
-			return "", errors.New("invalid port " + quote(colonPort) + " after host")
+			return "", errors.New("invalid port " + strconv.Quote(colonPort) + " after host")
 		}
 		literal := host[1:closing]
 		var addr string
@@ -187,7 +188,7 @@ func parseHost(scheme, host string) (string, error) {
 			i = last
 		}
 		if !validOptionalPort(host[i:]) {
-			return "", errors.New("invalid port " + quote(host[i:]) + " after host")
+			return "", errors.New("invalid port " + strconv.Quote(host[i:]) + " after host")
 		}
 	}
 	return unescape(host, modeHost)
@@ -238,7 +239,7 @@ func unescape(s string, m mode) (string, error) {
 		c := s[i]
 		if c != '%' {
 			if m != modeOther && c < 0x80 && !hostByte(c) {
-				return "", errors.New("invalid character " + quote(s[i:i+1]) + " in host name")
+				return "", errors.New("invalid character " + strconv.Quote(s[i:i+1]) + " in host name")
 			}
 			i++
 			continue
@@ -249,14 +250,14 @@ func unescape(s string, m mode) (string, error) {
 			if len(bad) > 3 {
 				bad = bad[:3]
 			}
-			return "", errors.New("invalid URL escape " + quote(bad))
+			return "", errors.New("invalid URL escape " + strconv.Quote(bad))
 		}
 		v := unhex(s[i+1])<<4 | unhex(s[i+2])
 		switch {
 		case m == modeHost && unhex(s[i+1]) < 8 && s[i:i+3] != "%25":
-			return "", errors.New("invalid URL escape " + quote(s[i:i+3]))
+			return "", errors.New("invalid URL escape " + strconv.Quote(s[i:i+3]))
 		case m == modeZone && s[i:i+3] != "%25" && v != ' ' && (v >= 0x80 || !hostByte(v)):
-			return "", errors.New("invalid URL escape " + quote(s[i:i+3]))
+			return "", errors.New("invalid URL escape " + strconv.Quote(s[i:i+3]))
 		}
 		i += 3
 	}
@@ -299,5 +300,3 @@ func unhex(c byte) byte {
 	}
 	return c - 'a' + 10
 }
-
-func quote(s string) string { return `"` + s + `"` }

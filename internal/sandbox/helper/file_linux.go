@@ -1,9 +1,12 @@
 package helper
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
-// The helper reads and creates its few files by system calls, not package
-// os: an *os.File registers with the runtime's network poller, whose
+// The helper reads and creates its few files by system calls, not
+// *os.File: an *os.File registers with the runtime's network poller, whose
 // start (an epoll instance, an eventfd, and a poll in every scheduling
 // round after) the helper otherwise never needs.
 
@@ -11,7 +14,7 @@ import "syscall"
 func readFile(path string) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, &pathError{"open", path, err}
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
 	b := make([]byte, 0, 4096)
@@ -24,7 +27,7 @@ func readFile(path string) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &pathError{"read", path, err}
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
 		}
 		if n == 0 {
 			return b, nil
@@ -38,17 +41,7 @@ func readFile(path string) ([]byte, error) {
 func createEmpty(path string, perm uint32) error {
 	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_CLOEXEC, perm)
 	if err != nil {
-		return &pathError{"open", path, err}
+		return &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	return syscall.Close(fd)
 }
-
-// pathError is os.PathError's message without importing its package's
-// file machinery: "op path: err".
-type pathError struct {
-	op, path string
-	err      error
-}
-
-func (e *pathError) Error() string { return e.op + " " + e.path + ": " + e.err.Error() }
-func (e *pathError) Unwrap() error { return e.err }
