@@ -44,6 +44,7 @@ type Notifier struct {
 	max       int             // watches it may hold
 	full      bool            // the kernel refused one for lack of room: none added until one is released
 	overflows int             // queue overflows seen
+	remounts  int             // changes to the mount table seen
 	devs      map[uint64]bool // file systems seen: whether their events are complete
 	buf       []byte
 	released  bool // ReleaseAll: no watch is added any more
@@ -147,6 +148,7 @@ func (n *Notifier) Drain() {
 	}
 	pfd := []unix.PollFd{{Fd: int32(n.mounts), Events: unix.POLLPRI}}
 	if k, err := unix.Poll(pfd, 0); err != nil || k > 0 && pfd[0].Revents != 0 {
+		n.remounts++
 		n.dirtyAll() // the kernel clears the mark as it reports it
 	}
 	for {

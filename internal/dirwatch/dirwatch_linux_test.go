@@ -28,7 +28,7 @@ func TestWatchCountsEventsOnItsInode(t *testing.T) {
 		t.Skip("the temporary directory's file system is not watched")
 	}
 	n.Drain()
-	if !w.Unchanged(at) || !w.Alive() {
+	if !w.Unchanged(at) && n.remounts == 0 || !w.Alive() { // a mount anywhere dirties every watch
 		t.Fatal("a watch changed with nothing done")
 	}
 	if err := os.WriteFile(filepath.Join(dir, "f"), nil, 0o644); err != nil {

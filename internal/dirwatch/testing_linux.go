@@ -8,6 +8,11 @@ func (n *Notifier) Len() int { return len(n.watches) }
 // Overflows is the number of queue overflows seen.
 func (n *Notifier) Overflows() int { return n.overflows }
 
+// Remounts is the number of changes to the mount table seen: a mount
+// anywhere in the process's mount namespace, another package's test
+// mounting a tmpfs included.
+func (n *Notifier) Remounts() int { return n.remounts }
+
 // Max is the budget; SetMax changes it.
 func (n *Notifier) Max() int     { return n.max }
 func (n *Notifier) SetMax(m int) { n.max = m }
