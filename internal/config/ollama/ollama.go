@@ -1,6 +1,6 @@
 // Package ollama finds a local Ollama server for the provider's
 // autodetection (config.Options.ProbeOllama). Apart from package config so
-// that reading the configuration needs no HTTP client: ` + "`coder sandbox`" + `
+// that reading the configuration needs no HTTP client: `coder sandbox`
 // reads it before the rest of coder initialises (sandbox/workspace).
 package ollama
 
