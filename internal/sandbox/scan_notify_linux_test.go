@@ -27,18 +27,12 @@ func scanOf(t testing.TB, ws string) tree {
 }
 
 // quietScanOf is scanOf for a test that counts what the scan read or
-// checked: made again while the mount table changed during it (see
-// dirwatchtest.Remounted), since that dirties every directory.
-func quietScanOf(t testing.TB, ws string) tree {
+// checked: made again while the mount table changed during it, since that
+// dirties every directory (dirwatchtest.Quiet).
+func quietScanOf(t testing.TB, ws string) (tr tree) {
 	t.Helper()
-	for range 20 {
-		var tr tree
-		if !dirwatchtest.Remounted(processNotifier(), func() { tr = scanOf(t, ws) }) {
-			return tr
-		}
-	}
-	t.Fatal("the mount table changed during 20 scans in a row")
-	return tree{}
+	dirwatchtest.Quiet(t, processNotifier(), func() { tr = scanOf(t, ws) })
+	return tr
 }
 
 // settle ages every cached state of ws's scanner, as if read long after
